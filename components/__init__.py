@@ -1,0 +1,1 @@
+"""Pure physics of the marine-cosim components: numpy/scipy only, no FMI."""

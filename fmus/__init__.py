@@ -1,0 +1,1 @@
+"""Thin pythonfmu adapters, one per component, plus the shared FMI support they bundle."""

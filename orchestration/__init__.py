@@ -1,0 +1,1 @@
+"""System files, master algorithms, execution backends, results and the CLI."""
