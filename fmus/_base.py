@@ -1,0 +1,438 @@
+"""What every marine-cosim FMU adds to pythonfmu's slave.
+
+pythonfmu gives the FMI plumbing; this base class adds what our FMUs promise on top of it
+(see docs/fmu_runtime.md):
+
+* variables declared once with unit, frame, bounds and direct-feedthrough dependencies, and a
+  modelDescription.xml that passes ``fmpy.validation.validate_fmu`` (UnitDefinitions, units,
+  DefaultExperiment, Outputs with dependencies, InitialUnknowns, which pythonfmu omits);
+* a deterministic GUID (a hash of the bundled sources), so rebuilding the same sources gives the
+  same modelDescription apart from ``generationDateAndTime``;
+* get/set/serialise of the *complete* internal state (all variable values, the component's own
+  state through :meth:`get_model_state`, time and status), deep-copied, pickle-free;
+* bad input is reported, never propagated: a non-finite input, a parameter out of range, or a
+  non-finite output is logged with the variable's name and value at status error. The FMU's
+  native loader turns that log into an ``fmi2Error`` return status (pythonfmu itself cannot).
+
+Vectors follow one naming scheme in every FMU: ``<name>[0]``, ``<name>[1]``, ``<name>[2]``
+(zero-based indices, components along the axes of the frame the description names).
+"""
+from __future__ import annotations
+
+import copy
+import datetime
+import hashlib
+import math
+import traceback
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+from xml.etree.ElementTree import Element, SubElement
+
+import numpy as np
+from pythonfmu import Fmi2Slave as _PythonFmuSlave
+from pythonfmu.enums import Fmi2Causality, Fmi2Status, Fmi2Variability
+from pythonfmu.variables import Boolean, Integer, Real, String
+from pythonfmu._version import __version__ as PYTHONFMU_VERSION
+
+from fmus import _state_codec
+
+# Exponents of the SI base units (kg, m, s, A, K, mol, cd, rad) of every unit our FMUs use.
+UNITS: dict[str, dict[str, int]] = {
+    "1": {},
+    "s": {"s": 1},
+    "m": {"m": 1},
+    "m2": {"m": 2},
+    "m3": {"m": 3},
+    "kg": {"kg": 1},
+    "kg.m2": {"kg": 1, "m": 2},
+    "kg/m3": {"kg": 1, "m": -3},
+    "m/s": {"m": 1, "s": -1},
+    "m/s2": {"m": 1, "s": -2},
+    "rad": {"rad": 1},
+    "rad/s": {"rad": 1, "s": -1},
+    "rad/s2": {"rad": 1, "s": -2},
+    "N": {"kg": 1, "m": 1, "s": -2},
+    "N.m": {"kg": 1, "m": 2, "s": -2},
+    "N/m": {"kg": 1, "s": -2},
+    "N.s/m": {"kg": 1, "s": -1},
+    "N.s2/m2": {"kg": 1, "m": -1},
+    "N.m.s/rad": {"kg": 1, "m": 2, "s": -1, "rad": -1},
+    "N.m.s2/rad2": {"kg": 1, "m": 2, "rad": -2},
+    "W": {"kg": 1, "m": 2, "s": -3},
+    "J": {"kg": 1, "m": 2, "s": -2},
+    "Pa": {"kg": 1, "m": -1, "s": -2},
+}
+
+AXES = {
+    "NED": ("north", "east", "down"),
+    "body": ("x forward", "y starboard", "z down"),
+}
+
+_SKIP_IN_GUID = {"slavemodule.txt", "python_env.txt"}
+
+
+@dataclass
+class VariableInfo:
+    """Metadata of one scalar FMI variable beyond what pythonfmu keeps."""
+
+    name: str
+    kind: str                      # "Real", "Integer", "Boolean", "String"
+    causality: str                 # "parameter", "input", "output"
+    description: str
+    unit: str | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    depends_on: tuple[str, ...] = ()   # inputs this output depends on directly (feedthrough)
+    variability: str | None = None
+    group: str = ""                # the vector or scalar this element belongs to
+    index: int | None = None       # position in the group's array, None for a scalar
+    value_reference: int = -1
+
+
+class Fmi2Slave(_PythonFmuSlave):
+    """Base of every marine-cosim adapter (named like pythonfmu's class on purpose: pythonfmu's
+    native loader finds the model class by the literal text ``class X(Fmi2Slave):``)."""
+
+    description = ""
+    author = "marine-cosim developers"
+    license = "MIT"
+    version = "0.1.0"
+    default_stop_time = 10.0
+    default_step_size = 0.01
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.v: dict[str, Any] = {}               # every variable's value, vectors as numpy arrays
+        self.info: dict[str, VariableInfo] = {}   # by scalar name, in value-reference order
+        self.time = 0.0
+        self.initialized = False
+        self.failure: str | None = None           # set once the instance cannot go on
+        self._inputs_changed = False
+        # pythonfmu's __init__ blanks these; the class attributes are the truth
+        for attr in ("author", "license", "version", "description"):
+            setattr(self, attr, getattr(type(self), attr, None))
+
+    # ------------------------------------------------------------------ declaring variables
+
+    def real(self, name: str, causality: str, start: float | Sequence[float] | None, unit: str,
+             description: str, *, frame: str | None = None, size: int | None = None,
+             minimum: float | None = None, maximum: float | None = None,
+             depends_on: Iterable[str] = (), variability: str | None = None,
+             labels: Sequence[str] | None = None) -> None:
+        """Declare a Real scalar (size None) or vector ``name[0..size-1]``.
+
+        ``frame`` ("NED" or "body") is appended to every element's description together with the
+        axis; ``depends_on`` lists input groups an output depends on within the same step (direct
+        feedthrough); ``labels`` replaces the indices in the names (e.g. "0,1" for a tensor)."""
+        if unit not in UNITS:
+            raise ValueError(f"unit {unit!r} of {name} is not in fmus._base.UNITS")
+        deps = tuple(depends_on)
+        if size is None:
+            self.v[name] = float(start) if start is not None else 0.0
+            self._register(Real, name, name, None, causality, description, unit, minimum, maximum,
+                           deps, variability)
+            return
+        values = np.zeros(size) if start is None else np.array(start, dtype=float).reshape(size).copy()
+        self.v[name] = values
+        axes = AXES.get(frame) if frame else None
+        for i in range(size):
+            where = f" [{frame}, {axes[i]}]" if axes and size == 3 else (f" [{frame}]" if frame else "")
+            label = labels[i] if labels else str(i)
+            self._register(Real, f"{name}[{label}]", name, i, causality, description + where, unit,
+                           minimum, maximum, deps, variability)
+
+    def integer(self, name: str, causality: str, start: int, description: str, *,
+                minimum: int | None = None, maximum: int | None = None) -> None:
+        self.v[name] = int(start)
+        self._register(Integer, name, name, None, causality, description, None, minimum, maximum, (), None)
+
+    def boolean(self, name: str, causality: str, start: bool, description: str) -> None:
+        self.v[name] = bool(start)
+        self._register(Boolean, name, name, None, causality, description, None, None, None, (), None)
+
+    def string(self, name: str, causality: str, start: str, description: str) -> None:
+        self.v[name] = str(start)
+        self._register(String, name, name, None, causality, description, None, None, None, (), None)
+
+    def _register(self, cls, scalar: str, group: str, index: int | None, causality: str,
+                  description: str, unit: str | None, minimum, maximum, depends_on, variability) -> None:
+        if variability is None:
+            variability = {"parameter": "fixed"}.get(causality, "continuous" if cls is Real else "discrete")
+        info = VariableInfo(scalar, cls.__name__, causality, description, unit, minimum, maximum,
+                            depends_on, variability, group, index)
+
+        if depends_on:
+            def getter():
+                # direct feedthrough: inputs set since the last step change this output now
+                if self._inputs_changed and self.initialized and not self.failure:
+                    self._inputs_changed = False
+                    self.update_outputs()
+                value = self.v[group]
+                return value[index] if index is not None else value
+        else:
+            def getter():
+                value = self.v[group]
+                return value[index] if index is not None else value
+
+        def setter(value):
+            self._set_checked(info, index, value)
+
+        var = cls(scalar, causality=Fmi2Causality[causality], variability=Fmi2Variability[variability],
+                  description=description, getter=getter,
+                  setter=None if causality == "output" else setter)
+        self.register_variable(var, nested=False)
+        info.value_reference = var.value_reference
+        self.info[scalar] = info
+
+    # ------------------------------------------------------------------ checked set
+
+    def _set_checked(self, info: VariableInfo, index: int | None, value) -> None:
+        if info.kind == "Real":
+            value = float(value)
+            if not math.isfinite(value):
+                self.error(f"{info.causality} '{info.name}' = {value!r} is not finite; the value is rejected "
+                           f"and '{info.name}' keeps {self._get_scalar(info, index)!r}")
+                return
+            if (info.minimum is not None and value < info.minimum) or (
+                    info.maximum is not None and value > info.maximum):
+                self.error(f"{info.causality} '{info.name}' = {value!r} is outside its range "
+                           f"[{info.minimum}, {info.maximum}] ({info.unit}); the value is rejected")
+                return
+        if info.causality == "parameter" and info.variability == "fixed" and self.initialized:
+            self.error(f"parameter '{info.name}' is fixed and cannot be set after initialisation")
+            return
+        if index is None:
+            self.v[info.group] = value
+        else:
+            self.v[info.group][index] = value
+        if info.causality == "input":
+            self._inputs_changed = True
+
+    def _get_scalar(self, info: VariableInfo, index: int | None):
+        value = self.v[info.group]
+        return float(value[index]) if index is not None else value
+
+    def error(self, message: str) -> None:
+        """Log at status error: the native loader makes the current FMI call return fmi2Error."""
+        self.log(message, Fmi2Status.error)
+
+    def warning(self, message: str) -> None:
+        self.log(message, Fmi2Status.warning)
+
+    # ------------------------------------------------------------------ what adapters implement
+
+    def check_parameters(self) -> list[tuple[str, Any, str]]:
+        """Cross-parameter checks at the end of initialisation: (name, value, reason) per problem."""
+        return []
+
+    def initialize_model(self) -> None:
+        """Build the component from the parameters (called once, at exit_initialization_mode)."""
+
+    def step_model(self, t: float, h: float) -> None:
+        """Advance the component from t to t + h with the current inputs."""
+        raise NotImplementedError
+
+    def update_outputs(self) -> None:
+        """Write the output variables from the component's current state and inputs."""
+
+    def get_model_state(self) -> dict:
+        """The component's complete internal state (copies), for get/set/serialize FMU state."""
+        return {}
+
+    def set_model_state(self, state: dict) -> None:
+        pass
+
+    # ------------------------------------------------------------------ FMI life cycle
+
+    def setup_experiment(self, start_time: float, stop_time=None, tolerance=None):
+        self.time = float(start_time)
+
+    def exit_initialization_mode(self):
+        problems = self.check_parameters()
+        for name, value, reason in problems:
+            self.error(f"parameter '{name}' = {value!r}: {reason}")
+        if problems:
+            self.failure = f"invalid parameters: {', '.join(p[0] for p in problems)}"
+            return
+        try:
+            self.initialize_model()
+            self.initialized = True
+            self.update_outputs()
+        except Exception as exc:  # a bug or an unforeseen bad combination: report, don't crash the host
+            self._fail(f"initialisation failed: {exc}")
+            return
+        self._check_outputs("initialisation")
+
+    def do_step(self, current_time: float, step_size: float) -> bool:
+        if self.failure:
+            self.error(f"{self.instance_name} cannot step: {self.failure}")
+            return True
+        if not self.initialized:
+            self.error(f"{self.instance_name}: doStep called before initialisation ended")
+            return True
+        if not (math.isfinite(step_size) and step_size > 0.0):
+            self.error(f"communication step size {step_size!r} must be positive and finite")
+            return True
+        try:
+            self.step_model(current_time, step_size)
+            self.time = current_time + step_size
+            self.update_outputs()
+            self._inputs_changed = False
+        except Exception as exc:
+            self._fail(f"step at t = {current_time} s failed: {exc}")
+            return True
+        self._check_outputs(f"t = {self.time} s")
+        return True
+
+    def _fail(self, message: str) -> None:
+        self.failure = message
+        self.error(message + "\n" + traceback.format_exc(limit=4))
+
+    def _check_outputs(self, when: str) -> None:
+        for info in self.info.values():
+            if info.causality == "output" and info.kind == "Real":
+                value = self.v[info.group]
+                if isinstance(value, np.ndarray):
+                    if np.all(np.isfinite(value)):
+                        continue
+                    index = int(np.flatnonzero(~np.isfinite(value))[0])
+                    name, bad = f"{info.group}[{index}]", value[index]
+                elif math.isfinite(value):
+                    continue
+                else:
+                    name, bad = info.group, value
+                self.failure = f"output '{name}' became {bad!r} at {when}"
+                self.error(f"{self.failure}; the model state is no longer valid (check inputs and step size)")
+                return
+
+    # ------------------------------------------------------------------ FMU state
+
+    def _get_fmu_state(self) -> dict:
+        return copy.deepcopy({"values": self.v, "time": self.time, "initialized": self.initialized,
+                              "failure": self.failure, "model": self.get_model_state()})
+
+    def _set_fmu_state(self, state: dict) -> None:
+        state = copy.deepcopy(state)   # the same saved state may be restored more than once
+        for group, value in state["values"].items():
+            self.v[group] = np.array(value, dtype=float) if isinstance(self.v.get(group), np.ndarray) else value
+        self.time = float(state["time"])
+        self.initialized = bool(state["initialized"])
+        self.failure = state["failure"]
+        self.set_model_state(state["model"])
+
+    @classmethod
+    def _fmu_state_to_bytes(cls, state: dict) -> bytes:
+        return _state_codec.to_bytes(state, cls.__name__)
+
+    @classmethod
+    def _fmu_state_from_bytes(cls, state: bytes) -> dict:
+        return _state_codec.from_bytes(state, cls.__name__)
+
+    # ------------------------------------------------------------------ modelDescription.xml
+
+    def _source_guid(self) -> str:
+        """GUID from the bundled sources, so identical sources give an identical GUID."""
+        digest = hashlib.sha256(self.__class__.__name__.encode())
+        root = Path(self.resources) if self.resources else None
+        if root and root.is_dir():
+            for path in sorted(p for p in root.rglob("*") if p.is_file()):
+                rel = path.relative_to(root).as_posix()
+                if "__pycache__" in rel or rel in _SKIP_IN_GUID:
+                    continue
+                digest.update(rel.encode())
+                digest.update(path.read_bytes())
+        return "{" + str(uuid.UUID(bytes=digest.digest()[:16], version=5)) + "}"
+
+    def to_xml(self, model_options: dict | None = None) -> Element:
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        root = Element("fmiModelDescription", {
+            "fmiVersion": "2.0",
+            "modelName": self.modelName,
+            "guid": self._source_guid(),
+            "description": self.description or "",
+            "author": self.author,
+            "version": self.version,
+            "license": self.license,
+            "generationTool": f"marine-cosim build_fmus.py (pythonfmu {PYTHONFMU_VERSION})",
+            "generationDateAndTime": now,
+            "variableNamingConvention": "structured",
+            "numberOfEventIndicators": "0",
+        })
+        SubElement(root, "CoSimulation", {
+            "modelIdentifier": self.modelName,
+            "needsExecutionTool": "true",   # a Python with numpy/scipy, see docs/fmu_runtime.md
+            "canHandleVariableCommunicationStepSize": "true",
+            "canInterpolateInputs": "false",
+            "canBeInstantiatedOnlyOncePerProcess": "false",
+            "canNotUseMemoryManagementFunctions": "true",
+            "canGetAndSetFMUstate": "true",
+            "canSerializeFMUstate": "true",
+            "providesDirectionalDerivative": "false",
+        })
+        used_units = sorted({i.unit for i in self.info.values() if i.unit})
+        units = SubElement(root, "UnitDefinitions")
+        for name in used_units:
+            unit = SubElement(units, "Unit", {"name": name})
+            SubElement(unit, "BaseUnit", {k: str(e) for k, e in UNITS[name].items()})
+        categories = SubElement(root, "LogCategories")
+        for category, text in self.log_categories.items():
+            SubElement(categories, "Category", {"name": category, "description": text})
+        SubElement(root, "DefaultExperiment", {"startTime": "0", "stopTime": repr(float(self.default_stop_time)),
+                                               "stepSize": repr(float(self.default_step_size))})
+        variables = SubElement(root, "ModelVariables")
+        index_of: dict[str, int] = {}
+        inputs_of_group: dict[str, list[int]] = {}
+        for index, info in enumerate(self.info.values(), start=1):
+            index_of[info.name] = index
+            if info.causality == "input":
+                inputs_of_group.setdefault(info.group, []).append(index)
+            attrib = {"name": info.name, "valueReference": str(info.value_reference),
+                      "description": info.description, "causality": info.causality,
+                      "variability": info.variability}
+            if info.causality == "parameter":
+                attrib["initial"] = "exact"
+            elif info.causality == "output":
+                attrib["initial"] = "calculated"
+            sv = SubElement(variables, "ScalarVariable", attrib)
+            type_attrib = {}
+            if info.unit:
+                type_attrib["unit"] = info.unit
+            if info.minimum is not None:
+                type_attrib["min"] = _xml_number(info.minimum)
+            if info.maximum is not None:
+                type_attrib["max"] = _xml_number(info.maximum)
+            if info.causality != "output":
+                type_attrib["start"] = _xml_value(self._get_scalar(info, info.index))
+            SubElement(sv, info.kind, type_attrib)
+        structure = SubElement(root, "ModelStructure")
+        outputs = [i for i in self.info.values() if i.causality == "output"]
+        if outputs:
+            node = SubElement(structure, "Outputs")
+            for info in outputs:
+                deps = sorted(ix for group in info.depends_on for ix in inputs_of_group[group])
+                attrib = {"index": str(index_of[info.name]), "dependencies": " ".join(map(str, deps))}
+                if deps:
+                    attrib["dependenciesKind"] = " ".join("dependent" for _ in deps)
+                SubElement(node, "Unknown", attrib)
+            # pythonfmu leaves this out; FMI 2.0 requires every calculated output here. No
+            # dependencies attribute: conservatively "depends on all knowns" at initialisation.
+            node = SubElement(structure, "InitialUnknowns")
+            for info in outputs:
+                SubElement(node, "Unknown", {"index": str(index_of[info.name])})
+        return root
+
+
+def _xml_number(x: float) -> str:
+    return repr(float(x))
+
+
+def _xml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)
