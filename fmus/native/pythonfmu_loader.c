@@ -64,7 +64,18 @@ typedef PyThreadState *(*PyEval_SaveThread_t)(void);
 #define DECLARE_POINTER(name) static name##TYPE *inner_##name = NULL;
 FMI2_FUNCTIONS(DECLARE_POINTER)
 
+/* pythonfmu 0.7.0 keeps a static std::shared_ptr<PyState>, destroyed at exit by its atexit
+ * destructor and then assigned again by its ELF destructor (finalizePythonInterpreter): a
+ * use-after-free that corrupts the heap at process exit in C hosts (valgrind: "Invalid read in
+ * finalizePythonInterpreter"). Calling finalizePythonInterpreter ourselves right after each
+ * instantiation empties that static while nothing can race it, so both exit-time paths find it
+ * empty. It is harmless here because the interpreter is never owned by pythonfmu's PyState:
+ * either the host or this loader initialised Python before pythonfmu saw it. */
+typedef void finalizePythonInterpreterTYPE(void);
+static finalizePythonInterpreterTYPE *inner_release_py_state = NULL;
+
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t instantiate_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *inner_handle = NULL;
 static char load_error[4096] = "";
 
@@ -260,6 +271,7 @@ static int ensure_loaded(const char *resources) {
         goto done;                                                                               \
     }
     FMI2_FUNCTIONS(LOAD_POINTER)
+    inner_release_py_state = (finalizePythonInterpreterTYPE *)dlsym(handle, "finalizePythonInterpreter");
     inner_handle = handle;
 done:
     pthread_mutex_unlock(&load_lock);
@@ -293,7 +305,10 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     w->ours = w->host;
     w->ours.logger = wrapper_logger;
     w->ours.componentEnvironment = w;
+    pthread_mutex_lock(&instantiate_lock);
     w->inner = inner_fmi2Instantiate(instanceName, fmuType, guid, resourceLocation, &w->ours, visible, loggingOn);
+    if (inner_release_py_state) inner_release_py_state();
+    pthread_mutex_unlock(&instantiate_lock);
     if (!w->inner) { free(w); return NULL; }
     return w;
 }
