@@ -178,6 +178,9 @@ class Payload(Fmi2Slave):
 
     def set_model_state(self, state: dict) -> None:
         if "body" in state:
-            if self.body is None:
-                self.initialize_model()
+            # the parameters were restored with the variables: rebuild the body from them, since
+            # a state may come from an instance with other parameters
+            self.initialize_model()
             self.body.set_state(state["body"])
+        else:
+            self.body = None

@@ -85,6 +85,7 @@ typedef struct {
     fmi2CallbackFunctions host;   /* copy of the host's callbacks */
     fmi2CallbackFunctions ours;   /* logger replaced, environment = this wrapper */
     fmi2Status worst_logged;      /* worst status logged since the current call began */
+    fmi2Boolean host_logging_on;  /* what the host asked for; the inner FMU always logs to us */
 } Wrapper;
 
 static void wrapper_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
@@ -107,8 +108,22 @@ static void wrapper_logger(fmi2ComponentEnvironment env, fmi2String instance, fm
         }
     }
     if (status > w->worst_logged && status != fmi2Pending) w->worst_logged = status;
-    /* "%s" so that a '%' in a Python message is never read as a format by the host */
-    if (w->host.logger) w->host.logger(w->host.componentEnvironment, instance, status, category, "%s", text);
+    /* warnings and errors always reach the host; the rest only if it asked for logging */
+    int forward = w->host_logging_on || (status != fmi2OK && status != fmi2Pending);
+    if (forward && w->host.logger) {
+        /* The text goes as the format string, because hosts written with ctypes (FMPy) cannot read
+         * variadic arguments; '%' is doubled so printf-style hosts print it literally. */
+        size_t percents = 0, len = strlen(text);
+        for (size_t i = 0; i < len; ++i) percents += text[i] == '%';
+        char *escaped = percents ? malloc(len + percents + 1) : text;
+        if (escaped && percents) {
+            size_t j = 0;
+            for (size_t i = 0; i < len; ++i) { escaped[j++] = text[i]; if (text[i] == '%') escaped[j++] = '%'; }
+            escaped[j] = 0;
+        }
+        w->host.logger(w->host.componentEnvironment, instance, status, category, escaped ? escaped : "(out of memory)");
+        if (escaped && escaped != text) free(escaped);
+    }
     if (text != stack_buffer) free(text);
 }
 
@@ -305,8 +320,10 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     w->ours = w->host;
     w->ours.logger = wrapper_logger;
     w->ours.componentEnvironment = w;
+    w->host_logging_on = loggingOn;
     pthread_mutex_lock(&instantiate_lock);
-    w->inner = inner_fmi2Instantiate(instanceName, fmuType, guid, resourceLocation, &w->ours, visible, loggingOn);
+    /* Inner logging always on: an error is only visible to us through the logger. */
+    w->inner = inner_fmi2Instantiate(instanceName, fmuType, guid, resourceLocation, &w->ours, visible, fmi2True);
     if (inner_release_py_state) inner_release_py_state();
     pthread_mutex_unlock(&instantiate_lock);
     if (!w->inner) { free(w); return NULL; }
@@ -327,7 +344,13 @@ void fmi2FreeInstance(fmi2Component c) {
         return FINISH(s);                                                                        \
     }
 
-FORWARD(fmi2SetDebugLogging, (fmi2Component c, fmi2Boolean on, size_t n, const fmi2String cats[]), (W->inner, on, n, cats))
+/* Not forwarded: the inner FMU must keep logging errors to us; we filter for the host instead. */
+fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n, const fmi2String cats[]) {
+    if (!c) return fmi2Error;
+    W->host_logging_on = on;
+    return fmi2OK;
+}
+
 FORWARD(fmi2SetupExperiment, (fmi2Component c, fmi2Boolean tolDef, fmi2Real tol, fmi2Real start, fmi2Boolean stopDef, fmi2Real stop),
         (W->inner, tolDef, tol, start, stopDef, stop))
 FORWARD(fmi2EnterInitializationMode, (fmi2Component c), (W->inner))
