@@ -73,7 +73,9 @@ class Payload(Fmi2Slave):
                   frame="NED", size=3)
         self.real("initial.angular_velocity", P, [0.0, 0.0, 0.0], "rad/s", "Initial angular velocity",
                   frame="body", size=3)
-        self.real("max_substep", P, 0.002, "s", "Largest internal RK4 sub-step (accuracy vs speed)", minimum=0.0)
+        self.real("max_substep", P, 0.01, "s",
+                  "Largest internal RK4 sub-step; RK4 needs h*lambda < 2.8 for the stiffest damping or splash-zone "
+                  "heave rate lambda (see docs/interfaces.md)", minimum=0.0)
         # --- inputs
         for k in range(1, N_ATTACHMENTS + 1):
             self.real(f"attachment{k}.force", I, [0.0, 0.0, 0.0], "N",

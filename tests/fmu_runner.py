@@ -19,7 +19,11 @@ class FmuUnderTest:
         self.md = read_model_description(str(fmu))
         self.vr = {v.name: v.valueReference for v in self.md.modelVariables}
         self.own_dir = unzip_dir is None
-        self.dir = extract(str(fmu), unzipdir=unzip_dir)
+        if unzip_dir is not None and (Path(unzip_dir) / "modelDescription.xml").is_file():
+            # already unzipped: extracting again would overwrite a shared library this process has mapped
+            self.dir = str(unzip_dir)
+        else:
+            self.dir = extract(str(fmu), unzipdir=unzip_dir)
         self.messages: list[tuple[int, str]] = []
         self.slave = FMU2Slave(guid=self.md.guid, unzipDirectory=self.dir,
                                modelIdentifier=self.md.coSimulation.modelIdentifier, instanceName=instance_name)

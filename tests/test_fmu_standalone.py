@@ -1,0 +1,75 @@
+"""An FMU runs with the repository checkout out of reach, from the code in its resources/.
+
+The FMU is run in a fresh Python started with -S and a site folder that links every installed
+package except this project (so neither the checkout nor an installed copy of marine-cosim can be
+imported). The run must succeed, import ``components`` from inside the unzipped FMU, and give the
+same numbers as in this process.
+"""
+from __future__ import annotations
+
+import json
+import os
+import site
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+from tests.fmu_runner import FmuUnderTest
+
+PROJECT_ENTRIES = ("components", "fmus", "orchestration", "build_fmus", "marine_cosim", "__editable__")
+
+DRIVER = textwrap.dedent("""
+    import json, sys
+    try:
+        import components
+        raise SystemExit("the checkout is reachable: " + components.__file__)
+    except ImportError:
+        pass
+    sys.path.insert(0, {tests!r})
+    from fmu_runner import FmuUnderTest
+    fmu = FmuUnderTest({fmu!r}, unzip_dir={unzip!r})
+    fmu.initialize({start!r})
+    _, rows = fmu.run(0.0, 1.0, 0.01, {names!r})
+    bundled = sys.modules["components"].__file__
+    fmu.close()
+    print(json.dumps({{"rows": rows.tolist(), "components": bundled}}))
+""")
+
+
+def site_without_project(tmp_path: Path) -> Path:
+    folder = tmp_path / "site"
+    folder.mkdir()
+    for packages in site.getsitepackages():
+        for entry in Path(packages).iterdir():
+            if entry.name.startswith(PROJECT_ENTRIES) or entry.suffix == ".pth":
+                continue
+            link = folder / entry.name
+            if not link.exists():
+                link.symlink_to(entry)
+    return folder
+
+
+def test_payload_runs_from_its_resources_alone(payload_fmu, tmp_path):
+    start = {"mass": 2000.0, "initial.velocity[0]": 1.0, "initial.angular_velocity[2]": 0.2}
+    names = ["cg.position[0]", "cg.position[2]", "euler[2]"]
+    unzip = tmp_path / "unzipped"
+    script = DRIVER.format(tests=str(Path(__file__).parent), fmu=str(payload_fmu), unzip=str(unzip),
+                           start=start, names=names)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "LD_PRELOAD")}
+    env["PYTHONPATH"] = str(site_without_project(tmp_path))
+    result = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True, env=env,
+                            cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:] + result.stdout[-2000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert Path(out["components"]).resolve().is_relative_to(unzip.resolve())
+
+    here = FmuUnderTest(payload_fmu)
+    try:
+        here.initialize(start)
+        _, rows = here.run(0.0, 1.0, 0.01, names)
+    finally:
+        here.close()
+    assert np.array_equal(np.array(out["rows"]), rows)
