@@ -1,0 +1,64 @@
+"""Speed of the Payload component and FMU (figures go in docs/performance.md, not in tests).
+
+    python benchmarks/bench_payload.py
+
+Measures: RK4 sub-step cost of components.rigid_body, and FMU macro steps per second through
+FMPy (set 4 attachment forces, doStep, get all outputs - what a master does every step), with
+the real-time factor at a 10 ms macro step.
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import build_fmus  # noqa: E402
+from components.rigid_body import HydroParameters, RigidBody, RigidBodyParameters  # noqa: E402
+from tests.fmu_runner import FmuUnderTest  # noqa: E402
+
+
+def bench_component(n: int = 20000) -> float:
+    hydro = HydroParameters(volume=4.0, added_mass=np.full(6, 1000.0), drag_quadratic=np.full(6, 500.0))
+    body = RigidBody(RigidBodyParameters(mass=1e4, inertia=np.diag([1e4, 2e4, 3e4]), hydro=hydro,
+                                         attachments=np.zeros((4, 3))), position=(0, 0, 10))
+    body.set_loads(np.zeros((4, 3)))
+    t0 = time.perf_counter()
+    for _ in range(n):
+        body.step(0.01, 0.01)
+    return (time.perf_counter() - t0) / n
+
+
+def bench_fmu(fmu: Path, steps: int = 2000, h: float = 0.01) -> float:
+    runner = FmuUnderTest(fmu)
+    outputs = [v.valueReference for v in runner.md.modelVariables if v.causality == "output"]
+    forces = [runner.vr[f"attachment{k}.force[{i}]"] for k in range(1, 5) for i in range(3)]
+    runner.initialize({"hydro.volume": 4.0, "initial.position[2]": 10.0})
+    slave = runner.slave
+    t0 = time.perf_counter()
+    for k in range(steps):
+        slave.setReal(forces, [100.0] * len(forces))
+        slave.doStep(k * h, h)
+        slave.getReal(outputs)
+    elapsed = time.perf_counter() - t0
+    runner.close()
+    return elapsed / steps
+
+
+def main() -> None:
+    sub = bench_component()
+    print(f"rigid body RK4 sub-step (wet, 4 attachments): {sub * 1e6:7.1f} us")
+    with tempfile.TemporaryDirectory() as tmp:
+        fmu = build_fmus.build_all(Path(tmp), ["Payload"])[0]
+        macro = bench_fmu(fmu)
+    print(f"Payload FMU macro step (setReal 12, doStep 10 ms, getReal all): {macro * 1e6:7.1f} us "
+          f"-> {1 / macro:8.0f} steps/s, {0.01 / macro:6.1f}x real time at 10 ms")
+
+
+if __name__ == "__main__":
+    main()
