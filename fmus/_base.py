@@ -71,6 +71,24 @@ AXES = {
 }
 
 _SKIP_IN_GUID = {"slavemodule.txt", "python_env.txt"}
+INVALID_STATE = "__invalid_state__"
+
+
+def _guarded(fallback: Callable[..., Any]):
+    """Never let an exception reach pythonfmu: its C++ side answers one by freeing the Python
+    instance and then keeps using it (a crash later). Log at status error instead (the native
+    loader turns that into fmi2Error) and return ``fallback(*args)``."""
+    def wrap(method):
+        def guarded(self, *args):
+            try:
+                return method(self, *args)
+            except Exception as exc:
+                self.error(f"{method.__name__} failed: {type(exc).__name__}: {exc}")
+                return fallback(*args)
+        guarded.__name__ = method.__name__
+        guarded.__doc__ = method.__doc__
+        return guarded
+    return wrap
 
 
 @dataclass
@@ -246,9 +264,51 @@ class Fmi2Slave(_PythonFmuSlave):
 
     # ------------------------------------------------------------------ FMI life cycle
 
+    @_guarded(lambda *a: None)
     def setup_experiment(self, start_time: float, stop_time=None, tolerance=None):
         self.time = float(start_time)
 
+    @_guarded(lambda *a: None)
+    def enter_initialization_mode(self):
+        pass
+
+    @_guarded(lambda *a: None)
+    def terminate(self):
+        pass
+
+    @_guarded(lambda vrs: [math.nan] * len(vrs))
+    def get_real(self, vrs):
+        return super().get_real(vrs)
+
+    @_guarded(lambda vrs: [0] * len(vrs))
+    def get_integer(self, vrs):
+        return super().get_integer(vrs)
+
+    @_guarded(lambda vrs: [False] * len(vrs))
+    def get_boolean(self, vrs):
+        return super().get_boolean(vrs)
+
+    @_guarded(lambda vrs: [""] * len(vrs))
+    def get_string(self, vrs):
+        return super().get_string(vrs)
+
+    @_guarded(lambda *a: None)
+    def set_real(self, vrs, values):
+        super().set_real(vrs, values)
+
+    @_guarded(lambda *a: None)
+    def set_integer(self, vrs, values):
+        super().set_integer(vrs, values)
+
+    @_guarded(lambda *a: None)
+    def set_boolean(self, vrs, values):
+        super().set_boolean(vrs, values)
+
+    @_guarded(lambda *a: None)
+    def set_string(self, vrs, values):
+        super().set_string(vrs, values)
+
+    @_guarded(lambda *a: None)
     def exit_initialization_mode(self):
         problems = self.check_parameters()
         for name, value, reason in problems:
@@ -311,11 +371,16 @@ class Fmi2Slave(_PythonFmuSlave):
 
     # ------------------------------------------------------------------ FMU state
 
+    @_guarded(lambda *a: {INVALID_STATE: "the state could not be taken (see the log)"})
     def _get_fmu_state(self) -> dict:
         return copy.deepcopy({"values": self.v, "time": self.time, "initialized": self.initialized,
                               "failure": self.failure, "model": self.get_model_state()})
 
+    @_guarded(lambda *a: None)
     def _set_fmu_state(self, state: dict) -> None:
+        if INVALID_STATE in state:
+            self.error(f"cannot restore this FMU state: {state[INVALID_STATE]}")
+            return
         state = copy.deepcopy(state)   # the same saved state may be restored more than once
         for group, value in state["values"].items():
             self.v[group] = np.array(value, dtype=float) if isinstance(self.v.get(group), np.ndarray) else value
@@ -324,13 +389,21 @@ class Fmi2Slave(_PythonFmuSlave):
         self.failure = state["failure"]
         self.set_model_state(state["model"])
 
+    # pythonfmu calls these two on the class, so they cannot log: a failure travels inside the
+    # state value and is reported by the setFMUstate that tries to use it.
     @classmethod
     def _fmu_state_to_bytes(cls, state: dict) -> bytes:
-        return _state_codec.to_bytes(state, cls.__name__)
+        try:
+            return _state_codec.to_bytes(state, cls.__name__)
+        except Exception as exc:
+            return _state_codec.to_bytes({INVALID_STATE: f"serialisation failed: {exc}"}, cls.__name__)
 
     @classmethod
     def _fmu_state_from_bytes(cls, state: bytes) -> dict:
-        return _state_codec.from_bytes(state, cls.__name__)
+        try:
+            return _state_codec.from_bytes(state, cls.__name__)
+        except Exception as exc:
+            return {INVALID_STATE: f"deserialisation failed: {exc}"}
 
     # ------------------------------------------------------------------ modelDescription.xml
 

@@ -36,7 +36,7 @@ class Payload(Fmi2Slave):
                   "Inertia tensor about the CG in body axes; entries (0,0),(1,1),(2,2),(0,1),(0,2),(1,2) of the "
                   "symmetric tensor (products of inertia as tensor entries, i.e. -integral of x*y dm)",
                   frame="body", size=6, labels=TENSOR_LABELS)
-        self.real("cg", P, [0.0, 0.0, 0.0], "m", "Centre of gravity relative to the body reference origin",
+        self.real("cg.location", P, [0.0, 0.0, 0.0], "m", "Centre of gravity relative to the body reference origin",
                   frame="body", size=3)
         self.real("gravity", P, 9.81, "m/s2", "Acceleration of gravity (acts along +down in NED)", minimum=0.0)
         for k in range(1, N_ATTACHMENTS + 1):
@@ -74,8 +74,8 @@ class Payload(Fmi2Slave):
         self.real("initial.angular_velocity", P, [0.0, 0.0, 0.0], "rad/s", "Initial angular velocity",
                   frame="body", size=3)
         self.real("max_substep", P, 0.01, "s",
-                  "Largest internal RK4 sub-step; RK4 needs h*lambda < 2.8 for the stiffest damping or splash-zone "
-                  "heave rate lambda (see docs/interfaces.md)", minimum=0.0)
+                  "Largest internal RK4 sub-step; RK4 needs max_substep*lambda < 2.8, lambda being the fastest "
+                  "damping rate or splash-zone heave frequency", minimum=0.0)
         # --- inputs
         for k in range(1, N_ATTACHMENTS + 1):
             self.real(f"attachment{k}.force", I, [0.0, 0.0, 0.0], "N",
@@ -87,6 +87,7 @@ class Payload(Fmi2Slave):
         self.real("water.elevation", I, 0.0, "m", "Free-surface elevation above the NED origin (positive up)")
         # --- outputs
         self.real("position", O, None, "m", "Position of the body reference origin", frame="NED", size=3)
+        self.real("velocity", O, None, "m/s", "Velocity of the body reference origin", frame="NED", size=3)
         self.real("quaternion", O, None, "1", "Attitude quaternion (w, x, y, z) rotating body vectors into NED", size=4)
         self.real("euler", O, None, "rad", "Attitude as zyx Euler angles (roll, pitch, yaw), for humans", size=3)
         self.real("cg.position", O, None, "m", "Position of the CG", frame="NED", size=3)
@@ -103,7 +104,8 @@ class Payload(Fmi2Slave):
             self.real(f"attachment{k}.acceleration", O, None, "m/s2", f"Acceleration of attachment point {k}",
                       frame="NED", size=3, depends_on=INPUTS)
         self.real("submerged_fraction", O, None, "1",
-                  "Fraction of buoyancy, added mass and drag in effect (0 dry, 1 fully submerged)")
+                  "Fraction of buoyancy, added mass and drag in effect (0 dry, 1 fully submerged)",
+                  depends_on=("water.elevation",))
 
     # ------------------------------------------------------------------ parameters -> component
 
@@ -122,15 +124,17 @@ class Payload(Fmi2Slave):
                 drag_quadratic=np.concatenate(coefficients[4:6]),
                 splash_height=v["hydro.splash_height"])
         attachments = np.array([v[f"attachment{k}.location"] for k in range(1, N_ATTACHMENTS + 1)])
-        return RigidBodyParameters(mass=v["mass"], inertia=inertia, cg=v["cg"].copy(), attachments=attachments,
+        return RigidBodyParameters(mass=v["mass"], inertia=inertia, cg=v["cg.location"].copy(), attachments=attachments,
                                    gravity=v["gravity"], hydro=hydro)
 
-    # the component names tensor entries inertia[i,j] and hydro.added_mass[0..5]; map them to ours
-    _RENAME = {"hydro.added_mass[3]": "hydro.added_inertia[0]", "hydro.added_mass[4]": "hydro.added_inertia[1]",
-               "hydro.added_mass[5]": "hydro.added_inertia[2]"}
+    # the component's 6-vectors (linear then angular) are two FMI vectors here
+    _RENAME = {"cg": "cg.location",
+               **{f"hydro.{c}[{3 + i}]": f"hydro.{f}[{i}]" for i in range(3)
+                  for c, f in (("added_mass", "added_inertia"), ("drag_linear", "drag_linear_rotation"),
+                               ("drag_quadratic", "drag_quadratic_rotation"))}}
 
     def check_parameters(self):
-        problems = [(self._RENAME.get(name, name), value, reason)
+        problems = [(self._RENAME.get(name, name.replace("cg[", "cg.location[")), value, reason)
                     for name, value, reason in validate_parameters(self._parameters())]
         if not self.v["max_substep"] > 0.0:
             problems.append(("max_substep", self.v["max_substep"], "must be positive"))
@@ -161,6 +165,7 @@ class Payload(Fmi2Slave):
         b, v = self.body, self.v
         self._apply_inputs()
         v["position"][:] = b.position
+        v["velocity"][:] = b.velocity
         v["quaternion"][:] = b.quaternion
         v["euler"][:] = b.euler
         v["cg.position"][:] = b.cg_position

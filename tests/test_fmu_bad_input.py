@@ -79,3 +79,14 @@ def test_fixed_parameter_cannot_change_after_initialisation(payload):
     payload.initialize()
     expect_error(payload.set, {"mass": 20.0})
     assert any("'mass'" in m and "fixed" in m for m in payload.errors())
+
+
+def test_unknown_value_reference_is_an_error_and_the_instance_survives(payload):
+    payload.initialize()
+    with pytest.raises(FMICallException) as info:
+        payload.slave.getReal([99999])
+    assert f"status {FMI2_ERROR}" in str(info.value)
+    assert any("99999" in m for m in payload.errors()), payload.errors()
+    # pythonfmu would have freed the Python instance on an exception; ours is still alive
+    _, rows = payload.run(0.0, 0.05, 0.01, ["cg.position[2]"])
+    assert rows[-1, 0] > 0.0
