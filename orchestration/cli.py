@@ -1,20 +1,184 @@
 """The ``marine-cosim`` command.
 
+    marine-cosim run SYSTEM [--stop T] [--step H] [--algorithm fixed] [--method jacobi|gauss-seidel]
+                     [--extrapolation 0|1|2] [--backend inprocess] [--out DIR] [--scenario FILE]
+    marine-cosim validate SYSTEM
+    marine-cosim info FMU|SYSTEM
+    marine-cosim plot RESULTS [VARIABLE ...] [--out DIR]
+    marine-cosim convert SYSTEM --to ssp|ssd|osp [--out PATH]
     marine-cosim build [--out DIR] [MODEL ...]          build the FMUs (build_fmus.py)
     marine-cosim simulate FMU [--stop-time T] [--step H] [--set NAME=VALUE ...] [--out DIR]
-    marine-cosim demo [--out DIR]                        build the FMUs and run scenarios/payload_drop.json
+    marine-cosim demo [--out DIR]                        build the FMUs and run the reference scenario
     marine-cosim docs [--out docs/interfaces.md]         regenerate the FMU interface tables
+
+Errors end with exit status 2 and one message; ``--debug`` shows the traceback.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "scenarios" / "payload_drop.json"
 
+
+class Progress:
+    """One status line on stderr: simulated time, real-time factor, ETA."""
+
+    def __init__(self, start: float, stop: float, enabled: bool = True):
+        self.start, self.stop, self.enabled = start, stop, enabled
+        self.t0 = time.perf_counter()
+        self.last = -1.0
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, t: float, stop: float) -> None:
+        now = time.perf_counter()
+        if not self.enabled or (now - self.last < (0.25 if self.tty else 5.0) and t < stop):
+            return
+        self.last = now
+        elapsed = now - self.t0
+        done = (t - self.start) / max(stop - self.start, 1e-300)
+        rtf = (t - self.start) / elapsed if elapsed > 0 else float("inf")
+        eta = (stop - t) / rtf if rtf > 0 else float("inf")
+        bar = "#" * int(30 * done) + "-" * (30 - int(30 * done))
+        line = (f"[{bar}] t = {t:10.3f} / {stop:g} s  {100 * done:5.1f} %  {rtf:8.1f}x real time  "
+                f"ETA {eta:7.1f} s")
+        print(("\r" + line) if self.tty else line, end="" if self.tty else "\n", file=sys.stderr, flush=True)
+        if t >= stop and self.tty:
+            print(file=sys.stderr)
+
+
+# ---------------------------------------------------------------------- system commands
+
+def _load(path: Path):
+    from orchestration.systemfile import load_system
+
+    return load_system(path)
+
+
+def _run(args) -> int:
+    from orchestration.algorithms import FixedStepAlgorithm
+    from orchestration.execution import Execution, default_observed
+    from orchestration.observers import FileObserver
+    from orchestration.scenario import load_scenario
+    from orchestration.validation import validate_system
+
+    system = _load(args.system)
+    report = validate_system(system)
+    for p in report.warnings:
+        print(p, file=sys.stderr)
+    if not report.ok:
+        raise CliError("the system is not valid:\n" + "\n".join(str(p) for p in report.errors))
+    scenario = load_scenario(args.scenario) if args.scenario else None
+    stop = args.stop if args.stop is not None else (scenario.end if scenario and scenario.end else system.stop_time)
+    step = args.step if args.step is not None else system.base_step
+    if stop is None or step is None:
+        raise CliError("give --stop and --step: the system file does not set an end time and a base step")
+    if args.backend != "inprocess":
+        raise CliError(f"backend {args.backend!r} is not available yet (inprocess)")
+    algorithm_name = args.algorithm or system.algorithm or "fixed"
+    if algorithm_name != "fixed":
+        raise CliError(f"algorithm {algorithm_name!r} is not available yet (fixed)")
+    options = dict(system.algorithm_options)
+    algorithm = FixedStepAlgorithm(method=args.method or options.get("method", "jacobi"),
+                                   extrapolation=int(args.extrapolation if args.extrapolation is not None
+                                                     else options.get("extrapolation", 0)))
+    variables = ([tuple(v.split(".", 1)) for v in args.variables] if args.variables else default_observed(system))
+    out = args.out or Path("results") / system.name
+    observer = FileObserver(out, variables, flush_every=args.flush_every,
+                            extra_metadata={"stop_time": stop, "base_step": step,
+                                            "scenario": str(args.scenario) if args.scenario else None})
+    execution = Execution(system, algorithm, observers=[observer], manipulators=[scenario] if scenario else [],
+                          observed=variables)
+    try:
+        if scenario:
+            scenario.check(execution)
+        execution.initialize()
+        progress = Progress(system.start_time, stop, enabled=not args.quiet)
+        execution.run(stop, step, progress=progress)
+    finally:
+        execution.free()
+    wall = execution.wall_time()
+    print(f"{system.name}: {execution.steps_taken} steps to t = {execution.time:g} s in {wall:.2f} s wall "
+          f"({(execution.time - system.start_time) / max(wall, 1e-9):.1f}x real time); results in {out}")
+    return 0
+
+
+def _validate(args) -> int:
+    from orchestration.validation import validate_system
+
+    system = _load(args.system)
+    report = validate_system(system)
+    print(report if report.problems else f"{args.system}: valid ({len(system.components)} components, "
+                                         f"{len(system.connections)} connections)")
+    return 0 if report.ok else 1
+
+
+def _info(args) -> int:
+    from fmpy import read_model_description
+
+    path = args.target
+    if path.suffix.lower() == ".fmu":
+        md = read_model_description(str(path))
+        print(f"{md.modelName} ({path.name}): FMI {md.fmiVersion}, generated by {md.generationTool}")
+        if md.description:
+            print(f"  {md.description}")
+        cs = md.coSimulation
+        if cs:
+            caps = [k for k in ("canHandleVariableCommunicationStepSize", "canGetAndSetFMUstate",
+                                "canSerializeFMUstate", "canInterpolateInputs", "providesDirectionalDerivative")
+                    if getattr(cs, k, False)]
+            print(f"  co-simulation: {', '.join(caps) or 'no optional capabilities'}")
+        if md.defaultExperiment:
+            de = md.defaultExperiment
+            print(f"  default experiment: start {de.startTime}, stop {de.stopTime}, step {de.stepSize}")
+        print(f"  {'variable':40s} {'causality':10s} {'type':8s} {'unit':10s} {'start':>12s}  description")
+        for v in md.modelVariables:
+            start = "" if v.start is None else str(v.start)
+            unit = v.unit or (v.declaredType.unit if v.declaredType is not None else "") or ""
+            print(f"  {v.name:40s} {v.causality or '':10s} {v.type:8s} {unit:10s} {start:>12s}  {v.description or ''}")
+        return 0
+    system = _load(path)
+    print(f"system {system.name} ({path}): start {system.start_time}, stop {system.stop_time}, "
+          f"base step {system.base_step}, algorithm {system.algorithm}")
+    for c in system.components.values():
+        try:
+            md = read_model_description(str(c.source))
+            what = f"{md.modelName}, FMI {md.fmiVersion}"
+        except Exception as exc:
+            what = f"unreadable: {exc}"
+        print(f"  component {c.name}: {c.source} ({what}), step x{c.step_multiple}, {len(c.parameters)} start values")
+    for c in system.connections:
+        transform = "" if c.is_identity else f"  (x {c.factor:g} + {c.offset:g})"
+        print(f"  {c.label()}{transform}")
+    return 0
+
+
+def _plot(args) -> int:
+    from orchestration.observers import load_results
+    from orchestration.plotting import plot_results
+
+    results = load_results(args.results)
+    out = args.out or (args.results if args.results.is_dir() else args.results.parent) / "plots"
+    paths = plot_results(results, args.variables or None, out)
+    for p in paths:
+        print(p)
+    return 0
+
+
+def _convert(args) -> int:
+    from orchestration.systemfile import save_system
+
+    system = _load(args.system)
+    out = args.out or args.system.with_name(f"{system.name}_{args.to}")
+    print(save_system(system, args.to, out))
+    return 0
+
+
+# ---------------------------------------------------------------------- FMU commands
 
 def _build(args) -> int:
     import build_fmus
@@ -55,9 +219,49 @@ def _docs(args) -> int:
     return docs_main(["--out", str(args.out)] + (["--fmus", str(args.fmus)] if args.fmus else []))
 
 
-def main(argv: list[str] | None = None) -> int:
+class CliError(Exception):
+    """A user-facing error: printed as one message."""
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="marine-cosim", description="FMI 2.0 co-simulation of ship mechanical systems")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="run a system file (SSP .ssd/.ssp or OspSystemStructure.xml)")
+    p.add_argument("system", type=Path)
+    p.add_argument("--stop", type=float, help="stop time [s] (default: the system file's)")
+    p.add_argument("--step", type=float, help="base macro step [s] (default: the system file's)")
+    p.add_argument("--algorithm", choices=["fixed"], help="master algorithm (default: the system file's, else fixed)")
+    p.add_argument("--method", choices=["jacobi", "gauss-seidel"], help="fixed-step coupling (default jacobi)")
+    p.add_argument("--extrapolation", type=int, choices=[0, 1, 2], help="input extrapolation order (default 0)")
+    p.add_argument("--backend", default="inprocess", choices=["inprocess"], help="where the FMUs run")
+    p.add_argument("--out", type=Path, help="result folder (default results/<system name>)")
+    p.add_argument("--scenario", type=Path, help="scenario file (JSON or YAML) with timed events")
+    p.add_argument("--variables", nargs="+", metavar="COMPONENT.VARIABLE", help="record only these")
+    p.add_argument("--flush-every", type=int, default=1000, help="communication points per result flush")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_run)
+
+    p = sub.add_parser("validate", help="check a system file against its FMUs")
+    p.add_argument("system", type=Path)
+    p.set_defaults(func=_validate)
+
+    p = sub.add_parser("info", help="variables, units and capabilities of an FMU or a system")
+    p.add_argument("target", type=Path)
+    p.set_defaults(func=_info)
+
+    p = sub.add_parser("plot", help="plot results (a result folder or CSV) to PNG files")
+    p.add_argument("results", type=Path)
+    p.add_argument("variables", nargs="*", help="columns or prefixes to plot (default: all, grouped by component)")
+    p.add_argument("--out", type=Path)
+    p.set_defaults(func=_plot)
+
+    p = sub.add_parser("convert", help="convert a system file to SSP or OSP")
+    p.add_argument("system", type=Path)
+    p.add_argument("--to", required=True, choices=["ssp", "ssd", "osp"])
+    p.add_argument("--out", type=Path)
+    p.set_defaults(func=_convert)
 
     p = sub.add_parser("build", help="build one FMU per component into build/fmus")
     p.add_argument("--out", type=Path, default=Path("build/fmus"))
@@ -74,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-plot", action="store_true")
     p.set_defaults(func=_simulate)
 
-    p = sub.add_parser("demo", help="build the FMUs and run the reference scenario (scenarios/payload_drop.json)")
+    p = sub.add_parser("demo", help="build the FMUs and run the reference scenario")
     p.add_argument("--out", type=Path, default=Path("results/demo"))
     p.set_defaults(func=_demo)
 
@@ -82,11 +286,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "interfaces.md")
     p.add_argument("--fmus", type=Path, help="folder with built FMUs (default: build them)")
     p.set_defaults(func=_docs)
+    return parser
 
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError) as exc:
+    except KeyboardInterrupt:
+        print("marine-cosim: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if args.debug:
+            raise
         print(f"marine-cosim {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -86,31 +86,15 @@ def run_fmu(fmu: Path, out_dir: Path, stop_time: float | None = None, step_size:
     return csv_path
 
 
-def plot_results(result: np.ndarray, names: Sequence[str], units: dict, path: Path, title: str = "",
-                 max_panels: int = 8) -> Path:
-    """One panel per variable group (``cg.position[0..2]`` share a panel), at most ``max_panels``."""
-    import matplotlib
+def plot_results(result: np.ndarray, names: Sequence[str], units: dict, path: Path, title: str = "") -> Path:
+    """All ``names`` of an FMPy result in one PNG (panels grouped by vector)."""
+    from orchestration.execution import Results
+    from orchestration.plotting import plot_results as plot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    groups: dict[str, list[str]] = {}
-    for name in names:
-        groups.setdefault(name.split("[")[0], []).append(name)
-    chosen = list(groups.items())[:max_panels]
-    fig, axes = plt.subplots(len(chosen), 1, figsize=(9, 2.2 * len(chosen) + 0.6), sharex=True, squeeze=False)
-    t = result["time"]
-    for ax, (group, members) in zip(axes[:, 0], chosen):
-        for name in members:
-            ax.plot(t, result[name], label=name)
-        ax.set_ylabel(f"[{units.get(members[0]) or '-'}]")
-        ax.set_title(group if len(members) > 1 else members[0], fontsize=9, loc="left")
-        ax.grid(True, alpha=0.3)
-        if len(members) > 1:
-            ax.legend(fontsize=7, loc="best")
-    axes[-1, 0].set_xlabel("time [s]")
-    fig.suptitle(title[:100], fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    prefix = path.stem + "."
+    results = Results(result["time"], {prefix + n: result[n] for n in names})
+    written = plot(results, None, path.parent, units={prefix + n: u for n, u in units.items()}, title=title)
+    written[0].replace(path)
+    for extra in written[1:]:
+        extra.replace(path.with_name(f"{path.stem}_{extra.stem.rsplit('_', 1)[-1]}.png"))
     return path

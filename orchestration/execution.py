@@ -1,0 +1,386 @@
+"""The execution: slaves, the compiled connection plan, current values, time, observers and
+manipulators (libcosim's split). Algorithms (algorithms.py) drive it step by step.
+
+Values live in flat numpy arrays per slave: ``outputs[i]`` holds the values of ``out_vrs[i]``
+(every output that is connected or observed), ``inputs[i]`` those of ``in_vrs[i]`` (every
+connected or manipulated input). A connection group from slave j to slave i is applied as one
+vectorised ``u_i[dst] = factor * y_j[src] + offset``.
+"""
+from __future__ import annotations
+
+import time as wallclock
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from orchestration.algorithms import Algorithm, FixedStepAlgorithm
+from orchestration.slaves import InProcessSlave, Slave, SlaveError
+from orchestration.system import System
+
+
+class ExecutionError(RuntimeError):
+    """The co-simulation cannot go on; the message says where and why."""
+
+
+@dataclass
+class _LinkGroup:
+    source: int
+    src_pos: np.ndarray
+    dst_pos: np.ndarray
+    factor: np.ndarray
+    offset: np.ndarray
+    identity: bool
+
+
+class Observer:
+    """Called by the execution; override what you need."""
+
+    def on_start(self, execution: "Execution") -> None: ...
+    def on_step(self, execution: "Execution") -> None: ...
+    def on_finish(self, execution: "Execution", error: BaseException | None) -> None: ...
+
+
+class Manipulator:
+    """Changes variables during a run (scenario events, user overrides)."""
+
+    def variables(self) -> Iterable[tuple[str, str]]:
+        """(component, variable) pairs this manipulator may touch, known before the run."""
+        return ()
+
+    def before_step(self, execution: "Execution", t: float, h: float) -> None: ...
+
+
+def _extrapolate(history: list[tuple[float, np.ndarray]], order: int, tau: float) -> np.ndarray:
+    """Polynomial through the last ``order + 1`` points of ``history`` evaluated at ``tau``."""
+    k = min(order, len(history) - 1)
+    if k == 0:
+        return history[-1][1]
+    (t1, y1), (t0, y0) = history[-1], history[-2]
+    if k == 1:
+        return y0 + (y1 - y0) * ((tau - t0) / (t1 - t0))
+    tm, ym = history[-3]
+    # Lagrange form through (tm, ym), (t0, y0), (t1, y1)
+    l_m = (tau - t0) * (tau - t1) / ((tm - t0) * (tm - t1))
+    l_0 = (tau - tm) * (tau - t1) / ((t0 - tm) * (t0 - t1))
+    l_1 = (tau - tm) * (tau - t0) / ((t1 - tm) * (t1 - t0))
+    return l_m * ym + l_0 * y0 + l_1 * y1
+
+
+class Execution:
+    """Runs a :class:`System` with an :class:`Algorithm`."""
+
+    def __init__(self, system: System, algorithm: Algorithm | None = None,
+                 slave_factory: Callable[[str, Path], Slave] | None = None,
+                 observers: Sequence[Observer] = (), manipulators: Sequence[Manipulator] = (),
+                 observed: Iterable[tuple[str, str]] = ()):
+        self.system = system
+        self.algorithm = algorithm or FixedStepAlgorithm()
+        self.observers = list(observers)
+        self.manipulators = list(manipulators)
+        factory = slave_factory or (lambda name, path: InProcessSlave(name, path))
+        self.slaves: list[Slave] = []
+        try:
+            for component in system.components.values():
+                self.slaves.append(factory(component.name, component.source))
+        except Exception:
+            self.free()
+            raise
+        self.index = {s.name: i for i, s in enumerate(self.slaves)}
+        self.step_multiple = [max(1, int(c.step_multiple)) for c in system.components.values()]
+        self.time = system.start_time
+        self.steps_taken = 0
+        self._compile(list(observed))
+
+    # ------------------------------------------------------------------ plan
+
+    def _compile(self, observed: list[tuple[str, str]]) -> None:
+        n = len(self.slaves)
+        out_names: list[list[str]] = [[] for _ in range(n)]
+        in_names: list[list[str]] = [[] for _ in range(n)]
+
+        def slot(names: list[str], var: str) -> int:
+            if var not in names:
+                names.append(var)
+            return names.index(var)
+
+        raw_links: dict[tuple[int, int], list[tuple[int, int, float, float]]] = {}
+        for c in self.system.connections:
+            j, i = self.index[c.source[0]], self.index[c.target[0]]
+            src = slot(out_names[j], c.source[1])
+            dst = slot(in_names[i], c.target[1])
+            raw_links.setdefault((i, j), []).append((src, dst, c.factor, c.offset))
+        for m in self.manipulators:
+            for comp, var in m.variables():
+                i = self.index[comp]
+                if self.slaves[i].variables[var].causality == "input":
+                    slot(in_names[i], var)
+        for comp, var in observed:
+            i = self.index[comp]
+            info = self.slaves[i].variables[var]
+            if info.type == "Real" and info.causality in ("output", "local", "calculatedParameter"):
+                slot(out_names[i], var)
+        self.out_names, self.in_names = out_names, in_names
+        vr = lambda s, names: np.array([s.variables[v].value_reference for v in names], dtype=np.int64)
+        self.out_vrs = [vr(s, out_names[i]) for i, s in enumerate(self.slaves)]
+        self.in_vrs = [vr(s, in_names[i]) for i, s in enumerate(self.slaves)]
+        self.links: list[list[_LinkGroup]] = [[] for _ in range(n)]
+        for (i, j), items in raw_links.items():
+            src, dst, factor, offset = (np.array(x) for x in zip(*items))
+            identity = bool(np.all(factor == 1.0) and np.all(offset == 0.0))
+            self.links[i].append(_LinkGroup(j, src.astype(np.int64), dst.astype(np.int64),
+                                            factor.astype(float), offset.astype(float), identity))
+        self.outputs = [np.zeros(len(v)) for v in self.out_vrs]
+        self.inputs = [np.zeros(len(v)) for v in self.in_vrs]
+        self.history: list[list[tuple[float, np.ndarray]]] = [[] for _ in range(n)]
+        self.slave_time = [self.time] * n
+        self.overrides: list[dict[int, float]] = [{} for _ in range(n)]
+        self.biases: list[dict[int, float]] = [{} for _ in range(n)]
+
+    def slave_edges(self) -> set[tuple[int, int]]:
+        """(source slave, target slave) pairs that have at least one connection."""
+        return {(g.source, i) for i, groups in enumerate(self.links) for g in groups}
+
+    # ------------------------------------------------------------------ values
+
+    def compute_inputs(self, i: int, t: float, h: float, extrapolation: int, updated: Iterable[int]) -> np.ndarray:
+        """Inputs of slave i for its step [t, t + h] from the current outputs of its sources."""
+        u = self.inputs[i].copy()
+        for g in self.links[i]:
+            if g.source in updated or extrapolation == 0:
+                y = self.outputs[g.source]
+            else:
+                y = _extrapolate(self.history[g.source], extrapolation, t + 0.5 * h)
+            values = y[g.src_pos]
+            u[g.dst_pos] = values if g.identity else g.factor * values + g.offset
+        for pos, value in self.overrides[i].items():
+            u[pos] = value
+        for pos, value in self.biases[i].items():
+            u[pos] += value
+        return u
+
+    def advance(self, i: int, u: np.ndarray, t: float, h: float) -> None:
+        """Step slave i from t to t + h with inputs u (one batched call) and record its outputs."""
+        try:
+            y = self.slaves[i].exchange(self.in_vrs[i], u, t, h, self.out_vrs[i])
+        except SlaveError as exc:
+            raise ExecutionError(str(exc)) from None
+        self.inputs[i] = u
+        self._record(i, t + h, y)
+
+    def _record(self, i: int, t: float, y: np.ndarray) -> None:
+        self.outputs[i] = y
+        self.slave_time[i] = t
+        history = self.history[i]
+        history.append((t, y))
+        if len(history) > 3:
+            del history[0]
+
+    def value(self, component: str, variable: str) -> float:
+        """Current value of a connected/observed output or a connected/manipulated input."""
+        i = self.index[component]
+        if variable in self.out_names[i]:
+            return float(self.outputs[i][self.out_names[i].index(variable)])
+        if variable in self.in_names[i]:
+            return float(self.inputs[i][self.in_names[i].index(variable)])
+        return self.slaves[i].get_values([variable])[variable]
+
+    def override(self, component: str, variable: str, value: float | None) -> None:
+        """Force an input (None: release it). Other variables (tunable parameters) are set directly."""
+        i = self.index[component]
+        if variable in self.in_names[i]:
+            pos = self.in_names[i].index(variable)
+            if value is None:
+                self.overrides[i].pop(pos, None)
+            else:
+                self.overrides[i][pos] = float(value)
+                self.inputs[i][pos] = float(value)
+        elif value is not None:
+            self.slaves[i].set_values({variable: value})
+
+    def bias(self, component: str, variable: str, value: float | None) -> None:
+        i = self.index[component]
+        if variable not in self.in_names[i]:
+            raise ExecutionError(f"bias needs an input: {component}.{variable} is a "
+                                 f"{self.slaves[i].variables[variable].causality}")
+        pos = self.in_names[i].index(variable)
+        if value is None:
+            self.biases[i].pop(pos, None)
+        else:
+            self.biases[i][pos] = float(value)
+
+    # ------------------------------------------------------------------ life cycle
+
+    def initialize(self, max_sweeps: int = 50, tolerance: float = 1e-10) -> int:
+        """Instantiate, set start values and propagate initial outputs through the connections
+        until the inputs settle (at most ``max_sweeps``); returns the sweeps needed."""
+        system = self.system
+        for slave in self.slaves:
+            slave.instantiate()
+            slave.setup(system.start_time, system.stop_time)
+            slave.enter_initialization()
+        for component, slave in zip(system.components.values(), self.slaves):
+            if component.parameters:
+                slave.set_values(component.parameters)
+        # unconnected inputs keep their start (or set) values
+        for i, slave in enumerate(self.slaves):
+            for pos, name in enumerate(self.in_names[i]):
+                info = slave.variables[name]
+                start = component_start(system, slave.name, name, info.start)
+                self.inputs[i][pos] = float(start) if start is not None else 0.0
+        sweeps = self._propagate(max_sweeps, tolerance, in_init=True)
+        for slave in self.slaves:
+            slave.exit_initialization()
+        sweeps += self._propagate(max_sweeps, tolerance, in_init=False)
+        for i in range(len(self.slaves)):
+            self.history[i] = [(self.time, self.outputs[i].copy())]
+        self.algorithm.setup(self)
+        self._started = wallclock.perf_counter()
+        for observer in self.observers:
+            observer.on_start(self)
+        return sweeps
+
+    def _propagate(self, max_sweeps: int, tolerance: float, in_init: bool) -> int:
+        for sweep in range(1, max_sweeps + 1):
+            try:
+                for i, slave in enumerate(self.slaves):
+                    self.outputs[i] = slave.get_reals(self.out_vrs[i])
+            except SlaveError:
+                if in_init:   # some FMUs compute outputs only after initialisation
+                    return 0
+                raise
+            change = 0.0
+            for i, slave in enumerate(self.slaves):
+                u = self.compute_inputs(i, self.time, 0.0, 0, updated=())
+                if len(u):
+                    change = max(change, float(np.max(np.abs(u - self.inputs[i]) / (1.0 + np.abs(u)))))
+                    slave.set_reals(self.in_vrs[i], u)
+                    self.inputs[i] = u
+            if change <= tolerance:
+                return sweep
+        raise ExecutionError(f"initial values did not settle in {max_sweeps} sweeps through the connections "
+                             "(an algebraic loop without a fixed point?)")
+
+    def step(self, h: float) -> float:
+        t = self.time
+        for m in self.manipulators:
+            m.before_step(self, t, h)
+        taken = self.algorithm.step(t, h)
+        self.steps_taken += 1
+        # a multiple of the base step, re-anchored so long runs do not accumulate round-off
+        self.time = self.system.start_time + self.steps_taken * h if taken == h else t + taken
+        for observer in self.observers:
+            observer.on_step(self)
+        return taken
+
+    def run(self, stop_time: float, step: float, progress: Callable[[float, float], None] | None = None) -> None:
+        """Step until ``stop_time`` with base step ``step``; observers are told how it ended."""
+        if not (step > 0.0):
+            raise ExecutionError(f"step size must be positive, got {step}")
+        error: BaseException | None = None
+        try:
+            n = int(round((stop_time - self.time) / step))
+            for _ in range(n):
+                self.step(step)
+                if progress:
+                    progress(self.time, stop_time)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            for observer in self.observers:
+                try:
+                    observer.on_finish(self, error)
+                except Exception:
+                    if error is None:
+                        raise
+
+    def wall_time(self) -> float:
+        return wallclock.perf_counter() - self._started
+
+    def free(self) -> None:
+        for slave in self.slaves:
+            slave.terminate()
+            slave.free()
+
+
+def component_start(system: System, component: str, variable: str, default: Any) -> Any:
+    return system.components[component].parameters.get(variable, default)
+
+
+# ---------------------------------------------------------------------- results in memory
+
+class MemoryObserver(Observer):
+    """Keeps selected variables in memory (for scripts and tests)."""
+
+    def __init__(self, variables: Sequence[tuple[str, str]]):
+        self.variables = list(variables)
+        self.time: list[float] = []
+        self.rows: list[list[float]] = []
+
+    def _row(self, ex: Execution) -> list[float]:
+        return [ex.value(c, v) for c, v in self.variables]
+
+    def on_start(self, execution: Execution) -> None:
+        self.time.append(execution.time)
+        self.rows.append(self._row(execution))
+
+    def on_step(self, execution: Execution) -> None:
+        self.time.append(execution.time)
+        self.rows.append(self._row(execution))
+
+
+class Results:
+    """Time series by "component.variable"."""
+
+    def __init__(self, time: np.ndarray, columns: dict[str, np.ndarray], metadata: dict | None = None):
+        self.time = time
+        self.columns = columns
+        self.metadata = metadata or {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self.columns:
+            raise KeyError(f"no result column {name!r}; have {sorted(self.columns)[:10]}...")
+        return self.columns[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.columns
+
+
+def default_observed(system: System) -> list[tuple[str, str]]:
+    """All Real outputs and inputs of every component (the default recording)."""
+    from fmpy import read_model_description
+
+    selected = []
+    for component in system.components.values():
+        md = read_model_description(str(component.source))
+        selected += [(component.name, v.name) for v in md.modelVariables
+                     if v.type == "Real" and v.causality in ("output", "input")]
+    return selected
+
+
+def simulate(system: System, stop_time: float | None = None, step: float | None = None, method: str = "jacobi",
+             extrapolation: int = 0, order: list[str] | None = None, algorithm: Algorithm | None = None,
+             variables: Sequence[str] | None = None, manipulators: Sequence[Manipulator] = (),
+             observers: Sequence[Observer] = ()) -> Results:
+    """Run ``system`` in this process and return the recorded variables ("component.variable";
+    default: all Real outputs and inputs)."""
+    stop_time = stop_time if stop_time is not None else system.stop_time
+    step = step if step is not None else system.base_step
+    if stop_time is None or step is None:
+        raise ExecutionError("give stop_time and step (the system file has no default for them)")
+    algorithm = algorithm or FixedStepAlgorithm(method=method, extrapolation=extrapolation, order=order)
+    selected = ([tuple(v.split(".", 1)) for v in variables] if variables is not None
+                else default_observed(system))
+    memory = MemoryObserver(selected)
+    execution = Execution(system, algorithm, observers=[memory, *observers], manipulators=manipulators,
+                          observed=selected)
+    try:
+        execution.initialize()
+        execution.run(stop_time, step)
+    finally:
+        execution.free()
+    data = np.array(memory.rows) if memory.rows else np.zeros((0, len(selected)))
+    columns = {f"{c}.{v}": data[:, k] for k, (c, v) in enumerate(selected)}
+    return Results(np.array(memory.time), columns, {"algorithm": algorithm.settings()})

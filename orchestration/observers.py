@@ -1,0 +1,193 @@
+"""Result observers: recorded variables written progressively to CSV and Parquet, with metadata.
+
+Why Parquet (and not HDF5): it is the columnar format every analysis stack reads without extra
+native libraries (pandas, polars, DuckDB, Spark, MATLAB ``parquetread``), it compresses well, and
+its unit of writing, a complete file, makes progressive writing crash-safe: every flush writes one
+self-contained part ``results.parquet/part-NNNNN.parquet``, so a run that dies keeps every part
+written before (an HDF5 or single Parquet file left half-written can be unreadable). Readers take
+the folder as one dataset (``pandas.read_parquet("results.parquet")``).
+
+Files in the output folder:
+
+* ``results.csv``: header ``time,<component>.<variable>,...``, one row per communication point,
+  flushed with every part;
+* ``results.parquet/part-*.parquet``: the same columns, float64;
+* ``metadata.json``: system file and its SHA-256, FMU paths and GUIDs, parameters, algorithm
+  settings, package versions, start time, and at the end status, wall time and the error if any;
+  also in every Parquet part's schema metadata (key ``marine_cosim``).
+"""
+from __future__ import annotations
+
+import csv
+import datetime
+import json
+import platform
+import sys
+import time as wallclock
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from orchestration.execution import Execution, Observer, Results
+
+PACKAGES = ("marine-cosim", "fmpy", "pythonfmu", "numpy", "scipy", "pyarrow", "libcosimpy", "ray")
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib_metadata.version(name)
+        except importlib_metadata.PackageNotFoundError:
+            pass
+    return versions
+
+
+def run_metadata(execution: Execution, extra: dict | None = None) -> dict:
+    system = execution.system
+    return {
+        "system": {"name": system.name, "file": str(system.source_file) if system.source_file else None,
+                   "sha256": system.file_hash()},
+        "components": {
+            s.name: {"fmu": str(c.source), "guid": s.model_description.guid,
+                     "model": s.model_description.modelName, "fmi_version": s.model_description.fmiVersion,
+                     "generation_tool": s.model_description.generationTool,
+                     "parameters": {k: v for k, v in c.parameters.items()}, "step_multiple": c.step_multiple}
+            for s, c in zip(execution.slaves, system.components.values())},
+        "connections": [{"from": ".".join(c.source), "to": ".".join(c.target), "factor": c.factor,
+                         "offset": c.offset} for c in system.connections],
+        "algorithm": execution.algorithm.settings(),
+        "start_time": system.start_time,
+        "packages": package_versions(),
+        "platform": platform.platform(),
+        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        **(extra or {}),
+    }
+
+
+class FileObserver(Observer):
+    """Records ``variables`` ((component, variable) pairs) to CSV and Parquet in ``out_dir``,
+    flushing every ``flush_every`` communication points."""
+
+    def __init__(self, out_dir: Path, variables: Sequence[tuple[str, str]], flush_every: int = 1000,
+                 parquet: bool = True, extra_metadata: dict | None = None):
+        self.out_dir = Path(out_dir)
+        self.variables = list(variables)
+        self.flush_every = max(1, int(flush_every))
+        self.parquet = parquet
+        self.extra = extra_metadata or {}
+        self._rows: list[list[float]] = []
+        self._parts = 0
+        self.columns = ["time"] + [f"{c}.{v}" for c, v in self.variables]
+
+    # -- observer -------------------------------------------------------------------------------
+
+    def on_start(self, execution: Execution) -> None:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.metadata = run_metadata(execution, {"recorded": self.columns[1:], **self.extra})
+        self.metadata["status"] = "running"
+        self._write_metadata()
+        self._csv_file = open(self.out_dir / "results.csv", "w", newline="")
+        self._csv = csv.writer(self._csv_file)
+        self._csv.writerow(self.columns)
+        if self.parquet:
+            (self.out_dir / "results.parquet").mkdir(exist_ok=True)
+            for old in (self.out_dir / "results.parquet").glob("part-*.parquet"):
+                old.unlink()
+        self._locate(execution)
+        self._take(execution)
+
+    def on_step(self, execution: Execution) -> None:
+        self._take(execution)
+        if len(self._rows) >= self.flush_every:
+            self.flush()
+
+    def on_finish(self, execution: Execution, error: BaseException | None) -> None:
+        self.flush()
+        self._csv_file.close()
+        self.metadata["status"] = "failed" if error else "completed"
+        self.metadata["end_time"] = execution.time
+        self.metadata["macro_steps"] = execution.steps_taken
+        self.metadata["wall_time_s"] = round(execution.wall_time(), 3)
+        if error is not None:
+            self.metadata["error"] = f"{type(error).__name__}: {error}"
+        self._write_metadata()
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _locate(self, ex: Execution) -> None:
+        """Where each recorded value lives in the execution's arrays (fast per-step gathering)."""
+        self._where = []
+        for comp, var in self.variables:
+            i = ex.index[comp]
+            if var in ex.out_names[i]:
+                self._where.append(("out", i, ex.out_names[i].index(var)))
+            elif var in ex.in_names[i]:
+                self._where.append(("in", i, ex.in_names[i].index(var)))
+            else:   # an unconnected input or a parameter: constant unless set by name
+                self._where.append(("const", i, ex.value(comp, var)))
+
+    def _take(self, ex: Execution) -> None:
+        row = [ex.time]
+        for kind, i, pos in self._where:
+            if kind == "out":
+                row.append(float(ex.outputs[i][pos]))
+            elif kind == "in":
+                row.append(float(ex.inputs[i][pos]))
+            else:
+                row.append(float(pos))
+        self._rows.append(row)
+
+    def flush(self) -> None:
+        if not self._rows:
+            return
+        rows = self._rows
+        self._rows = []
+        self._csv.writerows([[repr(x) for x in row] for row in rows])
+        self._csv_file.flush()
+        if self.parquet:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            data = np.array(rows, dtype=float)
+            table = pa.table({name: data[:, k] for k, name in enumerate(self.columns)})
+            table = table.replace_schema_metadata({"marine_cosim": json.dumps(self.metadata)})
+            pq.write_table(table, self.out_dir / "results.parquet" / f"part-{self._parts:05d}.parquet")
+            self._parts += 1
+
+    def _write_metadata(self) -> None:
+        tmp = self.out_dir / "metadata.json.tmp"
+        tmp.write_text(json.dumps(self.metadata, indent=2, default=str))
+        tmp.replace(self.out_dir / "metadata.json")
+
+
+def load_results(path: Path) -> Results:
+    """Read a result folder (Parquet parts, else CSV) or a CSV file."""
+    path = Path(path)
+    meta = {}
+    if path.is_dir():
+        if (path / "metadata.json").is_file():
+            meta = json.loads((path / "metadata.json").read_text())
+        parts = sorted((path / "results.parquet").glob("part-*.parquet")) if (path / "results.parquet").is_dir() else []
+        if parts:
+            import pyarrow.parquet as pq
+            import pyarrow as pa
+
+            table = pa.concat_tables([pq.read_table(p) for p in parts])
+            cols = {name: table.column(name).to_numpy() for name in table.column_names}
+            time = cols.pop("time")
+            return Results(time, cols, meta)
+        path = path / "results.csv"
+    if not path.is_file():
+        raise FileNotFoundError(f"no results in {path} (expected results.parquet/ or results.csv)")
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        data = np.array([[float(x) for x in row] for row in reader if row])
+    data = data.reshape(-1, len(header))
+    cols = {name: data[:, k] for k, name in enumerate(header)}
+    # CSV headers from marine-cosim simulate carry units: "time [s]"
+    time_key = next(k for k in cols if k.split(" [")[0] == "time")
+    return Results(cols.pop(time_key), cols, meta)
