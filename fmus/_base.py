@@ -360,7 +360,7 @@ class Fmi2Slave(_PythonFmuSlave):
                     if np.all(np.isfinite(value)):
                         continue
                     index = int(np.flatnonzero(~np.isfinite(value))[0])
-                    name, bad = f"{info.group}[{index}]", value[index]
+                    name, bad = f"{info.group}[{index}]", float(value[index])
                 elif math.isfinite(value):
                     continue
                 else:

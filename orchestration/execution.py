@@ -133,6 +133,8 @@ class Execution:
                                             factor.astype(float), offset.astype(float), identity))
         self.outputs = [np.zeros(len(v)) for v in self.out_vrs]
         self.inputs = [np.zeros(len(v)) for v in self.in_vrs]
+        # what an input is when no connection, override or bias acts on it: its start value
+        self.base_inputs = [np.zeros(len(v)) for v in self.in_vrs]
         self.history: list[list[tuple[float, np.ndarray]]] = [[] for _ in range(n)]
         self.slave_time = [self.time] * n
         self.overrides: list[dict[int, float]] = [{} for _ in range(n)]
@@ -146,7 +148,7 @@ class Execution:
 
     def compute_inputs(self, i: int, t: float, h: float, extrapolation: int, updated: Iterable[int]) -> np.ndarray:
         """Inputs of slave i for its step [t, t + h] from the current outputs of its sources."""
-        u = self.inputs[i].copy()
+        u = self.base_inputs[i].copy()
         for g in self.links[i]:
             if g.source in updated or extrapolation == 0:
                 y = self.outputs[g.source]
@@ -228,7 +230,7 @@ class Execution:
             for pos, name in enumerate(self.in_names[i]):
                 info = slave.variables[name]
                 start = component_start(system, slave.name, name, info.start)
-                self.inputs[i][pos] = float(start) if start is not None else 0.0
+                self.inputs[i][pos] = self.base_inputs[i][pos] = float(start) if start is not None else 0.0
         sweeps = self._propagate(max_sweeps, tolerance, in_init=True)
         for slave in self.slaves:
             slave.exit_initialization()
