@@ -1,0 +1,103 @@
+"""Build the plain-C Oscillator FMU (oscillator.c + modelDescription.xml) into ``Oscillator.fmu``.
+
+The FMU is compiled with gcc against the FMI 2.0 headers that FMPy ships in ``fmpy/c-code``; no
+Python and no code from this project goes into it, so it stands in for an FMU from a third party.
+
+    python -m tests.c_fmu.build OUT_DIR
+"""
+from __future__ import annotations
+
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE / "oscillator.c"
+MODEL_DESCRIPTION = HERE / "modelDescription.xml"
+MODEL_IDENTIFIER = "Oscillator"
+PLATFORM = "linux64"
+CFLAGS = ("-std=c99", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-fvisibility=hidden")
+
+# fixed timestamp for the archive members, so that the same sources give the same .fmu bytes
+_ZIP_DATE = (2024, 1, 1, 0, 0, 0)
+
+
+class FmuBuildError(RuntimeError):
+    """The Oscillator FMU could not be built (no gcc, no FMI headers, compiler error, ...)."""
+
+
+def fmi2_header_dir() -> Path:
+    """The folder with fmi2Functions.h that FMPy ships."""
+    try:
+        import fmpy
+    except ImportError as exc:  # pragma: no cover - fmpy is a project dependency
+        raise FmuBuildError("fmpy is needed for the FMI 2.0 headers (fmpy/c-code)") from exc
+    headers = Path(fmpy.__file__).resolve().parent / "c-code"
+    if not (headers / "fmi2Functions.h").is_file():
+        raise FmuBuildError(f"fmi2Functions.h not found in {headers}; is FMPy installed completely?")
+    return headers
+
+
+def build_oscillator_fmu(out_dir: Path) -> Path:
+    """Compile ``oscillator.c`` and package it as ``out_dir/Oscillator.fmu``; returns that path.
+
+    The archive holds ``modelDescription.xml``, ``binaries/linux64/Oscillator.so`` and
+    ``sources/oscillator.c``. Raises :class:`FmuBuildError` with the reason if it cannot be built.
+    """
+    if not (sys.platform.startswith("linux") and sys.maxsize > 2**32):
+        raise FmuBuildError(f"only {PLATFORM} binaries are built (this is {sys.platform}/{platform.machine()})")
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        raise FmuBuildError("gcc was not found on PATH; it is needed to compile tests/c_fmu/oscillator.c "
+                            "into the Oscillator FMU (install gcc, e.g. apt-get install gcc)")
+    headers = fmi2_header_dir()
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fmu = out_dir / f"{MODEL_IDENTIFIER}.fmu"
+
+    with tempfile.TemporaryDirectory(prefix="oscillator_build_") as tmp:
+        binary = Path(tmp) / f"{MODEL_IDENTIFIER}.so"
+        cmd = [gcc, *CFLAGS, f"-I{headers}", "-o", str(binary), str(SOURCE), "-lm"]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise FmuBuildError(f"gcc failed ({result.returncode}):\n{' '.join(cmd)}\n{result.stderr}")
+        if result.stderr.strip():
+            warnings.warn(f"gcc warnings for {SOURCE.name}:\n{result.stderr}", stacklevel=2)
+
+        members = {
+            "modelDescription.xml": MODEL_DESCRIPTION.read_bytes(),
+            f"binaries/{PLATFORM}/{MODEL_IDENTIFIER}.so": binary.read_bytes(),
+            "sources/oscillator.c": SOURCE.read_bytes(),
+        }
+        partial = fmu.with_suffix(".fmu.part")
+        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for name, data in members.items():
+                info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = (0o755 if name.endswith(".so") else 0o644) << 16
+                zf.writestr(info, data)
+        partial.replace(fmu)
+    return fmu
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m tests.c_fmu.build OUT_DIR", file=sys.stderr)
+        return 2
+    try:
+        print(build_oscillator_fmu(Path(args[0])))
+    except FmuBuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
