@@ -19,6 +19,9 @@ FixedStepAlgorithm
   varying input.
 * **Multi-rate**: slave i steps every ``m_i`` base steps with step m_i h (OSP's decimation
   factor); between its steps, faster slaves see its latest outputs.
+* **Direct feedthrough** (outputs that depend on inputs within a step, declared in the
+  modelDescription): after every macro step such slaves get their inputs from the new outputs and
+  their outputs are read again, so a feedthrough output never lags a step behind its inputs.
 """
 from __future__ import annotations
 
@@ -122,6 +125,8 @@ class FixedStepAlgorithm(Algorithm):
             self._order = gauss_seidel_order(n, execution.slave_edges(), [s.name for s in execution.slaves])
         else:
             self._order = list(range(n))
+        # sources before sinks, for making feedthrough outputs consistent after each step
+        self._refresh_order = gauss_seidel_order(n, execution.slave_edges(), [s.name for s in execution.slaves])
         self._count = 0
 
     def step(self, t: float, h: float) -> float:
@@ -138,5 +143,6 @@ class FixedStepAlgorithm(Algorithm):
                 H = ex.step_multiple[i] * h
                 ex.advance(i, ex.compute_inputs(i, t, H, self.extrapolation, updated=updated), t, H)
                 updated.add(i)
+        ex.refresh_feedthrough(t + h, self._refresh_order)
         self._count += 1
         return h

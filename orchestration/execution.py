@@ -137,8 +137,42 @@ class Execution:
         self.base_inputs = [np.zeros(len(v)) for v in self.in_vrs]
         self.history: list[list[tuple[float, np.ndarray]]] = [[] for _ in range(n)]
         self.slave_time = [self.time] * n
+        self.feedthrough = [self._has_feedthrough(i) for i in range(n)]
         self.overrides: list[dict[int, float]] = [{} for _ in range(n)]
         self.biases: list[dict[int, float]] = [{} for _ in range(n)]
+
+    def _has_feedthrough(self, i: int) -> bool:
+        """Does a connected or observed output of slave i depend directly on one of its connected
+        inputs? Undeclared dependencies count as yes (FMI 1.0, or FMI 2.0 without them)."""
+        if not len(self.in_vrs[i]) or not len(self.out_vrs[i]):
+            return False
+        md = self.slaves[i].model_description
+        declared = {u.variable.name: u.dependencies for u in (md.outputs or [])}
+        inputs = set(self.in_names[i])
+        for name in self.out_names[i]:
+            deps = declared.get(name)
+            if deps is None or any(d.name in inputs for d in deps):
+                return True
+        return False
+
+    def refresh_feedthrough(self, t: float, order: Sequence[int]) -> None:
+        """Make direct-feedthrough outputs consistent at the communication point t: give each such
+        slave its inputs from the outputs at t and read its outputs again, in ``order`` (sources
+        first). Without this, a feedthrough output read right after its slave's doStep still
+        reflects the inputs held over the step, i.e. it lags one macro step."""
+        everyone = range(len(self.slaves))
+        for i in order:
+            if not self.feedthrough[i] or abs(self.slave_time[i] - t) > 1e-12 * max(1.0, abs(t)):
+                continue
+            u = self.compute_inputs(i, t, 0.0, 0, updated=everyone)
+            try:
+                self.slaves[i].set_reals(self.in_vrs[i], u)
+                y = self.slaves[i].get_reals(self.out_vrs[i])
+            except SlaveError as exc:
+                raise ExecutionError(str(exc)) from None
+            self.inputs[i] = u
+            self.outputs[i] = y
+            self.history[i][-1] = (t, y)
 
     def slave_edges(self) -> set[tuple[int, int]]:
         """(source slave, target slave) pairs that have at least one connection."""
