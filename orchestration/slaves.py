@@ -123,11 +123,28 @@ class InProcessSlave(Slave):
             self._do_step = raw["fmi2DoStep"]
             self._component = self._fmu.component
         elif self.fmi_version == "1.0":
-            from fmpy.fmi1 import FMU1Slave
+            from fmpy import calloc, free
+            from fmpy.fmi1 import (FMU1Slave, fmi1CallbackAllocateMemoryTYPE, fmi1CallbackFreeMemoryTYPE,
+                                   fmi1CallbackFunctions, fmi1CallbackLoggerTYPE)
 
             self._fmu = FMU1Slave(guid=md.guid, unzipDirectory=self.unzipdir,
                                   modelIdentifier=md.coSimulation.modelIdentifier, instanceName=self.name)
-            self._call("instantiate", self._fmu.instantiate, loggingOn=self._logging)
+            self._callbacks = fmi1CallbackFunctions()
+            self._callbacks.logger = fmi1CallbackLoggerTYPE(self._log)
+            self._callbacks.allocateMemory = fmi1CallbackAllocateMemoryTYPE(calloc)
+            self._callbacks.freeMemory = fmi1CallbackFreeMemoryTYPE(free)
+            self._call("instantiate", self._fmu.instantiate, functions=self._callbacks, loggingOn=self._logging)
+            if not self._fmu.component:
+                raise SlaveError(self._explain("fmiInstantiateSlave", "returned NULL"))
+            # FMPy 0.3.32 declares fmiInitializeSlave/fmiDoStep as returning a string, so a failed
+            # status would be read as an address (a crash); call them with an integer status.
+            prefix = md.coSimulation.modelIdentifier + "_"
+            self._fmi1_initialize = getattr(self._fmu.dll, prefix + "fmiInitializeSlave")
+            self._fmi1_initialize.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_char, ctypes.c_double]
+            self._fmi1_initialize.restype = ctypes.c_int
+            self._fmi1_do_step = getattr(self._fmu.dll, prefix + "fmiDoStep")
+            self._fmi1_do_step.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_char]
+            self._fmi1_do_step.restype = ctypes.c_int
             self._get_real = None
         else:
             raise SlaveError(f"{self.name}: FMI {self.fmi_version} is not supported (FMI 1.0 and 2.0 CS are)")
@@ -166,7 +183,10 @@ class InProcessSlave(Slave):
         if self.fmi_version == "2.0":
             self._call("exitInitializationMode", self._fmu.exitInitializationMode)
         else:
-            self._call("initialize", self._fmu.initialize, tStart=self._start_time, stopTime=self._stop_time)
+            defined = self._stop_time is not None
+            status = self._fmi1_initialize(self._fmu.component, self._start_time, b"\x01" if defined else b"\x00",
+                                           self._stop_time if defined else 0.0)
+            self._check(status, "fmiInitializeSlave")
 
     def set_values(self, values: dict[str, Any]) -> None:
         """Start values or manipulated values by name, any FMI type."""
@@ -233,7 +253,8 @@ class InProcessSlave(Slave):
 
     def do_step(self, t: float, h: float) -> None:
         if self._get_real is None:
-            self._call("doStep", self._fmu.doStep, currentCommunicationPoint=t, communicationStepSize=h)
+            status = self._fmi1_do_step(self._fmu.component, t, h, b"\x01")
+            self._check(status, f"fmiDoStep(t = {t:.6g} s, h = {h:.6g} s)")
             return
         status = self._do_step(self._component, t, h, 1)
         self._check(status, f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
