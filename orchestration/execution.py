@@ -265,6 +265,9 @@ class Execution:
                 info = slave.variables[name]
                 start = component_start(system, slave.name, name, info.start)
                 self.inputs[i][pos] = self.base_inputs[i][pos] = float(start) if start is not None else 0.0
+        # events at the start time belong to the initial state, not to the first step
+        for m in self.manipulators:
+            m.before_step(self, self.time, 0.0)
         sweeps = self._propagate(max_sweeps, tolerance, in_init=True)
         for slave in self.slaves:
             slave.exit_initialization()

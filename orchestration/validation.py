@@ -137,13 +137,35 @@ def validate_system(system: System) -> ValidationReport:
 
     for name, md in descriptions.items():
         component = system.components[name]
-        for v in md.modelVariables:
-            if v.causality == "input" and (name, v.name) not in connected_inputs and v.name not in component.parameters:
-                add("warning", _loc(system, component.origin) + f" (component {name})",
-                    f"input {name}.{v.name} is not connected; it keeps its start value {v.start}")
+        loose = [v.name for v in md.modelVariables
+                 if v.causality == "input" and (name, v.name) not in connected_inputs and v.name not in component.parameters]
+        if loose:
+            add("warning", _loc(system, component.origin) + f" (component {name})",
+                f"{len(loose)} input(s) not connected, keeping their start values: {_compact(loose)}")
 
     _check_loops(system, descriptions, report)
     return report
+
+
+def _compact(names: list[str]) -> str:
+    """["a.f[0]", "a.f[1]", "a.f[2]", "b"] -> "a.f[0..2], b" (vector elements folded)."""
+    import re
+
+    groups: dict[str, list[str]] = {}
+    for n in names:
+        m = re.fullmatch(r"(.*)\[(\d+)\]", n)
+        key, index = (m.group(1), m.group(2)) if m else (n, None)
+        groups.setdefault(key, []).append(index)
+    parts = []
+    for key, indices in groups.items():
+        numbers = sorted(int(i) for i in indices if i is not None)
+        if not numbers:
+            parts.append(key)
+        elif numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 1:
+            parts.append(f"{key}[{numbers[0]}..{numbers[-1]}]")
+        else:
+            parts.extend(f"{key}[{i}]" for i in numbers)
+    return ", ".join(parts)
 
 
 def _unit(v) -> str | None:

@@ -48,6 +48,7 @@ def test_yaml_scenario_overrides_biases_and_resets(payload_fmu, tmp_path):
                  variables=["p.cg.position[2]", "p.attachment1.force[2]"])
     t, z, f = r.time, r["p.cg.position[2]"], r["p.attachment1.force[2]"]
     assert np.allclose(z[t <= 1.0 + 1e-9], 0.0, atol=1e-12)           # held: weight balanced
+    assert f[0] == -9.81                                                # the t = 0 event is in the initial state
     assert f[np.searchsorted(t, 1.5)] == pytest.approx(-10.81)
     # lifted at 1 m/s2 for 1 s: at t = 2 s, z = -0.5 m and v = -1 m/s; then free fall
     assert z[np.searchsorted(t, 2.0)] == pytest.approx(-0.5, rel=1e-9)
