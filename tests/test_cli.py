@@ -87,13 +87,17 @@ def test_convert_to_osp_and_back(hook_system, tmp_path, capsys):
 
 
 def test_shipped_scenario_system_is_valid_when_fmus_are_built(payload_fmu, tmp_path, capsys):
-    """scenarios/hook_release points at build/fmus/Payload.fmu; with that FMU present it validates
-    and its scenario file loads."""
-    from orchestration.scenario import load_scenario
-    from orchestration.systemfile import load_system
-    from orchestration.validation import validate_system
+    """scenarios/hook_release points at build/fmus/Payload.fmu; laid out like a checkout with the
+    FMU built, it validates and runs with its scenario file."""
+    folder = tmp_path / "scenarios" / "hook_release"
+    shutil.copytree(ROOT / "scenarios" / "hook_release", folder)
+    (tmp_path / "build" / "fmus").mkdir(parents=True)
+    shutil.copy(payload_fmu, tmp_path / "build" / "fmus" / "Payload.fmu")
+    assert main(["validate", str(folder / "hook_release.ssd")]) == 0
+    assert main(["run", str(folder / "hook_release.ssd"), "--scenario", str(folder / "events.yaml"), "--stop", "3",
+                 "--quiet", "--out", str(tmp_path / "out")]) == 0
+    from orchestration.observers import load_results
 
-    system = load_system(ROOT / "scenarios" / "hook_release" / "hook_release.ssd")
-    system.components["payload"].source = payload_fmu
-    assert validate_system(system).ok
-    assert load_scenario(ROOT / "scenarios" / "hook_release" / "events.yaml").end == 20.0
+    r = load_results(tmp_path / "out")
+    z = r["payload.cg.position[2]"]
+    assert abs(z[r.time <= 2.0][-1] - z[0]) < 0.05 and z[-1] > z[0] + 1.0   # held, then released
