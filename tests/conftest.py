@@ -7,6 +7,11 @@ import pytest
 
 import build_fmus
 
+ROOT = Path(__file__).resolve().parent.parent
+# the project's shared folder (reference digests, vessel data) sits beside the checkout, in CI too
+SHARED = next((d for d in (ROOT.parent / "shared", Path("/work/shared")) if d.is_dir()), ROOT.parent / "shared")
+VESSELS = SHARED / "data" / "vessels"
+
 
 @pytest.fixture(scope="session")
 def fmu_dir(tmp_path_factory) -> Path:
