@@ -89,6 +89,21 @@ def bundled_files(script: Path) -> list[Path]:
     return sorted(needed)
 
 
+def data_files(script: Path) -> list[Path]:
+    """Data an adapter declares in a module-level ``FMU_RESOURCES = ("components/data/...", ...)``
+    (paths relative to the repository), bundled under resources/ at the same relative path."""
+    tree = ast.parse(script.read_text(), filename=str(script))
+    files = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "FMU_RESOURCES" for t in node.targets):
+            for item in ast.literal_eval(node.value):
+                path = ROOT / item
+                if not path.is_file():
+                    raise FileNotFoundError(f"{script.name}: FMU_RESOURCES names {item}, which does not exist")
+                files.append(path)
+    return files
+
+
 def python_environment() -> dict[str, str]:
     """Where a non-Python host finds the Python that has numpy and scipy: this one."""
     libdir = sysconfig.get_config_var("LIBDIR") or ""
@@ -136,7 +151,7 @@ def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir:
 
     stage = workdir / f"stage_{model}"
     stage.mkdir()
-    for file in bundled_files(script):
+    for file in bundled_files(script) + data_files(script):
         target = stage / file.relative_to(ROOT)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(file, target)

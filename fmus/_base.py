@@ -46,6 +46,7 @@ UNITS: dict[str, dict[str, int]] = {
     "m2": {"m": 2},
     "m3": {"m": 3},
     "kg": {"kg": 1},
+    "kg.m": {"kg": 1, "m": 1},
     "kg.m2": {"kg": 1, "m": 2},
     "kg/m3": {"kg": 1, "m": -3},
     "m/s": {"m": 1, "s": -1},
@@ -129,6 +130,7 @@ class Fmi2Slave(_PythonFmuSlave):
         self.initialized = False
         self.failure: str | None = None           # set once the instance cannot go on
         self._inputs_changed = False
+        self.input_version = 0                    # counts input changes (adapters skip re-applying)
         # pythonfmu's __init__ blanks these; the class attributes are the truth
         for attr in ("author", "license", "version", "description"):
             setattr(self, attr, getattr(type(self), attr, None))
@@ -157,7 +159,7 @@ class Fmi2Slave(_PythonFmuSlave):
         self.v[name] = values
         axes = AXES.get(frame) if frame else None
         for i in range(size):
-            where = f" [{frame}, {axes[i]}]" if axes and size == 3 else (f" [{frame}]" if frame else "")
+            where = f" [{frame}, {axes[i]}]" if axes and size <= 3 else (f" [{frame}]" if frame else "")
             label = labels[i] if labels else str(i)
             self._register(Real, f"{name}[{label}]", name, i, causality, description + where, unit,
                            minimum, maximum, deps, variability)
@@ -219,6 +221,11 @@ class Fmi2Slave(_PythonFmuSlave):
                 self.error(f"{info.causality} '{info.name}' = {value!r} is outside its range "
                            f"[{info.minimum}, {info.maximum}] ({info.unit}); the value is rejected")
                 return
+        if info.kind == "Integer" and ((info.minimum is not None and int(value) < info.minimum) or (
+                info.maximum is not None and int(value) > info.maximum)):
+            self.error(f"{info.causality} '{info.name}' = {value!r} is outside its range "
+                       f"[{info.minimum}, {info.maximum}]; the value is rejected")
+            return
         if info.causality == "parameter" and info.variability == "fixed" and self.initialized:
             self.error(f"parameter '{info.name}' is fixed and cannot be set after initialisation")
             return
@@ -228,6 +235,7 @@ class Fmi2Slave(_PythonFmuSlave):
             self.v[info.group][index] = value
         if info.causality == "input":
             self._inputs_changed = True
+            self.input_version += 1
 
     def _get_scalar(self, info: VariableInfo, index: int | None):
         value = self.v[info.group]
@@ -354,21 +362,30 @@ class Fmi2Slave(_PythonFmuSlave):
         self.error(message + "\n" + traceback.format_exc(limit=4))
 
     def _check_outputs(self, when: str) -> None:
-        for info in self.info.values():
-            if info.causality == "output" and info.kind == "Real":
-                value = self.v[info.group]
-                if isinstance(value, np.ndarray):
-                    if np.all(np.isfinite(value)):
-                        continue
-                    index = int(np.flatnonzero(~np.isfinite(value))[0])
-                    name, bad = f"{info.group}[{index}]", float(value[index])
-                elif math.isfinite(value):
+        """Refuse to report a non-finite output: one vectorised check, then find the culprit."""
+        if not hasattr(self, "_output_groups"):
+            groups = list(dict.fromkeys(i.group for i in self.info.values()
+                                        if i.causality == "output" and i.kind == "Real"))
+            self._output_groups = ([g for g in groups if isinstance(self.v[g], np.ndarray)],
+                                   [g for g in groups if not isinstance(self.v[g], np.ndarray)])
+        vectors, scalars = self._output_groups
+        if (not vectors or np.isfinite(np.concatenate([self.v[g] for g in vectors])).all()) and \
+                all(math.isfinite(self.v[g]) for g in scalars):
+            return
+        for group in vectors + scalars:
+            value = self.v[group]
+            if isinstance(value, np.ndarray):
+                if np.all(np.isfinite(value)):
                     continue
-                else:
-                    name, bad = info.group, value
-                self.failure = f"output '{name}' became {bad!r} at {when}"
-                self.error(f"{self.failure}; the model state is no longer valid (check inputs and step size)")
-                return
+                index = int(np.flatnonzero(~np.isfinite(value))[0])
+                name, bad = f"{group}[{index}]", float(value[index])
+            elif math.isfinite(value):
+                continue
+            else:
+                name, bad = group, value
+            self.failure = f"output '{name}' became {bad!r} at {when}"
+            self.error(f"{self.failure}; the model state is no longer valid (check inputs and step size)")
+            return
 
     # ------------------------------------------------------------------ FMU state
 
@@ -475,10 +492,11 @@ class Fmi2Slave(_PythonFmuSlave):
             type_attrib = {}
             if info.unit:
                 type_attrib["unit"] = info.unit
+            number = (lambda x: str(int(x))) if info.kind == "Integer" else _xml_number
             if info.minimum is not None:
-                type_attrib["min"] = _xml_number(info.minimum)
+                type_attrib["min"] = number(info.minimum)
             if info.maximum is not None:
-                type_attrib["max"] = _xml_number(info.maximum)
+                type_attrib["max"] = number(info.maximum)
             if info.causality != "output":
                 type_attrib["start"] = _xml_value(self._get_scalar(info, info.index))
             SubElement(sv, info.kind, type_attrib)

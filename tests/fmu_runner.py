@@ -37,8 +37,13 @@ class FmuUnderTest:
         self.messages.append((int(status), message.decode() if isinstance(message, bytes) else str(message)))
 
     def set(self, values: dict[str, float]) -> None:
-        if values:
-            self.slave.setReal([self.vr[n] for n in values], [float(v) for v in values.values()])
+        """Set variables by name, each with the setter of its FMI type."""
+        types = {v.name: v.type for v in self.md.modelVariables}
+        for kind, setter, convert in (("Real", self.slave.setReal, float), ("Integer", self.slave.setInteger, int),
+                                      ("Boolean", self.slave.setBoolean, bool), ("String", self.slave.setString, str)):
+            chosen = {n: x for n, x in values.items() if types[n] == kind}
+            if chosen:
+                setter([self.vr[n] for n in chosen], [convert(x) for x in chosen.values()])
 
     def get(self, names: list[str]) -> np.ndarray:
         return np.array(self.slave.getReal([self.vr[n] for n in names]))

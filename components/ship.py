@@ -1,0 +1,393 @@
+"""6-DOF ship seakeeping: Cummins equation with fluid-memory states, linear hydrostatics, force-RAO
+wave loads, station keeping and hardpoints, with nonlinear quaternion kinematics.
+
+Equations (ship_crane_digest §1.3-1.10; Fossen 2011 ch. 5-6; Perez & Fossen 2008), body frame at
+the vessel's coordinate origin CO (amidships, centreline, waterline for the MSS vessels), x forward,
+y starboard, z down, nu = [v; omega] the body-frame velocity of CO::
+
+    p' = R(q) v,   q' = 1/2 q (x) [0, omega]
+    (M_RB + A_inf + X^T I_A X) nu' + C_RB(nu) nu + B_inf nu + C_r chi
+        = tau_wave + tau_hs + tau_visc + tau_sk + sum_k X_k^T W_k - X^T (I_A c + p_A)
+    chi' = A_r chi + B_r nu                               (fluid memory: mu = C_r chi)
+
+* C_RB(nu) nu = [omega x p; omega x h + v x p] with [p; h] = M_RB nu (Kirchhoff form, any origin);
+  the added-mass Coriolis terms are left out, as in linear seakeeping at zero speed.
+* tau_hs = -G xi about the ship-alone equilibrium (CO at z = 0, level): xi = [0, 0, z, phi, theta, 0]
+  with phi, theta from the quaternion, applied in body axes like the first-order wave excitation
+  (linear seakeeping, [S4]). Rotating only the hydrostatic force into the body frame ([S2]) is not
+  consistent with an unrotated excitation: their products with the roll angle leave a spurious mean
+  sway force (~10 m of offset in beam seas, measured). Valid to about 20 deg of roll and pitch.
+  The ship's own weight and buoyancy cancel at equilibrium: attached systems send their FULL weight
+  through the hardpoints (digest §7.1, "gravity bookkeeping").
+* tau_wave: first-order excitation from the force RAOs (components.waves), evaluated in the
+  seakeeping frame {h} (digest §1.1): at the ship's *mean* north, east and heading, here a first-order
+  low-pass of the position and heading with time constant T_lf (states eta_lf). Evaluating it at the
+  instantaneous position would turn the wave-frequency motion into a spurious mean drift force (k x
+  modulates the excitation phase); the RAOs refer to {h}, used as body axes (small roll and pitch).
+* tau_visc = -B_v nu_r - b_q |p| p e_roll: linear viscous damping on the velocity relative to the
+  current (surge, sway, yaw) and roll, plus quadratic roll damping.
+* tau_sk: optional station keeping (a DP-like spring-damper in surge, sway and yaw about the initial
+  north, east and heading), because first-order seakeeping has no restoring there.
+* W_k = [F_k; M_k + r_k x F_k] in body axes: force and moment applied at hardpoint k (given in NED).
+* Articulated inertia (strong coupling, digest §7.4): an attached mechanism at hardpoint 1 needs the
+  wrench I_A a + p_A (NED axes at the hardpoint, [force; moment] = I_A [a; alpha] + p_A) to follow the
+  hardpoint acceleration a = X nu' + c; its reaction is folded into the mass matrix.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from components.rotations import cross, quat_normalize, quat_to_euler_zyx, quat_to_matrix, skew
+
+
+def transfer_matrix(r: np.ndarray) -> np.ndarray:
+    """X(r): body twist at CO -> twist at point r, [v_r; omega] = X [v; omega] (velocity part
+    v + omega x r); X^T maps a wrench at r to CO."""
+    X = np.eye(6)
+    X[0:3, 3:6] = -skew(r)
+    return X
+
+
+@dataclass
+class ShipParameters:
+    """Everything the ship model needs besides the sea (see module docstring)."""
+
+    MRB: np.ndarray                     # (6,6) rigid-body mass about CO [kg, kg m, kg m2]
+    A_inf: np.ndarray                   # (6,6) infinite-frequency added mass about CO
+    B_inf: np.ndarray                   # (6,6) infinite-frequency damping not in the fluid memory
+    Ar: np.ndarray                      # (n,n) fluid-memory state matrix
+    Br: np.ndarray                      # (n,6)
+    Cr: np.ndarray                      # (6,n)
+    G: np.ndarray                       # (6,6) hydrostatic restoring about CO
+    cg: np.ndarray                      # (3,) CG in body frame rel. CO
+    hardpoints: np.ndarray              # (N,3) body frame rel. CO
+    viscous: np.ndarray = field(default_factory=lambda: np.zeros(6))  # linear viscous damping diagonal
+    roll_quadratic: float = 0.0         # quadratic roll damping [N m s2/rad2]
+    station_stiffness: np.ndarray = field(default_factory=lambda: np.zeros(3))   # surge, sway, yaw
+    station_damping: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    lowpass_time: float = 30.0          # T_lf of the seakeeping frame's mean position and heading [s]
+
+
+class Ship:
+    """State y = [p (3, CO in NED), q (4), nu (6), eta_lf (3: mean north, east, heading), chi (n)]
+    and the loads held over a step."""
+
+    def __init__(self, params: ShipParameters, sea=None, rao=None, position=(0.0, 0.0, 0.0),
+                 quaternion=(1.0, 0.0, 0.0, 0.0), nu=(0.0,) * 6, time: float = 0.0):
+        self.p = params
+        self.sea = sea
+        self.rao = rao
+        self.n_rad = params.Ar.shape[0]
+        self.time = float(time)
+        q0 = quat_normalize(np.asarray(quaternion, float))
+        heading0 = quat_to_euler_zyx(q0)[2]
+        self.y = np.concatenate([np.asarray(position, float), q0, np.asarray(nu, float),
+                                 [position[0], position[1], heading0], np.zeros(self.n_rad)])
+        self.reference = np.array(self.y[0:3])          # station-keeping set point (north, east)
+        self.reference_heading = heading0
+        self.M0 = params.MRB + params.A_inf
+        self.X = [transfer_matrix(r) for r in params.hardpoints]
+        n = len(params.hardpoints)
+        self.hp_force = np.zeros((n, 3))
+        self.hp_moment = np.zeros((n, 3))
+        self.current = np.zeros(3)
+        self.IA = np.zeros((6, 6))
+        self.pA = np.zeros(6)
+        self._articulated = False
+        self._Minv = np.linalg.inv(self.M0)
+        self._cache: tuple | None = None
+        self._stage_waves: dict | None = None
+        self._MRB = np.array(params.MRB, float)
+        self._G = np.array(params.G, float).tolist()
+        self._Cr = np.array(params.Cr, float)
+        self._B_inf = None if not np.any(params.B_inf) else np.array(params.B_inf, float)
+        self._viscous = None if not np.any(params.viscous) else np.array(params.viscous, float).tolist()
+        self._station = None if not (np.any(params.station_stiffness) or np.any(params.station_damping)) else (
+            np.array(params.station_stiffness, float).tolist(), np.array(params.station_damping, float).tolist())
+        self._aggregate_hardpoint_loads()
+
+    # ------------------------------------------------------------------ loads
+
+    def set_loads(self, forces: np.ndarray, moments: np.ndarray, current=(0.0, 0.0, 0.0),
+                  articulated_inertia: np.ndarray | None = None, bias_wrench: np.ndarray | None = None) -> None:
+        """Hardpoint forces/moments on the ship (N,3) in NED, current velocity NED, and the
+        optional articulated inertia and bias wrench at hardpoint 1 (NED axes)."""
+        self.hp_force = np.asarray(forces, float).reshape(-1, 3)
+        self.hp_moment = np.asarray(moments, float).reshape(-1, 3)
+        self.current = np.asarray(current, float)
+        self._aggregate_hardpoint_loads()
+        if articulated_inertia is not None and (np.any(articulated_inertia) or np.any(bias_wrench)):
+            self.IA = np.asarray(articulated_inertia, float)
+            self.pA = np.asarray(bias_wrench, float)
+            self._articulated = True
+        else:
+            self._articulated = False
+        self._cache = None
+
+    def _aggregate_hardpoint_loads(self) -> None:
+        """Sums held over a step: total NED force and moment, and Q = sum f_k r_k^T for the moments
+        of the forces about CO (see _forces)."""
+        self._hp_force_sum = self.hp_force.sum(axis=0).tolist() if len(self.hp_force) else [0.0] * 3
+        self._hp_moment_sum = self.hp_moment.sum(axis=0).tolist() if len(self.hp_moment) else [0.0] * 3
+        self._hp_arm = (self.hp_force.T @ np.asarray(self.p.hardpoints, float).reshape(-1, 3)).tolist() \
+            if len(self.hp_force) else [[0.0] * 3] * 3
+
+    # ------------------------------------------------------------------ dynamics
+
+    def _wave(self, t: float, y: np.ndarray) -> np.ndarray:
+        if self.sea is None or self.rao is None:
+            return np.zeros(6)
+        return self.sea.excitation(t, y[13], y[14], y[15], self.rao)
+
+    def _forces(self, t: float, y: np.ndarray):
+        """Body-frame generalised force at CO (everything except the articulated-inertia terms),
+        the rotation matrix and the Euler angles.
+
+        Written with few numpy calls on purpose: this runs 4 times per RK4 sub-step, and numpy's
+        per-call overhead on 3-vectors dominates otherwise (see benchmarks/bench_ship.py)."""
+        P = self.p
+        qw, qx, qy, qz = y[3:7].tolist()
+        k = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz)
+        r00, r01, r02 = 1.0 - k * (qy * qy + qz * qz), k * (qx * qy - qw * qz), k * (qx * qz + qw * qy)
+        r10, r11, r12 = k * (qx * qy + qw * qz), 1.0 - k * (qx * qx + qz * qz), k * (qy * qz - qw * qx)
+        r20, r21, r22 = k * (qx * qz - qw * qy), k * (qy * qz + qw * qx), 1.0 - k * (qx * qx + qy * qy)
+        R = np.array([[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]])
+        phi = math.atan2(r21, r22)
+        theta = -math.asin(max(-1.0, min(1.0, r20)))
+        psi = math.atan2(r10, r00)
+        nu = y[7:13]
+        u, v, w, p, q, r = nu.tolist()
+        px, py, pz, hx, hy, hz = (self._MRB @ nu).tolist()
+        # rigid-body Coriolis-centripetal, Kirchhoff form: -[w x p; w x h + v x p]
+        f = [-(q * pz - r * py), -(r * px - p * pz), -(p * py - q * px),
+             -(q * hz - r * hy) - (v * pz - w * py), -(r * hx - p * hz) - (w * px - u * pz),
+             -(p * hy - q * hx) - (u * py - v * px)]
+        # hydrostatics about the ship-alone equilibrium, in body axes (see the module docstring)
+        G = self._G
+        z = y[2]
+        g = [-(G[i][2] * z + G[i][3] * phi + G[i][4] * theta) for i in range(6)]
+        fx, fy, fz = g[0], g[1], g[2]
+        f[0] += fx
+        f[1] += fy
+        f[2] += fz
+        # hardpoint forces (their sum), NED -> body
+        F = self._hp_force_sum
+        cx, cy, cz = self.current.tolist()
+        f[0] += r00 * F[0] + r10 * F[1] + r20 * F[2]
+        f[1] += r01 * F[0] + r11 * F[1] + r21 * F[2]
+        f[2] += r02 * F[0] + r12 * F[1] + r22 * F[2]
+        # hardpoint moments: sum R^T m_k + sum r_k x (R^T f_k); with Q = sum f_k r_k^T,
+        # sum r_k x (R^T f_k) = vee(R^T Q - (R^T Q)^T)
+        Mh = self._hp_moment_sum
+        Q = self._hp_arm
+        a = [[r00 * Q[0][j] + r10 * Q[1][j] + r20 * Q[2][j] for j in range(3)],
+             [r01 * Q[0][j] + r11 * Q[1][j] + r21 * Q[2][j] for j in range(3)],
+             [r02 * Q[0][j] + r12 * Q[1][j] + r22 * Q[2][j] for j in range(3)]]
+        f[3] += g[3] + r00 * Mh[0] + r10 * Mh[1] + r20 * Mh[2] + a[2][1] - a[1][2]
+        f[4] += g[4] + r01 * Mh[0] + r11 * Mh[1] + r21 * Mh[2] + a[0][2] - a[2][0]
+        f[5] += g[5] + r02 * Mh[0] + r12 * Mh[1] + r22 * Mh[2] + a[1][0] - a[0][1]
+        # linear viscous damping on the velocity relative to the current, quadratic roll damping
+        b = self._viscous
+        if b is not None:
+            ur = u - (r00 * cx + r10 * cy + r20 * cz)
+            vr = v - (r01 * cx + r11 * cy + r21 * cz)
+            wr = w - (r02 * cx + r12 * cy + r22 * cz)
+            for i, x in enumerate((ur, vr, wr, p, q, r)):
+                f[i] -= b[i] * x
+        f[3] -= P.roll_quadratic * abs(p) * p
+        # station keeping in the horizontal plane, body axes
+        if self._station:
+            dn, de = y[0] - self.reference[0], y[1] - self.reference[1]
+            dx, dy = r00 * dn + r10 * de, r01 * dn + r11 * de
+            dpsi = math.remainder(psi - self.reference_heading, 2 * math.pi)
+            ks, cs = self._station
+            f[0] -= ks[0] * dx + cs[0] * u
+            f[1] -= ks[1] * dy + cs[1] * v
+            f[5] -= ks[2] * dpsi + cs[2] * r
+        tau = np.array(f)
+        if self._B_inf is not None:
+            tau -= self._B_inf @ nu
+        if self.n_rad:
+            tau -= self._Cr @ y[16:]
+        if self.sea is not None and self.rao is not None:
+            wave = self._stage_waves.get(t) if self._stage_waves else None
+            if wave is None:
+                wave = self.sea.excitation(t, y[13], y[14], y[15], self.rao, heading_tol=1e-4)
+            self._last_wave = (t, wave)
+            tau += wave
+        return tau, R, (phi, theta, psi)
+
+    def _accelerations(self, t: float, y: np.ndarray):
+        tau, R, euler = self._forces(t, y)
+        nu = y[7:13]
+        if self._articulated:
+            X = self.X[0]
+            r = self.p.hardpoints[0]
+            v, w = nu[0:3], nu[3:6]
+            c_body = np.concatenate([cross(w, v) + cross(w, cross(w, r)), np.zeros(3)])
+            Rb = np.zeros((6, 6))
+            Rb[0:3, 0:3] = Rb[3:6, 3:6] = R
+            J = Rb @ X                                 # body nu' -> NED hardpoint acceleration
+            M = self.M0 + J.T @ self.IA @ J
+            tau = tau - J.T @ (self.IA @ (Rb @ c_body) + self.pA)
+            nu_dot = np.linalg.solve(M, tau)
+        else:
+            nu_dot = self._Minv @ tau
+        return nu_dot, R, euler
+
+    def derivative(self, t: float, y: np.ndarray) -> np.ndarray:
+        nu_dot, R, _ = self._accelerations(t, y)
+        q = y[3:7]
+        w = y[10:13]
+        q_dot = 0.5 * np.array([-q[1] * w[0] - q[2] * w[1] - q[3] * w[2],
+                                q[0] * w[0] + q[2] * w[2] - q[3] * w[1],
+                                q[0] * w[1] - q[1] * w[2] + q[3] * w[0],
+                                q[0] * w[2] + q[1] * w[1] - q[2] * w[0]])
+        dy = np.empty_like(y)
+        dy[0:3] = R @ y[7:10]
+        dy[3:7] = q_dot
+        dy[7:13] = nu_dot
+        # seakeeping frame: low-pass of north, east and (unwrapped) heading
+        psi = math.atan2(R[1, 0], R[0, 0])
+        dy[13] = (y[0] - y[13]) / self.p.lowpass_time
+        dy[14] = (y[1] - y[14]) / self.p.lowpass_time
+        dy[15] = math.remainder(psi - y[15], 2 * math.pi) / self.p.lowpass_time
+        if self.n_rad:
+            dy[16:] = self.p.Ar @ y[16:] + self.p.Br @ y[7:13]
+        return dy
+
+    def step(self, dt: float, max_substep: float) -> None:
+        """Classic RK4 in ceil(dt / max_substep) equal sub-steps, loads held (zero-order hold)."""
+        n = max(1, math.ceil(dt / max_substep - 1e-9))
+        h = dt / n
+        y, t = self.y, self.time
+        for _ in range(n):
+            if self.sea is not None and self.rao is not None:
+                # The excitation at the three RK4 stage times in one vectorised call, in the
+                # seakeeping frame at the sub-step's start: it moves millimetres within a sub-step.
+                times = np.array([t, t + 0.5 * h, t + h])
+                waves = self.sea.excitation(times, y[13], y[14], y[15], self.rao, heading_tol=1e-4)
+                self._stage_waves = dict(zip(times.tolist(), waves))
+            k1 = self.derivative(t, y)
+            k2 = self.derivative(t + 0.5 * h, y + 0.5 * h * k1)
+            k3 = self.derivative(t + 0.5 * h, y + 0.5 * h * k2)
+            k4 = self.derivative(t + h, y + h * k3)
+            y = y + (h / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4)
+            y[3:7] = quat_normalize(y[3:7])
+            t += h
+        # keep the excitation at the end time: the outputs need it next
+        end = self._stage_waves.get(t) if self._stage_waves else None
+        self._stage_waves = {self.time + dt: end} if end is not None else None
+        self.y, self.time = y, self.time + dt
+        self._cache = None
+
+    # ------------------------------------------------------------------ outputs
+
+    def _current(self):
+        if self._cache is None:
+            nu_dot, R, euler = self._accelerations(self.time, self.y)
+            self._cache = (nu_dot, R, euler)
+        return self._cache
+
+    @property
+    def position(self) -> np.ndarray:
+        return self.y[0:3].copy()
+
+    @property
+    def quaternion(self) -> np.ndarray:
+        return self.y[3:7].copy()
+
+    @property
+    def euler(self) -> tuple[float, float, float]:
+        return self._current()[2]
+
+    @property
+    def nu(self) -> np.ndarray:
+        return self.y[7:13].copy()
+
+    @property
+    def nu_dot(self) -> np.ndarray:
+        return self._current()[0].copy()
+
+    def point_kinematics(self, r: np.ndarray):
+        """Position, velocity, acceleration (NED) of body point r, and omega, omega_dot (NED)."""
+        nu_dot, R, _ = self._current()
+        v, w = self.y[7:10], self.y[10:13]
+        vd, wd = nu_dot[0:3], nu_dot[3:6]
+        pos = self.y[0:3] + R @ r
+        vel = R @ (v + cross(w, r))
+        acc = R @ (vd + cross(w, v) + cross(wd, r) + cross(w, cross(w, r)))
+        return pos, vel, acc, R @ w, R @ wd
+
+    def points_kinematics(self, points: np.ndarray):
+        """point_kinematics for several body points (N,3) at once: positions, velocities and
+        accelerations (N,3) in NED, and omega, omega_dot (3,) in NED."""
+        nu_dot, R, _ = self._current()
+        v, w = self.y[7:10], self.y[10:13]
+        vd, wd = nu_dot[0:3], nu_dot[3:6]
+        rs = np.asarray(points, float).reshape(-1, 3)
+        Sw, Swd = skew(w), skew(wd)
+        w_x_r = rs @ Sw.T                       # rows: omega x r_k
+        vel_b = v + w_x_r
+        acc_b = vd + cross(w, v) + rs @ Swd.T + w_x_r @ Sw.T
+        return self.y[0:3] + rs @ R.T, vel_b @ R.T, acc_b @ R.T, R @ w, R @ wd
+
+    def wave_elevation(self, north: float, east: float) -> float:
+        return 0.0 if self.sea is None else float(self.sea.elevation(self.time, north, east))
+
+    def wave_excitation(self) -> np.ndarray:
+        self._current()
+        last = getattr(self, "_last_wave", None)
+        if last is not None and last[0] == self.time:
+            return last[1]
+        return self._wave(self.time, self.y)
+
+    # ------------------------------------------------------------------ state
+
+    def get_state(self) -> dict:
+        return {"y": self.y.copy(), "time": self.time, "reference": self.reference.copy(),
+                "reference_heading": self.reference_heading, "hp_force": self.hp_force.copy(),
+                "hp_moment": self.hp_moment.copy(), "current": self.current.copy(), "IA": self.IA.copy(),
+                "pA": self.pA.copy(), "articulated": self._articulated}
+
+    def set_state(self, s: dict) -> None:
+        self.y = np.array(s["y"], float)
+        self.time = float(s["time"])
+        self.reference = np.array(s["reference"], float)
+        self.reference_heading = float(s["reference_heading"])
+        self.hp_force = np.array(s["hp_force"], float)
+        self.hp_moment = np.array(s["hp_moment"], float)
+        self.current = np.array(s["current"], float)
+        self.IA = np.array(s["IA"], float)
+        self.pA = np.array(s["pA"], float)
+        self._articulated = bool(s["articulated"])
+        self._aggregate_hardpoint_loads()
+        self._cache = None
+
+    def state_is_finite(self) -> bool:
+        return bool(np.all(np.isfinite(self.y)))
+
+
+def motion_rao(omega: np.ndarray, MRB: np.ndarray, A: np.ndarray, B: np.ndarray, G: np.ndarray,
+               force: np.ndarray, extra_damping: np.ndarray | None = None,
+               extra_stiffness: np.ndarray | None = None) -> np.ndarray:
+    """Frequency-domain motion RAO of the linear seakeeping model (digest §1.2, (2-23)):
+
+        [-w^2 (M_RB + A(w)) + j w (B(w) + B_e) + G + K_e] xi(w) = F(w)
+
+    omega (Nw,), A and B (6,6,Nw), force (6,Nw) complex per unit wave amplitude; returns xi (6,Nw)
+    complex: the response is Re(xi e^{j w t}) for a wave Re(a e^{j w t}) at CO, i.e. amplitude |xi|
+    and phase angle(xi) in the same convention as the force RAO."""
+    n = len(omega)
+    Be = np.zeros((6, 6)) if extra_damping is None else np.diag(extra_damping) if np.ndim(extra_damping) == 1 \
+        else extra_damping
+    Ke = np.zeros((6, 6)) if extra_stiffness is None else np.diag(extra_stiffness) if np.ndim(extra_stiffness) == 1 \
+        else extra_stiffness
+    out = np.zeros((6, n), complex)
+    for k, w in enumerate(omega):
+        H = -w * w * (MRB + A[:, :, k]) + 1j * w * (B[:, :, k] + Be) + G + Ke
+        out[:, k] = np.linalg.solve(H, force[:, k])
+    return out

@@ -1,0 +1,318 @@
+"""Ship FMU: 6-DOF seakeeping (components.ship) in a seeded sea (components.waves), with vessel data
+(components.vessel_data; default: the MSS supply vessel bundled in resources) and a fluid-memory
+state space identified at initialisation (components.radiation).
+
+Ports: ``hardpoint<k>`` (k = 1..4) take a force and a moment on the ship (NED, the moment about the
+hardpoint) and give position, orientation, velocity, angular velocity, acceleration and angular
+acceleration (NED) -- what a crane base or a winch needs. Hardpoint 1 also takes an attached
+articulated inertia and bias wrench (strong coupling). Every variable is in docs/interfaces.md.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from components.radiation import fit_radiation
+from components.rotations import quat_from_euler_zyx
+from components.ship import Ship as ShipModel, ShipParameters
+from components.vessel_data import default_vessel_path, load_vessel, validate_vessel
+from components.waves import ForceRAO, make_sea
+from fmus._base import Fmi2Slave
+
+FMU_RESOURCES = ("components/data/vessels/supply.nc", "components/data/vessels/LICENSE-MSS.txt")
+N_HARDPOINTS = 4
+SPECTRA = {0: "none", 1: "jonswap", 2: "pm", 3: "regular"}
+SYM = ("0,0", "1,1", "2,2", "0,1", "0,2", "1,2")
+FULL = ("0,0", "0,1", "0,2", "1,0", "1,1", "1,2", "2,0", "2,1", "2,2")
+LOAD_INPUTS = tuple(f"hardpoint{k}.{w}" for k in range(1, N_HARDPOINTS + 1) for w in ("force", "moment")) + (
+    "hardpoint1.inertia_linear", "hardpoint1.inertia_coupling", "hardpoint1.inertia_angular",
+    "hardpoint1.bias_force", "hardpoint1.bias_moment", "current.velocity")
+
+
+def _sym(values: np.ndarray) -> np.ndarray:
+    a = values
+    return np.array([[a[0], a[3], a[4]], [a[3], a[1], a[5]], [a[4], a[5], a[2]]])
+
+
+class Ship(Fmi2Slave):
+
+    description = ("6-DOF ship seakeeping: Cummins equation with fluid-memory state space, linear hydrostatics, "
+                   "force-RAO wave loads in a seeded JONSWAP/PM/regular sea, station keeping, 4 hardpoints")
+    default_stop_time = 100.0
+    default_step_size = 0.05
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.ship = None
+        P, I, O = "parameter", "input", "output"
+        self.string("vessel_file", P, "", "Vessel data file (.nc neutral format or MSS .mat); empty: the bundled "
+                                          "MSS supply vessel")
+        self.integer("radiation.max_order", P, 4, "Largest order of each fitted retardation transfer function",
+                     minimum=1, maximum=10)
+        # sea
+        self.integer("sea.spectrum", P, 1, "Sea: 0 calm, 1 JONSWAP (period = Tp), 2 Pierson-Moskowitz/ITTC "
+                                           "(period = T1), 3 regular wave (period, amplitude)", minimum=0, maximum=3)
+        self.real("sea.hs", P, 2.5, "m", "Significant wave height", minimum=0.0)
+        self.real("sea.period", P, 8.0, "s", "Peak period Tp (JONSWAP), mean period T1 (PM) or wave period "
+                                             "(regular)", minimum=0.0)
+        self.real("sea.gamma", P, 3.3, "1", "JONSWAP peak enhancement factor", minimum=1.0)
+        self.real("sea.amplitude", P, 1.0, "m", "Amplitude of the regular wave", minimum=0.0)
+        self.real("sea.direction", P, 0.0, "rad", "Mean direction the waves travel towards, from north towards east")
+        self.real("sea.spreading", P, 0.0, "1", "Directional spreading exponent s of cos-2s (0: long-crested)",
+                  minimum=0.0)
+        self.integer("sea.n_frequencies", P, 60, "Number of wave frequencies", minimum=1, maximum=2000)
+        self.integer("sea.n_directions", P, 1, "Number of wave directions (short-crested seas)", minimum=1,
+                     maximum=181)
+        self.integer("sea.seed", P, 1, "Seed of the random phases (same seed, same sea)", minimum=0)
+        self.boolean("sea.random_frequencies", P, True, "Draw each frequency at random inside its bin (no repeat "
+                                                        "period)")
+        # initial state and damping
+        self.real("initial.position", P, [0.0, 0.0, 0.0], "m",
+                  "Initial position of the vessel origin CO (equilibrium: down = 0)", frame="NED", size=3)
+        self.real("initial.euler", P, [0.0, 0.0, 0.0], "rad",
+                  "Initial roll, pitch, yaw (zyx) of the body frame relative to NED", size=3)
+        self.real("damping.viscous_scale", P, 1.0, "1", "Factor on the vessel data's linear viscous damping",
+                  minimum=0.0)
+        self.real("damping.roll_quadratic", P, 0.0, "N.m.s2/rad2", "Quadratic roll damping", minimum=0.0)
+        self.real("station_keeping.period", P, [120.0, 120.0, 120.0], "s",
+                  "Natural periods of the station-keeping spring in surge, sway, yaw (0: free)", size=3, minimum=0.0)
+        self.real("station_keeping.damping_ratio", P, 0.7, "1", "Damping ratio of the station keeping", minimum=0.0)
+        self.real("max_substep", P, 0.05, "s", "Largest internal RK4 sub-step", minimum=0.0)
+        for k in range(1, N_HARDPOINTS + 1):
+            start = [[-30.0, 0.0, -8.0], [25.0, 0.0, -8.0], [-38.0, 0.0, -8.0], [0.0, 7.0, -8.0]][k - 1]
+            self.real(f"hardpoint{k}.location", P, start, "m", f"Location of hardpoint {k} relative to CO",
+                      frame="body", size=3)
+        # inputs
+        for k in range(1, N_HARDPOINTS + 1):
+            self.real(f"hardpoint{k}.force", I, [0.0] * 3, "N", f"Force on the ship at hardpoint {k}",
+                      frame="NED", size=3)
+            self.real(f"hardpoint{k}.moment", I, [0.0] * 3, "N.m",
+                      f"Moment on the ship about hardpoint {k}", frame="NED", size=3)
+        self.real("hardpoint1.inertia_linear", I, [0.0] * 6, "kg",
+                  "Articulated inertia of a mechanism on hardpoint 1, force/linear-acceleration block "
+                  "(symmetric; entries 0,0 1,1 2,2 0,1 0,2 1,2), NED axes at the hardpoint", size=6, labels=SYM)
+        self.real("hardpoint1.inertia_coupling", I, [0.0] * 9, "kg.m",
+                  "Articulated inertia, force/angular-acceleration block (row-major), NED axes at the hardpoint",
+                  size=9, labels=FULL)
+        self.real("hardpoint1.inertia_angular", I, [0.0] * 6, "kg.m2",
+                  "Articulated inertia, moment/angular-acceleration block (symmetric), NED axes at the hardpoint",
+                  size=6, labels=SYM)
+        self.real("hardpoint1.bias_force", I, [0.0] * 3, "N", "Bias force of the articulated mechanism: the force "
+                  "it needs at zero hardpoint acceleration", frame="NED", size=3)
+        self.real("hardpoint1.bias_moment", I, [0.0] * 3, "N.m", "Bias moment of the articulated mechanism",
+                  frame="NED", size=3)
+        self.real("current.velocity", I, [0.0] * 3, "m/s", "Current velocity", frame="NED", size=3)
+        self.real("wave_probe.position", I, [0.0, 0.0], "m", "Horizontal position of a wave probe", frame="NED",
+                  size=2)
+        # outputs
+        deps = LOAD_INPUTS
+        self.real("position", O, None, "m", "Position of the vessel origin CO", frame="NED", size=3)
+        self.real("quaternion", O, None, "1", "Attitude quaternion (w, x, y, z), body to NED", size=4)
+        self.real("euler", O, None, "rad", "Roll, pitch, yaw (zyx), for people", size=3)
+        self.real("velocity", O, None, "m/s", "Velocity of CO", frame="NED", size=3)
+        self.real("angular_velocity", O, None, "rad/s", "Angular velocity", frame="NED", size=3)
+        self.real("acceleration", O, None, "m/s2", "Acceleration of CO", frame="NED", size=3, depends_on=deps)
+        self.real("angular_acceleration", O, None, "rad/s2", "Angular acceleration", frame="NED", size=3,
+                  depends_on=deps)
+        self.real("velocity_body", O, None, "m/s", "Velocity of CO (u, v, w)", frame="body", size=3)
+        self.real("angular_velocity_body", O, None, "rad/s", "Angular velocity (p, q, r)", frame="body", size=3)
+        self.real("cg.position", O, None, "m", "Position of the CG", frame="NED", size=3)
+        self.real("cg.velocity", O, None, "m/s", "Velocity of the CG", frame="NED", size=3)
+        self.real("cg.acceleration", O, None, "m/s2", "Acceleration of the CG", frame="NED", size=3, depends_on=deps)
+        for k in range(1, N_HARDPOINTS + 1):
+            hp = f"hardpoint{k}"
+            self.real(f"{hp}.position", O, None, "m", f"Position of hardpoint {k}", frame="NED", size=3)
+            self.real(f"{hp}.quaternion", O, None, "1", f"Orientation of hardpoint {k} (w, x, y, z), body to NED",
+                      size=4)
+            self.real(f"{hp}.velocity", O, None, "m/s", f"Velocity of hardpoint {k}", frame="NED", size=3)
+            self.real(f"{hp}.angular_velocity", O, None, "rad/s", f"Angular velocity at hardpoint {k}",
+                      frame="NED", size=3)
+            self.real(f"{hp}.acceleration", O, None, "m/s2", f"Acceleration of hardpoint {k}", frame="NED", size=3,
+                      depends_on=deps)
+            self.real(f"{hp}.angular_acceleration", O, None, "rad/s2", f"Angular acceleration at hardpoint {k}",
+                      frame="NED", size=3, depends_on=deps)
+            self.real(f"{hp}.wave_elevation", O, None, "m", f"Wave elevation (up) at hardpoint {k}'s north/east")
+            self.real(f"{hp}.power", O, None, "W", f"Power delivered to the ship at hardpoint {k} (F.v + M.omega)")
+        self.real("wave.elevation", O, None, "m", "Wave elevation (up) at CO's north/east")
+        self.real("wave_probe.elevation", O, None, "m", "Wave elevation (up) at the wave probe",
+                  depends_on=("wave_probe.position",))
+        self.real("wave.excitation_force", O, None, "N", "First-order wave excitation force", frame="body", size=3)
+        self.real("wave.excitation_moment", O, None, "N.m", "First-order wave excitation moment about CO",
+                  frame="body", size=3)
+
+    # ------------------------------------------------------------------ build
+
+    def _vessel_path(self) -> Path:
+        name = self.v["vessel_file"]
+        if not name:
+            return default_vessel_path()
+        path = Path(name)
+        if not path.is_absolute() and self.resources:
+            candidate = Path(self.resources) / name
+            path = candidate if candidate.exists() else path
+        return path
+
+    def check_parameters(self):
+        problems = []
+        path = self._vessel_path()
+        if not path.is_file():
+            problems.append(("vessel_file", str(path), "file not found"))
+            return problems
+        try:
+            self._vessel_key = (str(path.resolve()), path.stat().st_mtime_ns)
+            self._vessel = _vessel(self._vessel_key)
+        except Exception as exc:
+            problems.append(("vessel_file", str(path), f"cannot be read: {exc}"))
+            return problems
+        problems += [(f"vessel_file:{field}", value, reason) for field, value, reason in validate_vessel(self._vessel)]
+        if not self.v["max_substep"] > 0.0:
+            problems.append(("max_substep", self.v["max_substep"], "must be positive"))
+        spectrum = self.v["sea.spectrum"]
+        if spectrum in (1, 2) and self.v["sea.hs"] > 0.0 and not self.v["sea.period"] > 0.0:
+            problems.append(("sea.period", self.v["sea.period"], "must be positive for a wave spectrum"))
+        if spectrum == 3 and not self.v["sea.period"] > 0.0:
+            problems.append(("sea.period", self.v["sea.period"], "must be positive for a regular wave"))
+        return problems
+
+    def initialize_model(self) -> None:
+        v, vessel = self.v, self._vessel
+        radiation = _radiation(self._vessel_key, vessel, int(v["radiation.max_order"]))
+        M = vessel.MRB + radiation.A_inf
+        viscous = np.zeros(6)
+        if vessel.viscous_damping is not None:
+            viscous = v["damping.viscous_scale"] * _viscous_diagonal(vessel, M)
+        k_sk, c_sk = np.zeros(3), np.zeros(3)
+        for n, dof in enumerate((0, 1, 5)):
+            period = v["station_keeping.period"][n]
+            if period > 0.0:
+                wn = 2 * math.pi / period
+                k_sk[n] = M[dof, dof] * wn * wn
+                c_sk[n] = 2.0 * v["station_keeping.damping_ratio"] * M[dof, dof] * wn
+        params = ShipParameters(
+            MRB=vessel.MRB, A_inf=radiation.A_inf, B_inf=radiation.B_inf, Ar=radiation.Ar, Br=radiation.Br,
+            Cr=radiation.Cr, G=vessel.restoring, cg=vessel.cg,
+            hardpoints=np.array([v[f"hardpoint{k}.location"] for k in range(1, N_HARDPOINTS + 1)]),
+            viscous=viscous, roll_quadratic=v["damping.roll_quadratic"], station_stiffness=k_sk,
+            station_damping=c_sk)
+        spectrum = SPECTRA[int(v["sea.spectrum"])]
+        sea = None
+        if spectrum != "none":
+            sea = make_sea(spectrum, hs=v["sea.hs"], period=v["sea.period"], gamma=v["sea.gamma"],
+                           mean_direction=v["sea.direction"], spreading_s=v["sea.spreading"],
+                           n_frequencies=int(v["sea.n_frequencies"]), n_directions=int(v["sea.n_directions"]),
+                           seed=int(v["sea.seed"]), random_frequencies=bool(v["sea.random_frequencies"]),
+                           regular_amplitude=v["sea.amplitude"])
+        rao = ForceRAO(omega=vessel.omega, heading=vessel.rao_headings, amplitude=vessel.force_rao_amp,
+                       phase=vessel.force_rao_phase, convention=vessel.reference)
+        q = quat_from_euler_zyx(*v["initial.euler"])
+        self.ship = ShipModel(params, sea=sea, rao=rao, position=v["initial.position"].copy(), quaternion=q,
+                         time=self.time)
+        self._applied_version = None
+        self._apply_inputs()
+
+    # ------------------------------------------------------------------ stepping and outputs
+
+    def _apply_inputs(self) -> None:
+        if getattr(self, "_applied_version", None) == self.input_version:
+            return    # nothing changed since the loads were last handed to the ship
+        self._applied_version = self.input_version
+        v = self.v
+        forces = np.array([v[f"hardpoint{k}.force"] for k in range(1, N_HARDPOINTS + 1)])
+        moments = np.array([v[f"hardpoint{k}.moment"] for k in range(1, N_HARDPOINTS + 1)])
+        blocks = (v["hardpoint1.inertia_linear"], v["hardpoint1.inertia_coupling"], v["hardpoint1.inertia_angular"],
+                  v["hardpoint1.bias_force"], v["hardpoint1.bias_moment"])
+        IA = bias = None
+        if any(np.any(b) for b in blocks):
+            IA = np.zeros((6, 6))
+            IA[0:3, 0:3] = _sym(blocks[0])
+            IA[0:3, 3:6] = blocks[1].reshape(3, 3)
+            IA[3:6, 0:3] = IA[0:3, 3:6].T
+            IA[3:6, 3:6] = _sym(blocks[2])
+            bias = np.concatenate([blocks[3], blocks[4]])
+        self.ship.set_loads(forces, moments, v["current.velocity"], IA, bias)
+
+    def step_model(self, t: float, h: float) -> None:
+        self._apply_inputs()
+        self.ship.step(h, self.v["max_substep"])
+
+    def update_outputs(self) -> None:
+        s, v = self.ship, self.v
+        self._apply_inputs()
+        points = np.vstack([np.zeros(3), s.p.cg, s.p.hardpoints])
+        pos, vel, acc, w, wd = s.points_kinematics(points)
+        q = s.quaternion
+        v["position"][:], v["velocity"][:], v["acceleration"][:] = pos[0], vel[0], acc[0]
+        v["angular_velocity"][:], v["angular_acceleration"][:] = w, wd
+        v["quaternion"][:] = q
+        v["euler"][:] = s.euler
+        nu = s.nu
+        v["velocity_body"][:], v["angular_velocity_body"][:] = nu[0:3], nu[3:6]
+        v["cg.position"][:], v["cg.velocity"][:], v["cg.acceleration"][:] = pos[1], vel[1], acc[1]
+        probe = v["wave_probe.position"]
+        norths = np.append(pos[[0, *range(2, len(points))], 0], probe[0])
+        easts = np.append(pos[[0, *range(2, len(points))], 1], probe[1])
+        elevation = np.atleast_1d(s.sea.elevation(s.time, norths, easts)) if s.sea is not None \
+            else np.zeros(len(norths))
+        v["wave.elevation"] = float(elevation[0])
+        v["wave_probe.elevation"] = float(elevation[-1])
+        for k in range(1, N_HARDPOINTS + 1):
+            hp, n = f"hardpoint{k}", k + 1
+            v[f"{hp}.position"][:] = pos[n]
+            v[f"{hp}.quaternion"][:] = q
+            v[f"{hp}.velocity"][:] = vel[n]
+            v[f"{hp}.angular_velocity"][:] = w
+            v[f"{hp}.acceleration"][:] = acc[n]
+            v[f"{hp}.angular_acceleration"][:] = wd
+            v[f"{hp}.wave_elevation"] = float(elevation[k])
+            v[f"{hp}.power"] = float(v[f"{hp}.force"] @ vel[n] + v[f"{hp}.moment"] @ w)
+        tau = s.wave_excitation()
+        v["wave.excitation_force"][:] = tau[0:3]
+        v["wave.excitation_moment"][:] = tau[3:6]
+
+    def get_model_state(self) -> dict:
+        return {} if self.ship is None else {"ship": self.ship.get_state()}
+
+    def set_model_state(self, state: dict) -> None:
+        if "ship" in state:
+            if self.ship is None or not hasattr(self, "_vessel"):
+                self.check_parameters()
+            self.initialize_model()
+            self.ship.set_state(state["ship"])
+            self._applied_version = None
+        else:
+            self.ship = None
+
+
+# Identification takes ~0.5 s; a restored state or a second instance must not pay it again.
+_VESSELS: dict = {}
+_RADIATION: dict = {}
+
+
+def _vessel(key):
+    if key not in _VESSELS:
+        _VESSELS[key] = load_vessel(Path(key[0]))
+    return _VESSELS[key]
+
+
+def _radiation(key, vessel, max_order: int):
+    if (key, max_order) not in _RADIATION:
+        _RADIATION[(key, max_order)] = fit_radiation(vessel.omega, vessel.added_mass, vessel.damping,
+                                                     max_order=max_order)
+    return _RADIATION[(key, max_order)]
+
+
+def _viscous_diagonal(vessel, M: np.ndarray) -> np.ndarray:
+    """Linear viscous damping per DOF from the vessel data: each diagonal of B_v(w) taken at the
+    undamped natural frequency of that DOF where it has restoring (heave, roll, pitch), else at the
+    lowest data frequency."""
+    out = np.zeros(6)
+    for i in range(6):
+        bv = vessel.viscous_damping[i, i, :]
+        if vessel.restoring[i, i] > 0.0:
+            wn = math.sqrt(vessel.restoring[i, i] / M[i, i])
+            out[i] = float(np.interp(wn, vessel.omega, bv))
+        else:
+            out[i] = float(bv[0])
+    return out
