@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from orchestration.graphs import strongly_connected_components
+
 if TYPE_CHECKING:
     from orchestration.execution import Execution
 
@@ -57,38 +59,8 @@ def gauss_seidel_order(n: int, edges: set[tuple[int, int]], names: list[str]) ->
     Strongly connected groups (feedback) are kept in declaration order; the groups themselves are
     topologically sorted (Tarjan's algorithm), so a chain a -> b -> c steps as a, b, c and each
     slave sees the newest outputs of everything upstream of it."""
-    index = {}
-    low = {}
-    on_stack = set()
-    stack: list[int] = []
-    groups: list[list[int]] = []
-    counter = [0]
     successors = {i: sorted(j for (a, j) in edges if a == i) for i in range(n)}
-
-    def visit(v: int) -> None:   # recursion depth is bounded by the number of FMUs
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        for w in successors[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            group = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                group.append(w)
-                if w == v:
-                    break
-            groups.append(sorted(group))
-
-    for v in range(n):
-        if v not in index:
-            visit(v)
+    groups = [sorted(g) for g in strongly_connected_components(range(n), successors.__getitem__)]
     # Tarjan emits groups in reverse topological order
     return [v for group in reversed(groups) for v in group]
 

@@ -216,13 +216,7 @@ class _OspReader:
                         origin=f"{self.file}: {describe(functions[fname][3])}"))
             elif kind == "SignalGroupConnection":
                 raise error(self.file, el, "SignalGroupConnection (VectorSum functions) is not supported")
-        seen: dict[tuple[str, str], Connection] = {}
-        for c in system.connections:
-            if c.target in seen:
-                raise SystemFileError(f"{self.file}: input {c.target[0]}.{c.target[1]} is driven by two connections:"
-                                      f" {seen[c.target].origin.split(': ', 1)[-1]} and "
-                                      f"{c.origin.split(': ', 1)[-1]}")
-            seen[c.target] = c
+        system.check_single_drivers(str(self.file))
         return system
 
     # ---------------------------------------------------------------- simulators

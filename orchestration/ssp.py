@@ -537,17 +537,8 @@ class _SsdReader:
         legs = self._connections(system_el)
         system.connections.extend(self._resolve(legs))
         self._system_annotations(system_el, system, legs)
-        self._check_single_driver(system)
+        system.check_single_drivers(str(self.file))
         return system
-
-    def _check_single_driver(self, system: System) -> None:
-        seen: dict[tuple[str, str], Connection] = {}
-        for c in system.connections:
-            if c.target in seen:
-                raise SystemFileError(f"{self.file}: input {c.target[0]}.{c.target[1]} is driven by two "
-                                      f"connections: {seen[c.target].origin.split(': ', 1)[-1]} and "
-                                      f"{c.origin.split(': ', 1)[-1]}")
-            seen[c.target] = c
 
     # ---------------------------------------------------------------- experiment and annotations
 

@@ -77,6 +77,15 @@ class System:
         self.connections.append(connection)
         return connection
 
+    def check_single_drivers(self, where: str) -> None:
+        """Raise SystemFileError if an input is the target of two connections."""
+        seen: dict[tuple[str, str], Connection] = {}
+        for c in self.connections:
+            if c.target in seen:
+                raise SystemFileError(f"{where}: input {c.target[0]}.{c.target[1]} is driven by two connections: "
+                                      f"{seen[c.target].origin.split(': ', 1)[-1]} and {c.origin.split(': ', 1)[-1]}")
+            seen[c.target] = c
+
     def file_hash(self) -> str | None:
         """SHA-256 of the system file (for result metadata), if it came from one."""
         if self.source_file and Path(self.source_file).is_file():

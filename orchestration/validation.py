@@ -12,6 +12,7 @@ from pathlib import Path
 
 from fmpy import read_model_description
 
+from orchestration.graphs import strongly_connected_components
 from orchestration.system import Connection, System
 
 NUMERIC = {"Real", "Integer", "Enumeration"}
@@ -207,35 +208,9 @@ def _check_loops(system: System, descriptions: dict, report: ValidationReport) -
 
 def _cycles(graph: dict) -> list[list]:
     """One representative cycle per strongly connected component with a cycle."""
-    index, low, on, stack, result, counter = {}, {}, set(), [], [], [0]
-    nodes = set(graph) | {w for ws in graph.values() for w in ws}
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(graph.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            scc = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                scc.append(w)
-                if w == v:
-                    break
-            if len(scc) > 1 or v in graph.get(v, ()):
-                result.append(_cycle_in(graph, set(scc)))
-
-    for v in sorted(nodes):
-        if v not in index:
-            visit(v)
-    return result
+    nodes = sorted(set(graph) | {w for ws in graph.values() for w in ws})
+    return [_cycle_in(graph, set(scc)) for scc in strongly_connected_components(nodes, lambda v: graph.get(v, ()))
+            if len(scc) > 1 or scc[0] in graph.get(scc[0], ())]
 
 
 def _cycle_in(graph: dict, scc: set) -> list:

@@ -321,7 +321,9 @@ def test_compiles_without_warnings(tmp_path):
 
 
 def test_missing_gcc_gives_a_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(build_fmi1.shutil, "which", lambda name: None)
+    import tests.c_fmu.build as c_fmu_build
+
+    monkeypatch.setattr(c_fmu_build.shutil, "which", lambda name: None)
     with pytest.raises(FmuBuildError, match="gcc was not found"):
         build_oscillator_fmi1_fmu(tmp_path)
 

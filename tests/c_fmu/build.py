@@ -43,37 +43,34 @@ def fmi2_header_dir() -> Path:
     return headers
 
 
-def build_oscillator_fmu(out_dir: Path) -> Path:
-    """Compile ``oscillator.c`` and package it as ``out_dir/Oscillator.fmu``; returns that path.
-
-    The archive holds ``modelDescription.xml``, ``binaries/linux64/Oscillator.so`` and
-    ``sources/oscillator.c``. Raises :class:`FmuBuildError` with the reason if it cannot be built.
-    """
+def build_c_fmu(source: Path, model_description: Path, model_identifier: str, out_dir: Path,
+                include_dirs: tuple[Path, ...] = ()) -> Path:
+    """Compile one C file into ``binaries/linux64/<model_identifier>.so`` and package it with its
+    modelDescription (and the source under ``sources/``) as ``out_dir/<model_identifier>.fmu``.
+    Raises :class:`FmuBuildError` with the reason if it cannot be built."""
     if not (sys.platform.startswith("linux") and sys.maxsize > 2**32):
         raise FmuBuildError(f"only {PLATFORM} binaries are built (this is {sys.platform}/{platform.machine()})")
     gcc = shutil.which("gcc")
     if gcc is None:
-        raise FmuBuildError("gcc was not found on PATH; it is needed to compile tests/c_fmu/oscillator.c "
-                            "into the Oscillator FMU (install gcc, e.g. apt-get install gcc)")
-    headers = fmi2_header_dir()
-
+        raise FmuBuildError(f"gcc was not found on PATH; it is needed to compile {source.name} into the "
+                            f"{model_identifier} FMU (install gcc, e.g. apt-get install gcc)")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    fmu = out_dir / f"{MODEL_IDENTIFIER}.fmu"
+    fmu = out_dir / f"{model_identifier}.fmu"
 
-    with tempfile.TemporaryDirectory(prefix="oscillator_build_") as tmp:
-        binary = Path(tmp) / f"{MODEL_IDENTIFIER}.so"
-        cmd = [gcc, *CFLAGS, f"-I{headers}", "-o", str(binary), str(SOURCE), "-lm"]
+    with tempfile.TemporaryDirectory(prefix=f"{model_identifier.lower()}_build_") as tmp:
+        binary = Path(tmp) / f"{model_identifier}.so"
+        cmd = [gcc, *CFLAGS, *(f"-I{d}" for d in include_dirs), "-o", str(binary), str(source), "-lm"]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             raise FmuBuildError(f"gcc failed ({result.returncode}):\n{' '.join(cmd)}\n{result.stderr}")
         if result.stderr.strip():
-            warnings.warn(f"gcc warnings for {SOURCE.name}:\n{result.stderr}", stacklevel=2)
+            warnings.warn(f"gcc warnings for {source.name}:\n{result.stderr}", stacklevel=2)
 
         members = {
-            "modelDescription.xml": MODEL_DESCRIPTION.read_bytes(),
-            f"binaries/{PLATFORM}/{MODEL_IDENTIFIER}.so": binary.read_bytes(),
-            "sources/oscillator.c": SOURCE.read_bytes(),
+            "modelDescription.xml": model_description.read_bytes(),
+            f"binaries/{PLATFORM}/{model_identifier}.so": binary.read_bytes(),
+            f"sources/{source.name}": source.read_bytes(),
         }
         partial = fmu.with_suffix(".fmu.part")
         with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as zf:
@@ -84,6 +81,15 @@ def build_oscillator_fmu(out_dir: Path) -> Path:
                 zf.writestr(info, data)
         partial.replace(fmu)
     return fmu
+
+
+def build_oscillator_fmu(out_dir: Path) -> Path:
+    """Compile ``oscillator.c`` and package it as ``out_dir/Oscillator.fmu``; returns that path.
+
+    The archive holds ``modelDescription.xml``, ``binaries/linux64/Oscillator.so`` and
+    ``sources/oscillator.c``. Raises :class:`FmuBuildError` with the reason if it cannot be built.
+    """
+    return build_c_fmu(SOURCE, MODEL_DESCRIPTION, MODEL_IDENTIFIER, out_dir, (fmi2_header_dir(),))
 
 
 def main(argv: list[str] | None = None) -> int:
