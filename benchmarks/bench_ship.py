@@ -4,7 +4,7 @@
 
 Default sea (JONSWAP Hs 2.5 m, Tp 8 s, 60 components), MSS supply vessel (48 fluid-memory states),
 per macro step: doStep and getReal of 6 outputs (what a master connecting a crane reads).
-Also reports the component alone (components.ship, no FMI) for the same run.
+Also reports the component alone (components.ship, no FMI) for the same run. Best of 3 runs.
 """
 from __future__ import annotations
 
@@ -32,11 +32,14 @@ def main() -> None:
         setup = time.perf_counter() - t0
         vrs = [fmu.vr[n] for n in ("hardpoint1.position[2]", "hardpoint1.velocity[2]", "hardpoint1.acceleration[2]",
                                    "euler[0]", "euler[1]", "position[2]")]
-        t0 = time.perf_counter()
-        for k in range(steps):
-            fmu.slave.doStep(k * h, h)
-            fmu.slave.getReal(vrs)
-        wall = time.perf_counter() - t0
+        walls = []
+        for repeat in range(3):   # best of 3: the machine is shared, the minimum is the cost
+            t0 = time.perf_counter()
+            for k in range(repeat * steps, (repeat + 1) * steps):
+                fmu.slave.doStep(k * h, h)
+                fmu.slave.getReal(vrs)
+            walls.append(time.perf_counter() - t0)
+        wall = min(walls)
         ship = fmu  # keep alive until the component run below
         component = None
         try:
@@ -46,10 +49,13 @@ def main() -> None:
             adapter = Ship(instance_name="bench", resources=str(ROOT))
             adapter.setup_experiment(0.0)
             adapter.exit_initialization_mode()
-            t1 = time.perf_counter()
-            for _ in range(steps):
-                adapter.ship.step(h, h)
-            component = time.perf_counter() - t1
+            runs = []
+            for _ in range(3):
+                t1 = time.perf_counter()
+                for _ in range(steps):
+                    adapter.ship.step(h, h)
+                runs.append(time.perf_counter() - t1)
+            component = min(runs)
         finally:
             ship.close()
     print(f"Ship FMU, {seconds:g} s at h = {h} s: setup {setup:.2f} s (radiation fit), "

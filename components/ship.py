@@ -99,6 +99,7 @@ class Ship:
         self._articulated = False
         self._Minv = np.linalg.inv(self.M0)
         self._cache: tuple | None = None
+        self._dy_now: np.ndarray | None = None
         self._stage_waves: dict | None = None
         self._MRB = np.array(params.MRB, float)
         self._G = np.array(params.G, float).tolist()
@@ -239,7 +240,8 @@ class Ship:
         return nu_dot, R, euler
 
     def derivative(self, t: float, y: np.ndarray) -> np.ndarray:
-        nu_dot, R, _ = self._accelerations(t, y)
+        nu_dot, R, euler = self._accelerations(t, y)
+        self._last_accelerations = (nu_dot, R, euler)
         q = y[3:7]
         w = y[10:13]
         q_dot = 0.5 * np.array([-q[1] * w[0] - q[2] * w[1] - q[3] * w[2],
@@ -270,8 +272,14 @@ class Ship:
                 # seakeeping frame at the sub-step's start: it moves millimetres within a sub-step.
                 times = np.array([t, t + 0.5 * h, t + h])
                 waves = self.sea.excitation(times, y[13], y[14], y[15], self.rao, heading_tol=1e-4)
+                kept = self._stage_waves.get(t) if self._stage_waves else None
                 self._stage_waves = dict(zip(times.tolist(), waves))
-            k1 = self.derivative(t, y)
+                if kept is not None:
+                    # the end value of the previous sub-step: the outputs (and a reused first
+                    # stage) used it, so the step must too, whether or not they were evaluated
+                    self._stage_waves[t] = kept
+            k1 = self._dy_now if (self._dy_now is not None and y is self.y and self._cache is not None) \
+                else self.derivative(t, y)
             k2 = self.derivative(t + 0.5 * h, y + 0.5 * h * k1)
             k3 = self.derivative(t + 0.5 * h, y + 0.5 * h * k2)
             k4 = self.derivative(t + h, y + h * k3)
@@ -287,9 +295,11 @@ class Ship:
     # ------------------------------------------------------------------ outputs
 
     def _current(self):
+        """Accelerations at the current state and loads; the full derivative is kept too, as the
+        first RK4 stage of the next step when the loads have not changed (first same as last)."""
         if self._cache is None:
-            nu_dot, R, euler = self._accelerations(self.time, self.y)
-            self._cache = (nu_dot, R, euler)
+            self._dy_now = self.derivative(self.time, self.y)
+            self._cache = self._last_accelerations
         return self._cache
 
     @property
@@ -348,7 +358,9 @@ class Ship:
     # ------------------------------------------------------------------ state
 
     def get_state(self) -> dict:
+        kept = self._stage_waves.get(self.time) if self._stage_waves else None
         return {"y": self.y.copy(), "time": self.time, "reference": self.reference.copy(),
+                "wave_now": None if kept is None else np.array(kept),
                 "reference_heading": self.reference_heading, "hp_force": self.hp_force.copy(),
                 "hp_moment": self.hp_moment.copy(), "current": self.current.copy(), "IA": self.IA.copy(),
                 "pA": self.pA.copy(), "articulated": self._articulated}
@@ -366,6 +378,9 @@ class Ship:
         self._articulated = bool(s["articulated"])
         self._aggregate_hardpoint_loads()
         self._cache = None
+        self._dy_now = None
+        wave = s.get("wave_now")
+        self._stage_waves = None if wave is None else {self.time: np.array(wave, float)}
 
     def state_is_finite(self) -> bool:
         return bool(np.all(np.isfinite(self.y)))

@@ -121,6 +121,9 @@ class Fmi2Slave(_PythonFmuSlave):
     version = "0.1.0"
     default_stop_time = 10.0
     default_step_size = 0.01
+    # output group -> method computing it on first read after a step (for outputs that cost more
+    # than most masters want to pay every step); update_outputs leaves these groups alone
+    lazy_outputs: dict[str, str] = {}
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -130,6 +133,7 @@ class Fmi2Slave(_PythonFmuSlave):
         self.initialized = False
         self.failure: str | None = None           # set once the instance cannot go on
         self._inputs_changed = False
+        self._stale: set[str] = set()             # lazy output methods to run before the next read
         self.input_version = 0                    # counts input changes (adapters skip re-applying)
         # pythonfmu's __init__ blanks these; the class attributes are the truth
         for attr in ("author", "license", "version", "description"):
@@ -184,7 +188,16 @@ class Fmi2Slave(_PythonFmuSlave):
         info = VariableInfo(scalar, cls.__name__, causality, description, unit, minimum, maximum,
                             depends_on, variability, group, index)
 
-        if depends_on:
+        lazy = type(self).lazy_outputs.get(group)
+        if lazy:
+            def getter():
+                # an expensive output nobody may read: computed on the first read after a step
+                if lazy in self._stale and self.initialized and not self.failure:
+                    self._stale.discard(lazy)
+                    getattr(self, lazy)()
+                value = self.v[group]
+                return value[index] if index is not None else value
+        elif depends_on:
             def getter():
                 # direct feedthrough: inputs set since the last step change this output now
                 if self._inputs_changed and self.initialized and not self.failure:
@@ -236,6 +249,7 @@ class Fmi2Slave(_PythonFmuSlave):
         if info.causality == "input":
             self._inputs_changed = True
             self.input_version += 1
+            self._stale = set(type(self).lazy_outputs.values())
 
     def _get_scalar(self, info: VariableInfo, index: int | None):
         value = self.v[info.group]
@@ -329,6 +343,7 @@ class Fmi2Slave(_PythonFmuSlave):
             self.initialize_model()
             self.initialized = True
             self.update_outputs()
+            self._stale = set(type(self).lazy_outputs.values())
         except Exception as exc:  # a bug or an unforeseen bad combination: report, don't crash the host
             self._fail(f"initialisation failed: {exc}")
             return
@@ -351,6 +366,7 @@ class Fmi2Slave(_PythonFmuSlave):
                 self.time = current_time + step_size
                 self.update_outputs()
             self._inputs_changed = False
+            self._stale = set(type(self).lazy_outputs.values())
         except Exception as exc:
             self._fail(f"step at t = {current_time} s failed: {exc}")
             return True
@@ -365,7 +381,8 @@ class Fmi2Slave(_PythonFmuSlave):
         """Refuse to report a non-finite output: one vectorised check, then find the culprit."""
         if not hasattr(self, "_output_groups"):
             groups = list(dict.fromkeys(i.group for i in self.info.values()
-                                        if i.causality == "output" and i.kind == "Real"))
+                                        if i.causality == "output" and i.kind == "Real"
+                                        and i.group not in type(self).lazy_outputs))
             self._output_groups = ([g for g in groups if isinstance(self.v[g], np.ndarray)],
                                    [g for g in groups if not isinstance(self.v[g], np.ndarray)])
         vectors, scalars = self._output_groups
@@ -406,6 +423,7 @@ class Fmi2Slave(_PythonFmuSlave):
         self.initialized = bool(state["initialized"])
         self.failure = state["failure"]
         self.set_model_state(state["model"])
+        self._stale = set(type(self).lazy_outputs.values())
 
     # pythonfmu calls these two on the class, so they cannot log: a failure travels inside the
     # state value and is reported by the setFMUstate that tries to use it.

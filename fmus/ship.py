@@ -36,8 +36,13 @@ def _sym(values: np.ndarray) -> np.ndarray:
     return np.array([[a[0], a[3], a[4]], [a[3], a[1], a[5]], [a[4], a[5], a[2]]])
 
 
+WAVE_OUTPUTS = ("wave.elevation", "wave_probe.elevation", "wave.excitation_force", "wave.excitation_moment",
+                *(f"hardpoint{k}.wave_elevation" for k in range(1, N_HARDPOINTS + 1)))
+
+
 class Ship(Fmi2Slave):
 
+    lazy_outputs = {group: "update_wave_outputs" for group in WAVE_OUTPUTS}
     description = ("6-DOF ship seakeeping: Cummins equation with fluid-memory state space, linear hydrostatics, "
                    "force-RAO wave loads in a seeded JONSWAP/PM/regular sea, station keeping, 4 hardpoints")
     default_stop_time = 100.0
@@ -250,13 +255,6 @@ class Ship(Fmi2Slave):
         nu = s.nu
         v["velocity_body"][:], v["angular_velocity_body"][:] = nu[0:3], nu[3:6]
         v["cg.position"][:], v["cg.velocity"][:], v["cg.acceleration"][:] = pos[1], vel[1], acc[1]
-        probe = v["wave_probe.position"]
-        norths = np.append(pos[[0, *range(2, len(points))], 0], probe[0])
-        easts = np.append(pos[[0, *range(2, len(points))], 1], probe[1])
-        elevation = np.atleast_1d(s.sea.elevation(s.time, norths, easts)) if s.sea is not None \
-            else np.zeros(len(norths))
-        v["wave.elevation"] = float(elevation[0])
-        v["wave_probe.elevation"] = float(elevation[-1])
         for k in range(1, N_HARDPOINTS + 1):
             hp, n = f"hardpoint{k}", k + 1
             v[f"{hp}.position"][:] = pos[n]
@@ -265,8 +263,23 @@ class Ship(Fmi2Slave):
             v[f"{hp}.angular_velocity"][:] = w
             v[f"{hp}.acceleration"][:] = acc[n]
             v[f"{hp}.angular_acceleration"][:] = wd
-            v[f"{hp}.wave_elevation"] = float(elevation[k])
             v[f"{hp}.power"] = float(v[f"{hp}.force"] @ vel[n] + v[f"{hp}.moment"] @ w)
+
+    def update_wave_outputs(self) -> None:
+        """Wave elevations at CO, the hardpoints and the probe, and the excitation (lazy: only
+        computed when one of them is read)."""
+        s, v = self.ship, self.v
+        probe = v["wave_probe.position"]
+        norths = np.array([v["position"][0], *(v[f"hardpoint{k}.position"][0] for k in range(1, N_HARDPOINTS + 1)),
+                           probe[0]])
+        easts = np.array([v["position"][1], *(v[f"hardpoint{k}.position"][1] for k in range(1, N_HARDPOINTS + 1)),
+                          probe[1]])
+        elevation = np.atleast_1d(s.sea.elevation(s.time, norths, easts)) if s.sea is not None \
+            else np.zeros(len(norths))
+        v["wave.elevation"] = float(elevation[0])
+        v["wave_probe.elevation"] = float(elevation[-1])
+        for k in range(1, N_HARDPOINTS + 1):
+            v[f"hardpoint{k}.wave_elevation"] = float(elevation[k])
         tau = s.wave_excitation()
         v["wave.excitation_force"][:] = tau[0:3]
         v["wave.excitation_moment"][:] = tau[3:6]
