@@ -200,10 +200,14 @@ def _check_loops(system: System, descriptions: dict, report: ValidationReport) -
     for cycle in _cycles(graph):
         text = " -> ".join(f"{c}.{v}" for c, v in cycle + [cycle[0]])
         components = {c for c, _ in cycle}
-        severity = "warning" if components & undeclared else "error"
         note = ("; some FMUs on it declare no output dependencies, so this loop may not exist"
-                if severity == "warning" else "; break it with a delay, a compliant element, or an iterative algorithm")
-        report.problems.append(Problem(severity, _loc(system, ""), f"algebraic loop through direct feedthrough: {text}{note}"))
+                if components & undeclared else
+                "; the fixed-step master runs it explicitly (one sweep per step, so a value on the loop lags a "
+                "step): for strong coupling break it with the mass-aware interface, a compliant element or an "
+                "iterative algorithm")
+        # a warning, not an error: explicit masters (ours, libcosim) run such systems, with a delay
+        report.problems.append(Problem("warning", _loc(system, ""),
+                                       f"algebraic loop through direct feedthrough: {text}{note}"))
 
 
 def _cycles(graph: dict) -> list[list]:
