@@ -28,6 +28,8 @@ CASES = {
                 ["cg.position[2]", "cg.velocity[2]", "quaternion[0]", "quaternion[2]", "submerged_fraction"]),
     "Ship": ({"sea.hs": 3.0, "sea.period": 7.0, "hardpoint1.force[2]": 2e6},
              ["position[2]", "euler[0]", "euler[1]", "hardpoint1.acceleration[2]", "wave.elevation"]),
+    "Crane": ({"joint1.setpoint": 0.2, "attachment3.force[2]": 2e4, "base.acceleration[2]": -0.5},
+              ["joint1.position", "joint2.position", "base.force[2]", "attachment3.position[2]"]),
 }
 
 

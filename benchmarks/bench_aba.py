@@ -1,0 +1,110 @@
+"""Speed of the articulated-body algorithm (components/articulated_body.py) against Pinocchio.
+
+    python benchmarks/bench_aba.py [--calls N]
+
+For the 7-DOF presets knuckle_boom and sms_palfinger, prints ABA evaluations per second and the
+cost per call of ours (fixed base; moving base with all base inputs; moving base plus reading the
+base wrench, I_A and p_A as the crane FMU does at a communication point) side by side with
+pin.aba (C++, fixed base), and what that means for an RK4 crane loop (4 ABA calls per sub-step).
+Best of 5 repeats; random states. Needs ``pin`` (PyPI) for the reference column.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from components.articulated_body import ArticulatedBody  # noqa: E402
+from components.mechanism import preset  # noqa: E402
+from components.spatial import euler_zyx  # noqa: E402
+
+
+def best_time(fn, calls: int, repeats: int = 5) -> float:
+    """Best mean time per call over `repeats` runs of `calls` calls (s)."""
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / calls)
+    return best
+
+
+def pin_model(m):
+    """The mechanism as a fixed-base pin.Model (same construction as tests/test_articulated_body.py)."""
+    import pinocchio as pin
+    model = pin.Model()
+    parent = 0
+    B = m.base_offset_matrix()
+    prev = pin.SE3(B[:3, :3], B[:3, 3])
+    rot = pin.utils.rotate
+    for l in m.links:
+        if l.joint == "revolute":
+            place, joint = prev * pin.SE3(rot("z", l.theta), np.zeros(3)), pin.JointModelRZ()
+        else:
+            place, joint = prev * pin.SE3(np.eye(3), np.array([0.0, 0.0, l.d])), pin.JointModelPZ()
+        parent = model.addJoint(parent, joint, place, l.name)
+        R = euler_zyx(*l.cg_orientation)
+        model.appendBodyToJoint(parent, pin.Inertia(l.mass, np.asarray(l.cg, float), R @ l.inertia @ R.T),
+                                pin.SE3.Identity())
+        tx = pin.SE3(np.eye(3), np.array([l.a, 0.0, 0.0])) * pin.SE3(rot("x", l.alpha), np.zeros(3))
+        prev = (pin.SE3(np.eye(3), np.array([0.0, 0.0, l.d])) if l.joint == "revolute"
+                else pin.SE3(rot("z", l.theta), np.zeros(3))) * tx
+    model.gravity = pin.Motion(np.array([0.0, 0.0, 9.81]), np.zeros(3))
+    return model
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--calls", type=int, default=5000)
+    args = ap.parse_args()
+    try:
+        import pinocchio as pin
+    except ImportError:
+        pin = None
+    rng = np.random.default_rng(0)
+    rows = []
+    for name in ("knuckle_boom", "sms_palfinger"):
+        m = preset(name)
+        ab = ArticulatedBody(m)
+        q, qd = rng.uniform(-1, 1, m.n), rng.uniform(-0.5, 0.5, m.n)
+        tau = rng.normal(size=m.n) * 1e4
+        R = euler_zyx(0.05, -0.03, 1.0)
+        p, v, w = np.array([10.0, 2.0, -5.0]), np.array([0.3, 0.1, 0.2]), np.array([0.02, -0.01, 0.005])
+        a, al = np.array([0.1, -0.2, 0.5]), np.array([0.01, 0.02, -0.005])
+        t_fixed = best_time(lambda: ab.forward_dynamics(q, qd, tau), args.calls)
+        t_moving = best_time(lambda: ab.forward_dynamics(q, qd, tau, R, p, v, w, a, al), args.calls)
+
+        def with_outputs():
+            r = ab.forward_dynamics(q, qd, tau, R, p, v, w, a, al)
+            return r.base_wrench, r.articulated_inertia, r.bias
+        t_out = best_time(with_outputs, args.calls)
+        t_pin = float("nan")
+        if pin is not None:
+            model = pin_model(m)
+            data = model.createData()
+            assert np.allclose(pin.aba(model, data, q, qd, tau), ab.forward_dynamics(q, qd, tau).qdd, rtol=1e-9)
+            t_pin = best_time(lambda: pin.aba(model, data, q, qd, tau), args.calls * 10)
+        rows.append((name, m.n, t_fixed, t_moving, t_out, t_pin))
+
+    print(f"ABA evaluations per second (cost per call), best of 5 x {args.calls} calls, {time.strftime('%Y-%m-%d')}")
+    print(f"{'mechanism':15s} {'DOF':>3s} | {'ours fixed base':>22s} | {'ours moving base':>22s} | "
+          f"{'moving + base outputs':>22s} | {'pin.aba (fixed)':>22s} | ratio")
+    for name, n, tf, tm, to, tp in rows:
+        cell = lambda t: f"{1 / t:9.0f}/s ({t * 1e6:6.1f} us)"
+        pin_cell = cell(tp) if tp == tp else f"{'pin not installed':>22s}"
+        print(f"{name:15s} {n:3d} | {cell(tf)} | {cell(tm)} | {cell(to)} | {pin_cell} | {tm / tp:5.0f}x")
+    for name, n, tf, tm, to, tp in rows:
+        step = 4 * tm
+        print(f"{name}: one RK4 sub-step = 4 moving-base ABA calls = {step * 1e6:.0f} us -> "
+              f"{1e-3 / step:.1f}x real time at 1 kHz, {1e-4 / step:.2f}x at 10 kHz (ABA only)")
+
+
+if __name__ == "__main__":
+    main()

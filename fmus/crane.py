@@ -1,0 +1,211 @@
+"""Crane FMU: a serial crane (components.crane, articulated-body dynamics) on a moving base.
+
+Ports: ``base`` takes the ship hardpoint's motion (position, quaternion, velocity, angular
+velocity, acceleration, angular acceleration; NED) and gives the force and moment the crane exerts
+on the ship there, plus its articulated inertia and bias wrench for strong coupling (names match
+the Ship FMU's ``hardpoint1.*`` inputs). ``attachment<k>`` (k = 1..3; 1 is the tip) take a force in
+NED and give position, velocity and acceleration in NED. ``joint<k>`` (k = 1..7) take a setpoint
+(position or rate, by the joint's control mode) and give position, rate, torque and power; joints
+beyond the mechanism's count stay at zero. Every variable is in docs/interfaces.md.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from components.crane import BaseMotion, Crane as CraneModel
+from components.mechanism import PRESET_DIR, load_mechanism, validate_mechanism
+from fmus._base import Fmi2Slave
+
+FMU_RESOURCES = ("components/data/cranes/knuckle_boom.json", "components/data/cranes/sms_revolute.json",
+                 "components/data/cranes/sms_prismatic.json", "components/data/cranes/sms_double_pendulum.json",
+                 "components/data/cranes/sms_centripetal.json", "components/data/cranes/sms_palfinger.json")
+N_JOINTS = 7
+N_ATTACHMENTS = 3
+SYM = ("0,0", "1,1", "2,2", "0,1", "0,2", "1,2")
+FULL = ("0,0", "0,1", "0,2", "1,0", "1,1", "1,2", "2,0", "2,1", "2,2")
+BASE_INPUTS = ("base.position", "base.quaternion", "base.velocity", "base.angular_velocity", "base.acceleration",
+               "base.angular_acceleration")
+LOAD_INPUTS = (*(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1)),
+               *(f"joint{k}.setpoint" for k in range(1, N_JOINTS + 1)))
+
+
+class Crane(Fmi2Slave):
+
+    description = ("Serial crane from Denavit-Hartenberg parameters on a moving base: articulated-body algorithm, "
+                   "PID joint control with torque and power limits, penalty end stops, base reaction and "
+                   "articulated inertia for the ship")
+    default_stop_time = 30.0
+    default_step_size = 0.01
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.crane = None
+        P, I, O = "parameter", "input", "output"
+        self.string("mechanism", P, "knuckle_boom", "Mechanism: a preset name (knuckle_boom, sms_revolute, "
+                                                    "sms_prismatic, sms_double_pendulum, sms_centripetal, "
+                                                    "sms_palfinger) or a JSON/YAML file (docs/crane_format.md)")
+        self.real("gravity", P, 9.81, "m/s2", "Acceleration of gravity (along NED down)", minimum=0.0)
+        self.real("max_substep", P, 0.002, "s", "Largest internal RK4 sub-step", minimum=0.0)
+        for k in range(1, N_JOINTS + 1):
+            self.real(f"joint{k}.initial_position", P, 0.0, "1",
+                      f"Initial position of joint {k} (rad or m by joint type); used when joint{k}.use_initial "
+                      "is true, else the mechanism file's")
+        self.boolean("use_initial", P, False, "Use the joint<k>.initial_position parameters instead of the "
+                                              "mechanism file's initial positions")
+        # inputs: base motion from a ship hardpoint
+        self.real("base.position", I, [0.0] * 3, "m", "Position of the crane base (ship hardpoint)", frame="NED",
+                  size=3)
+        self.real("base.quaternion", I, [1.0, 0.0, 0.0, 0.0], "1", "Orientation of the base (w, x, y, z), base "
+                  "frame to NED", size=4)
+        self.real("base.velocity", I, [0.0] * 3, "m/s", "Velocity of the base", frame="NED", size=3)
+        self.real("base.angular_velocity", I, [0.0] * 3, "rad/s", "Angular velocity of the base", frame="NED",
+                  size=3)
+        self.real("base.acceleration", I, [0.0] * 3, "m/s2", "Acceleration of the base", frame="NED", size=3)
+        self.real("base.angular_acceleration", I, [0.0] * 3, "rad/s2", "Angular acceleration of the base",
+                  frame="NED", size=3)
+        for k in range(1, N_ATTACHMENTS + 1):
+            self.real(f"attachment{k}.force", I, [0.0] * 3, "N",
+                      f"Force on attachment point {k}" + (" (the tip)" if k == 1 else ""), frame="NED", size=3)
+        for k in range(1, N_JOINTS + 1):
+            self.real(f"joint{k}.setpoint", I, 0.0, "1", f"Setpoint of joint {k}: position (rad or m) in position "
+                                                       "control, rate (rad/s or m/s) in velocity control; 0 at "
+                                                       "initialisation holds a position-controlled joint where it is")
+        # outputs
+        deps = BASE_INPUTS + LOAD_INPUTS
+        self.real("base.force", O, None, "N", "Force the crane exerts on the ship at the base", frame="NED", size=3,
+                  depends_on=deps)
+        self.real("base.moment", O, None, "N.m", "Moment the crane exerts on the ship about the base", frame="NED",
+                  size=3, depends_on=deps)
+        self.real("base.inertia_linear", O, None, "kg", "Articulated inertia at the base, force/linear-acceleration "
+                  "block (symmetric; 0,0 1,1 2,2 0,1 0,2 1,2), NED axes", size=6, labels=SYM)
+        self.real("base.inertia_coupling", O, None, "kg.m", "Articulated inertia, force/angular-acceleration block "
+                  "(row-major), NED axes", size=9, labels=FULL)
+        self.real("base.inertia_angular", O, None, "kg.m2", "Articulated inertia, moment/angular-acceleration block "
+                  "(symmetric), NED axes", size=6, labels=SYM)
+        self.real("base.bias_force", O, None, "N", "Bias force: what the base must apply at zero base acceleration",
+                  frame="NED", size=3, depends_on=LOAD_INPUTS + ("base.velocity", "base.angular_velocity"))
+        self.real("base.bias_moment", O, None, "N.m", "Bias moment about the base", frame="NED", size=3,
+                  depends_on=LOAD_INPUTS + ("base.velocity", "base.angular_velocity"))
+        for k in range(1, N_JOINTS + 1):
+            self.real(f"joint{k}.position", O, None, "1", f"Position of joint {k} (rad or m)")
+            self.real(f"joint{k}.rate", O, None, "1", f"Rate of joint {k} (rad/s or m/s)")
+            self.real(f"joint{k}.torque", O, None, "1", f"Actuator torque or force of joint {k} (N.m or N), end "
+                      "stops excluded", depends_on=(f"joint{k}.setpoint",))
+            self.real(f"joint{k}.power", O, None, "W", f"Actuator power of joint {k}",
+                      depends_on=(f"joint{k}.setpoint",))
+        for k in range(1, N_ATTACHMENTS + 1):
+            self.real(f"attachment{k}.position", O, None, "m", f"Position of attachment point {k}", frame="NED",
+                      size=3)
+            self.real(f"attachment{k}.velocity", O, None, "m/s", f"Velocity of attachment point {k}", frame="NED",
+                      size=3)
+            self.real(f"attachment{k}.acceleration", O, None, "m/s2", f"Acceleration of attachment point {k}",
+                      frame="NED", size=3, depends_on=deps)
+
+    # ------------------------------------------------------------------ build
+
+    def _mechanism_path(self) -> Path:
+        name = self.v["mechanism"]
+        path = Path(name)
+        if path.suffix.lower() in (".json", ".yaml", ".yml"):
+            if not path.is_absolute() and self.resources and (Path(self.resources) / name).exists():
+                path = Path(self.resources) / name
+            return path
+        return PRESET_DIR / f"{name}.json"
+
+    def check_parameters(self):
+        problems = []
+        try:
+            path = self._mechanism_path()
+            self._mechanism = load_mechanism(path)
+        except Exception as exc:
+            return [("mechanism", self.v["mechanism"], f"cannot be loaded: {exc}")]
+        problems += [(f"mechanism:{f}", value, reason) for f, value, reason in validate_mechanism(self._mechanism)]
+        if len(self._mechanism.links) > N_JOINTS:
+            problems.append(("mechanism", self.v["mechanism"], f"has {len(self._mechanism.links)} joints; this FMU "
+                                                               f"exposes {N_JOINTS}"))
+        if not self.v["max_substep"] > 0.0:
+            problems.append(("max_substep", self.v["max_substep"], "must be positive"))
+        return problems
+
+    def initialize_model(self) -> None:
+        mech = self._mechanism
+        if self.v["use_initial"]:
+            for i, link in enumerate(mech.links):
+                link.initial_position = float(self.v[f"joint{i + 1}.initial_position"])
+        self.crane = CraneModel(mech, gravity=self.v["gravity"])
+        self.crane.time = self.time
+        # A setpoint still at its declared start (0) means "hold": a position-controlled joint keeps
+        # its initial position instead of swinging to 0 (set the setpoint to command anything else).
+        for i in range(self.crane.n):
+            key = f"joint{i + 1}.setpoint"
+            if self.v[key] == 0.0 and self.crane.mode[i] == "position":
+                self.v[key] = float(self.crane.setpoint[i])
+        self._apply_inputs()
+
+    # ------------------------------------------------------------------ stepping and outputs
+
+    def _apply_inputs(self) -> None:
+        v, c = self.v, self.crane
+        q = v["base.quaternion"].copy()
+        if not np.dot(q, q) > 1e-12:
+            # an all-zero quaternion is a source that has no output yet (initialisation): level
+            q = np.array([1.0, 0.0, 0.0, 0.0])
+        base = BaseMotion(v["base.position"].copy(), q, v["base.velocity"].copy(),
+                          v["base.angular_velocity"].copy(), v["base.acceleration"].copy(),
+                          v["base.angular_acceleration"].copy())
+        setpoints = np.array([v[f"joint{i + 1}.setpoint"] for i in range(c.n)])
+        loads = []
+        for k, att in enumerate(self._mechanism.attachments[:N_ATTACHMENTS]):
+            force = v[f"attachment{k + 1}.force"]
+            if np.any(force):
+                loads.append((att.link, np.asarray(att.point, float), force.copy(), np.zeros(3)))
+        c.set_inputs(base, setpoints, loads)
+
+    def step_model(self, t: float, h: float) -> None:
+        self._apply_inputs()
+        self.crane.step(h, self.v["max_substep"])
+
+    def update_outputs(self) -> None:
+        v, c = self.v, self.crane
+        # the base inputs refer to the step's end now that the master has set them
+        self._apply_inputs()
+        result, act = c.evaluate()
+        v["base.force"][:] = result.base_wrench[0:3]
+        v["base.moment"][:] = result.base_wrench[3:6]
+        IA = result.articulated_inertia
+        v["base.inertia_linear"][:] = [IA[0, 0], IA[1, 1], IA[2, 2], IA[0, 1], IA[0, 2], IA[1, 2]]
+        v["base.inertia_coupling"][:] = IA[0:3, 3:6].reshape(9)
+        v["base.inertia_angular"][:] = [IA[3, 3], IA[4, 4], IA[5, 5], IA[3, 4], IA[3, 5], IA[4, 5]]
+        v["base.bias_force"][:] = result.bias[0:3]
+        v["base.bias_moment"][:] = result.bias[3:6]
+        for i in range(N_JOINTS):
+            if i < c.n:
+                v[f"joint{i + 1}.position"] = float(c.q[i])
+                v[f"joint{i + 1}.rate"] = float(c.qd[i])
+                v[f"joint{i + 1}.torque"] = float(act[i])
+                v[f"joint{i + 1}.power"] = float(act[i] * c.qd[i])
+            else:
+                v[f"joint{i + 1}.position"] = v[f"joint{i + 1}.rate"] = 0.0
+                v[f"joint{i + 1}.torque"] = v[f"joint{i + 1}.power"] = 0.0
+        for k in range(N_ATTACHMENTS):
+            name = f"attachment{k + 1}"
+            if k < len(self._mechanism.attachments):
+                att = self._mechanism.attachments[k]
+                pos, vel, acc = result.point_kinematics(att.link, np.asarray(att.point, float))
+            else:
+                pos = vel = acc = np.zeros(3)
+            v[f"{name}.position"][:], v[f"{name}.velocity"][:], v[f"{name}.acceleration"][:] = pos, vel, acc
+
+    def get_model_state(self) -> dict:
+        return {} if self.crane is None else {"crane": self.crane.get_state()}
+
+    def set_model_state(self, state: dict) -> None:
+        if "crane" in state:
+            if not hasattr(self, "_mechanism"):
+                self.check_parameters()
+            self.crane = CraneModel(self._mechanism, gravity=self.v["gravity"])
+            self.crane.set_state(state["crane"])
+        else:
+            self.crane = None
