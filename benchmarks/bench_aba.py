@@ -37,26 +37,13 @@ def best_time(fn, calls: int, repeats: int = 5) -> float:
 
 
 def pin_model(m):
-    """The mechanism as a fixed-base pin.Model (same construction as tests/test_articulated_body.py)."""
+    """The mechanism as a fixed-base pin.Model: the tests' construction, so both compare the same."""
     import pinocchio as pin
-    model = pin.Model()
-    parent = 0
-    B = m.base_offset_matrix()
-    prev = pin.SE3(B[:3, :3], B[:3, 3])
-    rot = pin.utils.rotate
-    for l in m.links:
-        if l.joint == "revolute":
-            place, joint = prev * pin.SE3(rot("z", l.theta), np.zeros(3)), pin.JointModelRZ()
-        else:
-            place, joint = prev * pin.SE3(np.eye(3), np.array([0.0, 0.0, l.d])), pin.JointModelPZ()
-        parent = model.addJoint(parent, joint, place, l.name)
-        R = euler_zyx(*l.cg_orientation)
-        model.appendBodyToJoint(parent, pin.Inertia(l.mass, np.asarray(l.cg, float), R @ l.inertia @ R.T),
-                                pin.SE3.Identity())
-        tx = pin.SE3(np.eye(3), np.array([l.a, 0.0, 0.0])) * pin.SE3(rot("x", l.alpha), np.zeros(3))
-        prev = (pin.SE3(np.eye(3), np.array([0.0, 0.0, l.d])) if l.joint == "revolute"
-                else pin.SE3(rot("z", l.theta), np.zeros(3))) * tx
-    model.gravity = pin.Motion(np.array([0.0, 0.0, 9.81]), np.zeros(3))
+
+    from tests.test_articulated_body import pin_model as build
+
+    model = build(m)
+    model.gravity = pin.Motion(np.array([0.0, 0.0, 9.81]), np.zeros(3))   # NED: gravity along +z
     return model
 
 

@@ -29,18 +29,13 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
+from components.rotations import skew  # S(v) a = v x a, shared by every module
 
 __all__ = [
     "skew", "crm", "crf", "rotx", "roty", "rotz", "xlt", "Xtrans", "Xrot", "plux", "plux_inv",
     "force_transform", "mcI", "rx", "ry", "rz", "euler_zyx", "homogeneous", "swap_halves",
     "SWAP6",
 ]
-
-
-def skew(v: ArrayLike) -> np.ndarray:
-    """Cross-product matrix S(v) = [[0, -v3, v2], [v3, 0, -v1], [-v2, v1, 0]], S(v) a = v x a."""
-    x, y, z = (float(e) for e in v)
-    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
 
 
 def crm(v: ArrayLike) -> np.ndarray:

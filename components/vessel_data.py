@@ -144,6 +144,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+from components.rotations import skew  # S(v) a = v x a, shared by every module
 
 DOF_NAMES: tuple[str, ...] = ("surge", "sway", "heave", "roll", "pitch", "yaw")
 CONVENTIONS = "marine-cosim vessel 1.0"
@@ -201,12 +202,6 @@ class VesselData:
 
 
 # ----------------------------------------------------------------------------- helpers
-
-def skew(r: Sequence[float]) -> np.ndarray:
-    """S(r) with S(r) a = r x a."""
-    x, y, z = (float(c) for c in r)
-    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
-
 
 def cg_from_mrb(MRB: np.ndarray) -> np.ndarray:
     """r_g from MRB = [[m I, -m S(r_g)], [m S(r_g), I_CO]] (mean of both off-diagonal blocks)."""
