@@ -90,23 +90,11 @@ typedef struct {
 
 static void wrapper_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
                            fmi2String category, fmi2String message, ...) {
+    /* pythonfmu (cppfmu) hands every message over as the format string with no arguments, and the
+     * text comes from Python: a '%' in it ("5 % shorter") must not be read as a conversion (it
+     * would read arguments that were never passed: a crash). So the text is taken literally. */
     Wrapper *w = (Wrapper *)env;
-    char stack_buffer[2048];
-    char *text = stack_buffer;
-    va_list args;
-    va_start(args, message);
-    int n = vsnprintf(stack_buffer, sizeof stack_buffer, message ? message : "", args);
-    va_end(args);
-    if (n >= (int)sizeof stack_buffer) {
-        text = malloc((size_t)n + 1);
-        if (text) {
-            va_start(args, message);
-            vsnprintf(text, (size_t)n + 1, message, args);
-            va_end(args);
-        } else {
-            text = stack_buffer;
-        }
-    }
+    const char *text = message ? message : "";
     if (status > w->worst_logged && status != fmi2Pending) w->worst_logged = status;
     /* warnings and errors always reach the host; the rest only if it asked for logging */
     int forward = w->host_logging_on || (status != fmi2OK && status != fmi2Pending);
@@ -115,7 +103,7 @@ static void wrapper_logger(fmi2ComponentEnvironment env, fmi2String instance, fm
          * variadic arguments; '%' is doubled so printf-style hosts print it literally. */
         size_t percents = 0, len = strlen(text);
         for (size_t i = 0; i < len; ++i) percents += text[i] == '%';
-        char *escaped = percents ? malloc(len + percents + 1) : text;
+        char *escaped = percents ? malloc(len + percents + 1) : (char *)text;
         if (escaped && percents) {
             size_t j = 0;
             for (size_t i = 0; i < len; ++i) { escaped[j++] = text[i]; if (text[i] == '%') escaped[j++] = '%'; }
@@ -124,7 +112,6 @@ static void wrapper_logger(fmi2ComponentEnvironment env, fmi2String instance, fm
         w->host.logger(w->host.componentEnvironment, instance, status, category, escaped ? escaped : "(out of memory)");
         if (escaped && escaped != text) free(escaped);
     }
-    if (text != stack_buffer) free(text);
 }
 
 static void host_log(const fmi2CallbackFunctions *cb, fmi2String instance, fmi2Status status,
