@@ -41,7 +41,7 @@ def test_heaving_fairlead_loads_the_line_and_state_round_trips(cable):
         if k == 49:
             state = cable.slave.getFMUstate()
             resume = (t, [v.name for v in cable.md.modelVariables if v.causality == "output"])
-    assert 1.0e6 < peak < 1.2e6
+    assert peak == pytest.approx(1.05e6, rel=0.05)      # MoorDyn: 1.0425 MN for this heave with a ramp
     t0, names = resume
     cable.slave.setFMUstate(state)
     _, a = cable.run(t0, t0 + 1.0, 0.1, names)
