@@ -350,6 +350,25 @@ def component_start(system: System, component: str, variable: str, default: Any)
 
 # ---------------------------------------------------------------------- results in memory
 
+class Gather:
+    """Reads a fixed selection of (component, variable) values every step: where each one lives
+    in the execution's arrays is looked up once, not per step."""
+
+    def __init__(self, execution: "Execution", variables: Sequence[tuple[str, str]]):
+        self.where = []
+        for comp, var in variables:
+            i = execution.index[comp]
+            if var in execution.out_names[i]:
+                self.where.append((execution.outputs, i, execution.out_names[i].index(var)))
+            elif var in execution.in_names[i]:
+                self.where.append((execution.inputs, i, execution.in_names[i].index(var)))
+            else:   # an unconnected input or a parameter: constant unless set by name
+                self.where.append((None, i, execution.value(comp, var)))
+
+    def row(self) -> list[float]:
+        return [float(arrays[i][pos]) if arrays is not None else float(pos) for arrays, i, pos in self.where]
+
+
 class MemoryObserver(Observer):
     """Keeps selected variables in memory (for scripts and tests)."""
 
@@ -358,16 +377,14 @@ class MemoryObserver(Observer):
         self.time: list[float] = []
         self.rows: list[list[float]] = []
 
-    def _row(self, ex: Execution) -> list[float]:
-        return [ex.value(c, v) for c, v in self.variables]
-
     def on_start(self, execution: Execution) -> None:
+        self._gather = Gather(execution, self.variables)
         self.time.append(execution.time)
-        self.rows.append(self._row(execution))
+        self.rows.append(self._gather.row())
 
     def on_step(self, execution: Execution) -> None:
         self.time.append(execution.time)
-        self.rows.append(self._row(execution))
+        self.rows.append(self._gather.row())
 
 
 class Results:

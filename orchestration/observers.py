@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from orchestration.execution import Execution, Observer, Results
+from orchestration.execution import Execution, Gather, Observer, Results
 
 PACKAGES = ("marine-cosim", "fmpy", "pythonfmu", "numpy", "scipy", "pyarrow", "libcosimpy", "ray")
 
@@ -118,27 +118,10 @@ class FileObserver(Observer):
     # -- internals ------------------------------------------------------------------------------
 
     def _locate(self, ex: Execution) -> None:
-        """Where each recorded value lives in the execution's arrays (fast per-step gathering)."""
-        self._where = []
-        for comp, var in self.variables:
-            i = ex.index[comp]
-            if var in ex.out_names[i]:
-                self._where.append(("out", i, ex.out_names[i].index(var)))
-            elif var in ex.in_names[i]:
-                self._where.append(("in", i, ex.in_names[i].index(var)))
-            else:   # an unconnected input or a parameter: constant unless set by name
-                self._where.append(("const", i, ex.value(comp, var)))
+        self._gather = Gather(ex, self.variables)
 
     def _take(self, ex: Execution) -> None:
-        row = [ex.time]
-        for kind, i, pos in self._where:
-            if kind == "out":
-                row.append(float(ex.outputs[i][pos]))
-            elif kind == "in":
-                row.append(float(ex.inputs[i][pos]))
-            else:
-                row.append(float(pos))
-        self._rows.append(row)
+        self._rows.append([ex.time, *self._gather.row()])
 
     def flush(self) -> None:
         if not self._rows:

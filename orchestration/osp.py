@@ -88,7 +88,7 @@ from urllib.parse import quote
 
 from lxml import etree
 
-from orchestration.ssp import (BASE_UNITS, ModelInfo, Variable, _resource_names, _typed_text, check_connections,
+from orchestration.ssp import (BASE_UNITS, parse_typed, ModelInfo, Variable, _resource_names, _typed_text, check_connections,
                                describe, elements, error, format_double, is_output, load_model_info, local,
                                model_info, parse_double, parse_xml, relative_uri, required, resolve_uri,
                                step_multiple, writer_model_info)
@@ -258,21 +258,7 @@ class _OspReader:
         if kind != expected:
             raise error(self.file, el, f"a {kind} value for {variable.name!r}, which is {variable.type} in {fmu} "
                                        f"(libcosim rejects this too)")
-        if kind == "Real":
-            return parse_double(self.file, el, "value")
-        if kind == "Integer":
-            try:
-                value = int(text.strip())
-            except ValueError:
-                raise error(self.file, el, f"value={text!r} is not an integer") from None
-            return value
-        if kind == "Boolean":
-            if text.strip().lower() in ("true", "1"):
-                return True
-            if text.strip().lower() in ("false", "0"):
-                return False
-            raise error(self.file, el, f"value={text!r} is not a boolean")
-        return text
+        return parse_typed(self.file, el, kind, text)
 
     # ---------------------------------------------------------------- connections
 

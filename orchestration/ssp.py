@@ -254,6 +254,26 @@ def parse_bool(file: str, el, attr: str, default: bool | None = None) -> bool:
     raise error(file, el, f"{attr}={text!r} is not a boolean (true, false, 1, 0)")
 
 
+def parse_typed(file: str, el, kind: str, text: str) -> Any:
+    """A Real, Integer, Boolean or String value written as text, with an error naming the element."""
+    if kind == "Real":
+        return parse_double(file, el, "value", text)
+    if kind == "Integer":
+        try:
+            return int(text.strip())
+        except ValueError:
+            raise error(file, el, f"value={text!r} is not an integer") from None
+    if kind == "Boolean":
+        if text.strip().lower() in ("true", "1"):
+            return True
+        if text.strip().lower() in ("false", "0"):
+            return False
+        raise error(file, el, f"value={text!r} is not a boolean")
+    if kind == "String":
+        return text
+    raise error(file, el, f"type={kind!r} is not one of Real, Integer, Boolean, String")
+
+
 def required(file: str, el, attr: str) -> str:
     value = el.get(attr)
     if value is None or value == "":
@@ -603,22 +623,7 @@ class _SsdReader:
                     option, option.get("type", "String"), required(self.file, option, "value"))
 
     def _typed_value(self, el, kind: str, text: str) -> Any:
-        if kind == "Real":
-            return parse_double(self.file, el, "value", text)
-        if kind == "Integer":
-            try:
-                return int(text.strip())
-            except ValueError:
-                raise error(self.file, el, f"value={text!r} is not an integer") from None
-        if kind == "Boolean":
-            if text.strip().lower() in ("true", "1"):
-                return True
-            if text.strip().lower() in ("false", "0"):
-                return False
-            raise error(self.file, el, f"value={text!r} is not a boolean")
-        if kind == "String":
-            return text
-        raise error(self.file, el, f"type={kind!r} is not one of Real, Integer, Boolean, String")
+        return parse_typed(self.file, el, kind, text)
 
     # ---------------------------------------------------------------- components
 
