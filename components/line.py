@@ -1,62 +1,97 @@
-"""Lumped-mass mooring line / cable (MoorDyn v1 style), both ends prescribed.  Pure numpy/scipy.
+"""Lumped-mass line: mooring chain, wire rope or umbilical, with bending, torsion, hydrodynamics,
+seabed contact, variable length and an implicit integrator.  Pure numpy/scipy, no FMI.
 
 Sources
 -------
 [HG15] M. Hall & A. Goupee, "Validation of a lumped-mass mooring line model with DeepCwind
-       semisubmersible model test data", Ocean Engineering 104 (2015) 590-603 (the model below).
+       semisubmersible model test data", Ocean Engineering 104 (2015) 590-603 (MoorDyn v1:
+       axial springs-dampers, Morison loads at the nodes, seabed, explicit RK2).
 [MD]   MoorDyn v2 documentation (moordyn.readthedocs.io, "Model Structure", "Input Files"):
-       BA/-zeta damping option, seabed spring kBot / cBot per unit diameter, node tangents as the
-       average of the adjacent segments, FrictionCoefficient / FricDamp seabed friction.
+       BA/-zeta damping, seabed kBot / cBot per unit diameter, node tangents, FricDamp friction,
+       submerged fraction of segments crossing the free surface.
+[BU03] Buckham's cubic-spline lumped-mass cable (SMS API, sms_api_digest.md section 2.1):
+       bending through spline curvatures, quasi-static torsion, a variable-length end element
+       driven by a winch.  Implemented in components/rod.py.
+[BW98] D. Baraff & A. Witkin, "Large steps in cloth simulation", SIGGRAPH 1998: the linearly
+       implicit step (M - h dF/dv - h^2 dF/dx) dv = h (F + h dF/dx v), here as a theta-method.
 [CAT]  components/catenary.py: the static elastic catenary used for the at-rest initial state.
 
 Conventions
 -----------
-SI units, world frame NED (z DOWN).  N segments of unstretched length l = L/N join N+1 nodes,
-node 0 at the anchor (end A), node N at the fairlead (end B).  Both end nodes are prescribed
-(``set_ends``); the N-1 interior nodes carry the state (positions r, velocities v).
+SI units, world frame NED (z DOWN).  N elements join N+1 nodes, node 0 at end A (anchor, or the
+lower end of a crane wire), node N at end B (fairlead, crane tip or winch).  End A is always
+driven (``set_ends``); end B is driven or ``free`` (a dynamic node with an optional point mass
+and point force, e.g. the tip of a cantilever).  Element e joins nodes e and e+1 and has
+unstretched length l_e (all equal except a winch element, below).
 
-Model [HG15]
-------------
-Segment i (nodes i -> i+1): chord d_i = r_{i+1} - r_i, stretched length λ_i = |d_i|,
-tangent q_i = d_i / λ_i, strain ε_i = λ_i / l - 1, strain rate ε̇_i = (v_{i+1} - v_i)·q_i / l::
+Why a lumped-mass line with spline bending (and not ANCF or compliant constraints)
+----------------------------------------------------------------------------------
+Mooring chain and steel wire are dominated by axial stiffness, drag and seabed contact; a
+lumped-mass line is what MoorDyn and OrcaFlex use for them and what our users compare with.
+Buckham's spline adds bending and torsion without extra states (curvatures follow from node
+positions), so one model covers chain (EI = GJ = 0, identical to MoorDyn v1) and umbilicals or
+short stiff wires (the SMS API beam).  The bending force is the exact gradient of the spline's
+bending energy (components/rod.py), so it is conservative and its Jacobian is constant between
+length changes -- which makes the implicit integrator cheap.  ANCF would add 6 gradient states per
+node and a dense mass matrix for little gain at mooring scales.
 
-    T_i = max(EA ε_i + c ε̇_i, 0)  if ε_i > 0,   T_i = 0 otherwise (slack: no compression)
+Model
+-----
+Element e: chord d_e = r_{e+1} - r_e, length lambda_e, tangent q_e, strain eps_e = lambda_e/l_e - 1,
+strain rate eps'_e = (v_{e+1} - v_e).q_e / l_e, tension (no compression: a cable goes slack)::
 
-c is the internal damping [N s]; a negative input c = -ζ means c = ζ l sqrt(EA m') (MoorDyn's
-"-zeta" option: ζ = 1 is critical damping of one segment's axial mode).
+    T_e = max(f(eps_e) + c_e eps'_e, 0) if eps_e > 0 else 0,   f = EA eps or a tension-strain table
 
-Node i (unstretched length share l_i = l for interior nodes), tangent q̂_i = unit(r_{i+1}-r_{i-1})::
+A rod (``compression`` CE > 0, SMS's $CE) carries compression CE EA eps instead of going slack.
+c_e = -damping * l_e sqrt(EA m') when ``damping`` < 0 (MoorDyn's -zeta: zeta = 1 is critical for
+one segment's axial mode), else c_e = damping.  Node i (length share l_i = (l_{i-1} + l_i)/2)::
 
-    M_i a_i = T_i q_i - T_{i-1} q_{i-1} + W_i + D_i + B_i
-    M_i  = m' l_i I + Ca_n ρ A l_i (I - q̂ q̂ᵀ) + Ca_t ρ A l_i q̂ q̂ᵀ,        A = π d²/4
-    W_i  = (m' - ρ A) g l_i e_z                                          (weight - buoyancy)
-    D_i  = ½ ρ Cd_n d λ̄_i |u_n| u_n + ½ ρ Cd_t π d λ̄_i |u_t| u_t       (Morison, quadratic)
-    u    = U_current - v_i,  u_t = (u·q̂) q̂,  u_n = u - u_t,  λ̄_i = ½(λ_{i-1} + λ_i)
+    M_i a_i = sum_e(tension) + bending + torsion shear + W_i + D_i + I_i + B_i (+ point force)
+    M_i  = m' l_i I + w_i rho A l_i [Can (I - qq^T) + Cat qq^T]        (q the node tangent)
+    W_i  = (m' - w_i rho A) g l_i e_z                                  (weight - buoyancy)
+    D_i  = w_i [1/2 rho Cdn d lam_i |u_n| u_n + 1/2 rho Cdt pi d lam_i |u_t| u_t],   u = U_f - v_i
+    I_i  = w_i rho A l_i [(1 + Can) a_f,n + (1 + Cat) a_f,t]           (Froude-Krylov + added mass)
 
-Seabed (horizontal plane z = seabed_depth), penetration p = z_i - seabed_depth > 0 [MD]::
+w_i is the node's wetted fraction: each element's submerged length fraction (its ends' depths
+below the local free surface, linear in between, smoothed over one diameter at the surface),
+averaged over the adjacent elements [MD].  The fluid velocity U_f is the current profile
+(piecewise linear in depth, zero above the mean surface) plus, as an option, the particle
+velocity and acceleration a_f of a components.waves.Sea -- the same seeded sea the ship FMU uses.
+Seabed (plane z = seabed_depth), penetration p > 0: normal F_n = max(kBot p + cBot v_z, 0) d l_i,
+regularised Coulomb friction -min(c_f |v_h|, mu F_n) v_h/|v_h| [MD].
 
-    F_n  = max(kBot p + cBot v_z, 0) d l_i          (upward, i.e. -e_z in NED)
-    F_f  = -min(c_f |v_h|, μ F_n) v_h/|v_h|          (regularised Coulomb, horizontal v_h)
+Bending EI and torsion GJ: components/rod.py (spline curvature, clamped or pinned ends, uniform
+quasi-static twist between torsionally held ends, twist-bend shear GJ tau t x r'').
 
-with c_f = ``friction_damping`` [N s/m] (MoorDyn's FricDamp, default 200): linear damping at
-low sliding speed up to the Coulomb limit μ F_n.
+Variable length [BU03]
+----------------------
+A winch at end A or B pays out at speed u (> 0 out): the element at that end grows,
+dl_w/dt = u.  It is split when l_w > 1.6 l_0 (a new node at l_0 from the inner node, on the
+chord, with the interpolated velocity) and merged with its neighbour when l_w < 0.4 l_0 (the
+hysteresis avoids chatter).  Node masses follow from the element lengths, so the line's mass is
+m' times its unstretched length at all times; momentum changes only by the new material entering
+with the winch end's velocity.
 
 Time integration
 ----------------
-Explicit RK2 (midpoint, as MoorDyn's default) or classic RK4 with internal sub-steps.  Within
-``step(dt)`` the ends move as r_end(t0 + τ) = r_end(t0) + v_end τ (MoorDyn's coupling rule), from
-the values given to ``set_ends``.  The highest axial mode of the chain of masses has
-ω_max = 2 sqrt(EA / (m_seg l)), m_seg = m' l; explicit schemes need dt_sub < ~2/ω_max
-(RK4 on the imaginary axis: 2.83/ω_max).  Default sub-step: ``safety * 2/ω_max`` with
-safety = 0.7 for RK2 (3.4 ms for the 50 m chain, 41 segments, ω_max = 414 rad/s) and 1.0 for
-RK4.  Measured on that chain (1 m heave): RK2 stable at 1.0 x 2/ω_max, unstable at 1.2; RK4
-stable at 1.4.
+``scheme="rk2"`` (MoorDyn's default) or ``"rk4"``: explicit, sub-step limited by the highest
+axial mode  omega_ax = 2 sqrt(EA/(m' l^2))  (RK2: dt < ~2/omega; 3.4 ms for the 50 m chain at
+safety 0.7) and, with bending, the highest bending mode (largest eigenvalue of EI K / m).
+Stiff steel wire makes these limits microseconds.  ``scheme="implicit"``: the linearly implicit
+theta-method [BW98]
 
-Initial state: the elastic catenary [CAT] through the ends, nodes at equal unstretched arc
-length, at rest.  With the anchor on the seabed the catenary is solved over the equilibrium
-seabed penetration δ = w / (kBot d) (the grounded part rests δ into the spring seabed), then the
-node positions are polished to the exact static equilibrium of the discrete model
-(scipy ``root``, friction inactive at rest), so a mooring starts with no transient.
+    (M + theta h C + theta^2 h^2 K) dv = h (F - theta h K v),   v+ = v + dv,  x+ = x + h (v + theta dv)
+
+with K = -dF/dx (axial springs with their geometric stiffness, bending, seabed) and
+C = -dF/dv (axial and bending damping, linearised Morison drag, seabed damping and friction)
+assembled block-tridiagonal (banded Cholesky, O(N)) or, with bending, dense.  For linear forces
+this is unconditionally stable for theta >= 1/2; theta = 0.6 (default) damps modes far above
+1/h while keeping the numerical damping of the resolved motion small (ratio about
+(theta - 1/2) omega h).  The sub-step is then set by accuracy, not stability.
+
+Initial state: the elastic catenary [CAT] through the ends (straight for a free end), then a
+damped Newton solve of the discrete static equilibrium (the same Jacobian), so a mooring starts
+with no transient.
 """
 from __future__ import annotations
 
@@ -64,9 +99,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import root
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg.lapack import dpbsv
 
 from components.catenary import node_positions_3d, solve_catenary
+from components.rod import SplineBending, Twist
 
 __all__ = ["LineParams", "Line"]
 
@@ -75,11 +112,16 @@ __all__ = ["LineParams", "Line"]
 class LineParams:
     """Line type and environment (SI).  Defaults: none for the line, MoorDyn's for the seabed."""
 
-    length: float                 # unstretched length L [m]
+    length: float                 # unstretched length L [m] (initial, if a winch changes it)
     diameter: float               # volume-equivalent diameter d [m]
     mass_per_length: float        # m' [kg/m]
-    EA: float                     # axial stiffness [N]
-    damping: float = -1.0         # internal damping c [N s]; negative = -zeta (MoorDyn BA/-zeta)
+    EA: float                     # axial stiffness [N] (the largest slope if tension_strain is given)
+    damping: float = -1.0         # internal axial damping c [N s]; negative = -zeta (MoorDyn BA/-zeta)
+    EI: float = 0.0               # bending stiffness [N m^2]
+    GJ: float = 0.0               # torsional stiffness [N m^2]
+    bending_damping: float = 0.0  # [N m^2 s]: bending force -c_b D^T k(v) (SMS's BCID)
+    tension_strain: tuple = ()    # optional ((strain, tension), ...) table, first row (0, 0)
+    compression: float = 0.0      # CE: compressive stiffness CE*EA for strain < 0 (0: a cable, 1: a rod)
     Cdn: float = 1.2              # normal drag coefficient
     Cdt: float = 0.0              # tangential drag coefficient (on pi d)
     Can: float = 1.0              # normal added-mass coefficient
@@ -92,69 +134,177 @@ class LineParams:
     friction_damping: float = 200.0  # c_f, low-speed friction regularisation [N s/m]
 
     @property
+    def area(self) -> float:
+        return math.pi / 4 * self.diameter**2
+
+    @property
     def weight_per_length(self) -> float:
         """Submerged weight per unstretched length w = (m' - rho pi d^2/4) g [N/m]."""
-        return (self.mass_per_length - self.rho_water * math.pi / 4 * self.diameter**2) * self.g
+        return (self.mass_per_length - self.rho_water * self.area) * self.g
+
+    def check(self) -> list[tuple[str, float, str]]:
+        """Problems with the parameters as (field, value, reason); empty when usable."""
+        bad = []
+        for name in ("length", "diameter", "mass_per_length", "EA"):
+            val = getattr(self, name)
+            if not (math.isfinite(val) and val > 0.0):
+                bad.append((name, val, "must be a positive number"))
+        for name in ("EI", "GJ", "bending_damping", "compression", "Cdn", "Cdt", "Can", "Cat", "rho_water", "g", "kBot",
+                     "cBot", "friction", "friction_damping"):
+            val = getattr(self, name)
+            if not (math.isfinite(val) and val >= 0.0):
+                bad.append((name, val, "must be a non-negative number"))
+        if self.tension_strain:
+            tab = np.asarray(self.tension_strain, dtype=float)
+            if tab.ndim != 2 or tab.shape[1] != 2 or tab.shape[0] < 2 or np.any(~np.isfinite(tab)):
+                bad.append(("tension_strain", float("nan"), "must be rows of (strain, tension), at least two"))
+            elif tab[0, 0] != 0.0 or tab[0, 1] != 0.0 or np.any(np.diff(tab[:, 0]) <= 0) or \
+                    np.any(np.diff(tab[:, 1]) < 0):
+                bad.append(("tension_strain", float(tab[0, 0]),
+                            "must start at (0, 0) with increasing strain and non-decreasing tension"))
+        return bad
+
+
+def _unit_rows(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    lam = np.sqrt(np.einsum("ij,ij->i", d, d))
+    return d / np.maximum(lam, 1e-12)[:, None], lam
 
 
 class Line:
-    """One lumped-mass line between a prescribed anchor (node 0) and fairlead (node N)."""
+    """One line between end A (driven) and end B (driven or free); see the module docstring."""
 
     def __init__(self, params: LineParams, anchor: np.ndarray, fairlead: np.ndarray,
                  n_segments: int, seabed_depth: float,
                  current: np.ndarray = (0.0, 0.0, 0.0), scheme: str = "rk2",
-                 substep: float | None = None, safety: float | None = None) -> None:
-        """Build the line at rest on its static shape between ``anchor`` and ``fairlead`` (NED).
+                 substep: float | None = None, safety: float | None = None, *,
+                 theta: float = 0.6, clamped_a: bool = False, clamped_b: bool = False,
+                 swivel_a: bool = True, swivel_b: bool = True, free_b: bool = False,
+                 tip_mass: float = 0.0, winch_end: str | None = None,
+                 current_profile: np.ndarray | None = None, sea=None,
+                 max_segments: int = 2000, static_init: bool = True) -> None:
+        """Build the line at rest on its static shape between ``anchor`` (end A) and ``fairlead``
+        (end B), both NED.
 
-        n_segments: N (N+1 nodes).  seabed_depth: z of the seabed plane (NED, > 0 below the
-        surface).  current: uniform water velocity (NED) [m/s].  scheme: "rk2" or "rk4".
-        substep: maximum internal sub-step [s] (default ``safety * 2/omega_max``, safety 0.7
-        for RK2, 1.0 for RK4).  The ends start at rest; call ``set_ends`` to move them.
+        n_segments: N.  seabed_depth: z of the seabed plane (NED, > 0 below the surface; use
+        inf for no seabed).  current: uniform water velocity (NED) [m/s], or current_profile,
+        rows (depth, north, east, down) with increasing depth.  scheme: "rk2", "rk4" or
+        "implicit" (theta-method).  substep: largest internal sub-step [s]; default: safety x the
+        explicit limit (0.7 RK2, 1.0 RK4), or 20 x that limit up to 0.05 s for "implicit".
+        clamped_a/b: bending-clamped ends (tangent from ``set_end_tangents``).  swivel_a/b:
+        torsionally free ends (GJ acts only when neither end swivels).  free_b: end B is a
+        dynamic node (point mass ``tip_mass``, force from ``set_tip_force``).  winch_end: "a",
+        "b" or None, the end whose element changes length with ``set_payout``.  sea: a
+        components.waves.Sea for wave kinematics (optional).
         """
         p = params
-        if n_segments < 2:
-            raise ValueError("n_segments must be >= 2")
-        if p.length <= 0 or p.diameter <= 0 or p.mass_per_length <= 0 or p.EA <= 0:
-            raise ValueError("length, diameter, mass_per_length and EA must be > 0")
-        if scheme not in ("rk2", "rk4"):
-            raise ValueError("scheme must be 'rk2' or 'rk4'")
+        problems = p.check()
+        if problems:
+            name, val, why = problems[0]
+            raise ValueError(f"line parameter {name} = {val!r} {why}")
+        if int(n_segments) < 2:
+            raise ValueError(f"n_segments = {n_segments} must be >= 2")
+        if scheme not in ("rk2", "rk4", "implicit"):
+            raise ValueError(f"scheme = {scheme!r} must be 'rk2', 'rk4' or 'implicit'")
+        if not 0.5 <= theta <= 1.0:
+            raise ValueError(f"theta = {theta} must be in [0.5, 1]")
+        if winch_end not in (None, "a", "b"):
+            raise ValueError(f"winch_end = {winch_end!r} must be 'a', 'b' or None")
+        if free_b and winch_end == "b":
+            raise ValueError("a free end B cannot carry the winch (pay out at end A)")
         self.p = p
         self.N = int(n_segments)
         self.seabed_depth = float(seabed_depth)
         self.current = np.asarray(current, dtype=float).reshape(3).copy()
-        self.scheme = scheme
-        N, l = self.N, p.length / self.N
-        self.l = l
-        A = math.pi / 4 * p.diameter**2
-        self.c = -p.damping * l * math.sqrt(p.EA * p.mass_per_length) if p.damping < 0 else p.damping
-        # node unstretched length shares (interior nodes only carry dynamics)
-        self.l_node = np.full(N + 1, l)
-        self.l_node[0] = self.l_node[-1] = 0.5 * l
-        self._m = p.mass_per_length * self.l_node[1:-1]               # structural mass
-        self._ma_n = p.Can * p.rho_water * A * self.l_node[1:-1]      # normal added mass
-        self._ma_t = p.Cat * p.rho_water * A * self.l_node[1:-1]
-        self._W = p.weight_per_length * self.l_node                   # N, +z (down)
+        self.current_profile = None if current_profile is None else self._check_profile(current_profile)
+        self.sea = sea
+        self.scheme, self.theta = scheme, float(theta)
+        self.clamped_a, self.clamped_b = bool(clamped_a), bool(clamped_b)
+        self.torsion = p.GJ > 0.0 and not (swivel_a or swivel_b)
+        self.free_b, self.tip_mass = bool(free_b), float(tip_mass)
+        self.winch_end, self.max_segments = winch_end, int(max_segments)
+        self.l0 = p.length / self.N                       # nominal element length
+        self.l = np.full(self.N, self.l0)
+        self.payout_speed = 0.0
+        self.length_limited = False
+        self.tip_force = np.zeros(3)
+        self.t_a = np.array([1.0, 0.0, 0.0])
+        self.t_b = np.array([1.0, 0.0, 0.0])
+        self.phi_a = self.phi_b = 0.0
+        self._table = np.asarray(p.tension_strain, dtype=float) if p.tension_strain else None
         self._kdn = 0.5 * p.rho_water * p.Cdn * p.diameter
         self._kdt = 0.5 * p.rho_water * p.Cdt * math.pi * p.diameter
-        # stability: omega_max = 2 sqrt(EA / (m_seg l)); dt_sub < ~2/omega_max
-        self._rbuf, self._vbuf = np.empty((N + 1, 3)), np.empty((N + 1, 3))
-        self.omega_max = 2.0 * math.sqrt(p.EA / (p.mass_per_length * l * l))
+        self._rhoA = p.rho_water * p.area
+        self._geometry_changed()
+
+        # stability of explicit schemes (module docstring)
+        self.omega_max = 2.0 * math.sqrt(p.EA / (p.mass_per_length * self.l0 * self.l0))
+        if self._bend is not None and p.EI > 0:
+            m = p.mass_per_length * self.l_node
+            Kb = p.EI * self._bend.K / np.sqrt(np.outer(m, m))
+            self.omega_max = math.hypot(self.omega_max, math.sqrt(max(np.linalg.eigvalsh(Kb)[-1], 0.0)))
         self.dt_stable = 2.0 / self.omega_max
-        if safety is None:
-            safety = 0.7 if scheme == "rk2" else 1.0
-        self.substep = float(substep) if substep is not None else safety * self.dt_stable
+        if substep is not None:
+            self.substep = float(substep)
+        elif scheme == "implicit":
+            self.substep = min(0.05, 20.0 * self.dt_stable)
+        else:
+            self.substep = (safety if safety is not None else 0.7 if scheme == "rk2" else 1.0) * self.dt_stable
 
         a = np.asarray(anchor, dtype=float).reshape(3).copy()
         f = np.asarray(fairlead, dtype=float).reshape(3).copy()
         self.t = 0.0
-        self.ra, self.va = a, np.zeros(3)
-        self.rb, self.vb = f, np.zeros(3)
-        self.r, self.v = self._initial_positions(a, f), np.zeros((N - 1, 3))
+        self.va, self.vb = np.zeros(3), np.zeros(3)
+        self.r = self._initial_shape(a, f)
+        self.v = np.zeros_like(self.r)
+        if self.clamped_a:
+            self.t_a = self._unit(self.r[1] - self.r[0])
+        if self.clamped_b:
+            self.t_b = self._unit(self.r[-1] - self.r[-2])
+        self.twist = Twist(self._tangents(self.r)) if self.torsion else None
+        if static_init:
+            self.static_equilibrium()
+        if self.twist is not None:
+            self.twist = Twist(self._tangents(self.r))
 
-    # ------------------------------------------------------------------ initialisation
-    def _initial_positions(self, a: np.ndarray, f: np.ndarray) -> np.ndarray:
-        """Interior node positions at rest: catenary [CAT] then static polish (module docstring)."""
-        p = self.p
+    # ------------------------------------------------------------------ set-up helpers
+    @staticmethod
+    def _unit(v: np.ndarray) -> np.ndarray:
+        n = float(np.linalg.norm(v))
+        return v / n if n > 0 else np.array([1.0, 0.0, 0.0])
+
+    @staticmethod
+    def _check_profile(prof) -> np.ndarray:
+        prof = np.atleast_2d(np.asarray(prof, dtype=float))
+        if prof.ndim != 2 or prof.shape[1] != 4 or np.any(~np.isfinite(prof)) or np.any(np.diff(prof[:, 0]) <= 0):
+            raise ValueError("current_profile must be rows (depth, north, east, down) with increasing depth")
+        return prof
+
+    def _geometry_changed(self) -> None:
+        """Element lengths changed (start, winch): node shares, masses, bending operators."""
+        p, l = self.p, self.l
+        self.N = l.size
+        self.l_node = np.empty(self.N + 1)
+        self.l_node[1:-1] = 0.5 * (l[:-1] + l[1:])
+        self.l_node[0], self.l_node[-1] = 0.5 * l[0], 0.5 * l[-1]
+        self.m_node = p.mass_per_length * self.l_node
+        if self.free_b:
+            self.m_node = self.m_node.copy()
+            self.m_node[-1] += self.tip_mass
+        self.c_el = (-p.damping * l * math.sqrt(p.EA * p.mass_per_length) if p.damping < 0
+                     else np.full(self.N, p.damping))
+        need_rod = p.EI > 0 or p.bending_damping > 0 or (p.GJ > 0)
+        self._bend = SplineBending(l, self.clamped_a, self.clamped_b) if need_rod else None
+        self._dyn = slice(1, self.N + 1 if self.free_b else self.N)
+        self._band_cache = None
+        self._ones = None
+        self._EAvec = np.full(self.N, self.p.EA)
+
+    def _initial_shape(self, a: np.ndarray, f: np.ndarray) -> np.ndarray:
+        """Catenary [CAT] through the ends (straight line if that fails or end B is free)."""
+        p, N = self.p, self.N
+        straight = a + np.linspace(0.0, 1.0, N + 1)[:, None] * (f - a)
+        if self.free_b or p.weight_per_length <= 0:
+            return straight
         w = p.weight_per_length
         grounded_anchor = a[2] >= self.seabed_depth - 1e-9 and p.kBot > 0
         delta = w / (p.kBot * p.diameter) if grounded_anchor else 0.0
@@ -164,177 +314,564 @@ class Line:
         try:
             if Z >= 0.0:
                 cat = solve_catenary(X, Z, p.length, w, p.EA, 0.0, seabed=grounded_anchor)
-                P = node_positions_3d(a_eff, f, cat, self.N + 1)
-            else:  # fairlead below the anchor: mirror (free-hanging), swap ends
+                P = node_positions_3d(a_eff, f, cat, N + 1)
+            else:  # end B below end A (a hanging wire): mirror, swap the ends
                 cat = solve_catenary(X, -Z, p.length, w, p.EA, 0.0, seabed=False)
-                P = node_positions_3d(f, a_eff, cat, self.N + 1)[::-1]
+                P = node_positions_3d(f, a_eff, cat, N + 1)[::-1]
         except (ValueError, RuntimeError):
-            P = a + np.linspace(0.0, 1.0, self.N + 1)[:, None] * (f - a)
-        x0 = P[1:-1].copy()
-        zeros = np.zeros((self.N + 1, 3))
+            return straight
+        P = np.array(P, dtype=float)
+        P[0], P[-1] = a, f
+        return P
 
-        def resid(x: np.ndarray) -> np.ndarray:
-            r = self._full(x.reshape(-1, 3), a, f)
-            F, _ = self._forces(r, zeros)
-            return (F / (self.p.EA / self.l * 1e-3)).ravel()   # scaled: 1 mm stretch ~ 1
-        try:
-            sol = root(resid, x0.ravel(), method="hybr", options={"xtol": 1e-13})
-            x = sol.x.reshape(-1, 3)
-            if np.all(np.isfinite(x)) and np.max(np.abs(resid(x.ravel()))) < \
-                    np.max(np.abs(resid(x0.ravel()))):
-                x0 = x
-        except Exception:  # pragma: no cover - keep the catenary shape
-            pass
-        return x0
+    # ------------------------------------------------------------------ environment
+    def _fluid(self, r: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """Fluid velocity (n, 3), acceleration (n, 3) or None, local surface z (n,) at the nodes."""
+        if self.current_profile is not None:
+            pr = self.current_profile
+            depth = np.maximum(r[:, 2], 0.0)
+            U = np.stack([np.interp(depth, pr[:, 0], pr[:, k]) for k in (1, 2, 3)], axis=1)
+        else:
+            U = self.current                              # broadcasts against (n, 3)
+        if self.sea is None:
+            return U, None, None
+        depth = np.maximum(r[:, 2], 0.0)                  # constant extrapolation above the mean level
+        U = U + self.sea.particle_velocity(t, r[:, 0], r[:, 1], depth)
+        A = self.sea.particle_acceleration(t, r[:, 0], r[:, 1], depth)
+        zs = -np.asarray(self.sea.elevation(t, r[:, 0], r[:, 1]), dtype=float)
+        return U, A, zs
 
-    # ------------------------------------------------------------------ kernel
-    @staticmethod
-    def _full(x: np.ndarray, ra: np.ndarray, rb: np.ndarray) -> np.ndarray:
-        return np.vstack((ra[None, :], x, rb[None, :]))
+    def _wet_fraction(self, r: np.ndarray, zs: np.ndarray | None) -> np.ndarray:
+        """Node wetted fractions w_i (module docstring)."""
+        crest = 0.0 if self.sea is None else -float(np.sum(self.sea.amplitude))
+        if float(np.min(r[:, 2])) >= crest:               # all below the highest possible surface
+            if self._ones is None or self._ones.size != r.shape[0]:
+                self._ones = np.ones(r.shape[0])
+            return self._ones
+        h = r[:, 2] - (0.0 if zs is None else zs)                                 # depth below the local surface
+        h1, h2 = h[:-1], h[1:]
+        span = np.abs(h1) + np.abs(h2)
+        d = self.p.diameter
+        f = np.where(span > d, (np.maximum(h1, 0) + np.maximum(h2, 0)) / np.maximum(span, 1e-300),
+                     np.clip(0.5 + (h1 + h2) / (2 * d), 0.0, 1.0))
+        fl = f * self.l
+        w = np.empty(r.shape[0])
+        w[1:-1] = (fl[:-1] + fl[1:]) / (self.l[:-1] + self.l[1:])
+        w[0], w[-1] = f[0], f[-1]
+        return w
 
-    def _tensions(self, r: np.ndarray, v: np.ndarray) -> np.ndarray:
-        d = r[1:] - r[:-1]
-        lam = np.sqrt(np.einsum("ij,ij->i", d, d))
-        q = d / np.maximum(lam, 1e-12)[:, None]
+    def _tangents(self, r: np.ndarray) -> np.ndarray:
+        return _unit_rows(r[1:] - r[:-1])[0]
+
+    # ------------------------------------------------------------------ forces
+    def _axial(self, lam: np.ndarray, rate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Tension (N,) and tangent stiffness dT/dlambda (N,) [N/m]."""
         eps = lam / self.l - 1.0
-        epsd = np.einsum("ij,ij->i", v[1:] - v[:-1], q) / self.l
-        return np.where(eps > 0.0, np.maximum(self.p.EA * eps + self.c * epsd, 0.0), 0.0)
+        if self._table is None:
+            f, k = self.p.EA * eps, self._EAvec
+        else:
+            tab = self._table
+            f = np.interp(eps, tab[:, 0], tab[:, 1], left=0.0,
+                          right=None) + np.maximum(eps - tab[-1, 0], 0.0) * (tab[-1, 1] - tab[-2, 1]) / (
+                              tab[-1, 0] - tab[-2, 0])
+            slopes = np.diff(tab[:, 1]) / np.diff(tab[:, 0])
+            idx = np.clip(np.searchsorted(tab[:, 0], eps, side="right") - 1, 0, slopes.size - 1)
+            k = slopes[idx]
+        T = f + self.c_el * rate / self.l
+        if self.p.compression > 0.0:         # a rod: compression carried with CE * EA (SMS's $CE)
+            neg = eps < 0.0
+            T = np.where(neg, self.p.compression * self.p.EA * eps + self.c_el * rate / self.l, T)
+            return T, np.where(neg, self.p.compression * self.p.EA, k) / self.l
+        taut = (eps > 0.0) & (T > 0.0)
+        return np.where(taut, T, 0.0), np.where(taut, k / self.l, 0.0)
 
-    def _forces(self, r: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(net force on interior nodes (N-1,3) excluding inertia, node tangents q̂ (N-1,3))."""
+    def _forces(self, r: np.ndarray, v: np.ndarray, t: float, jac: bool = False) -> np.ndarray:
+        """Net non-inertial force on every node (N+1, 3); with jac=True keeps what the implicit
+        step needs (tangents, tensions, stiffnesses, drag and seabed derivatives, masses)."""
         p = self.p
-        d = r[1:] - r[:-1]
-        lam = np.sqrt(np.einsum("ij,ij->i", d, d))
-        q = d / np.maximum(lam, 1e-12)[:, None]
-        eps = lam / self.l - 1.0
-        epsd = np.einsum("ij,ij->i", v[1:] - v[:-1], q) / self.l
-        T = np.where(eps > 0.0, np.maximum(p.EA * eps + self.c * epsd, 0.0), 0.0)
+        q, lam = _unit_rows(r[1:] - r[:-1])
+        dv = v[1:] - v[:-1]
+        rate = np.einsum("ij,ij->i", dv, q)
+        T, kax = self._axial(lam, rate)
         Tq = T[:, None] * q
-        F = Tq[1:] - Tq[:-1]
-        F[:, 2] += self._W[1:-1]
-        # node tangents and Morison drag on the relative velocity
-        qh = r[2:] - r[:-2]
-        qh /= np.maximum(np.sqrt(np.einsum("ij,ij->i", qh, qh)), 1e-12)[:, None]
-        u = self.current - v[1:-1]
+        F = np.zeros_like(r)
+        F[:-1] += Tq
+        F[1:] -= Tq
+        U, Af, zs = self._fluid(r, t)
+        w = self._wet_fraction(r, zs) if p.rho_water > 0 else np.zeros(r.shape[0])
+        F[:, 2] += (p.mass_per_length - w * self._rhoA) * p.g * self.l_node
+        # node tangents (for drag and added mass)
+        qh = np.empty_like(r)
+        qh[1:-1] = r[2:] - r[:-2]
+        qh[0], qh[-1] = q[0], q[-1]
+        qh[1:-1] = _unit_rows(qh[1:-1])[0]
+        lbar = np.empty(r.shape[0])
+        lbar[1:-1] = 0.5 * (lam[:-1] + lam[1:])
+        lbar[0], lbar[-1] = 0.5 * lam[0], 0.5 * lam[-1]
+        kdn = self._kdn * lbar * w
+        u = U - v
         ut = np.einsum("ij,ij->i", u, qh)[:, None] * qh
         un = u - ut
-        lbar = 0.5 * (lam[:-1] + lam[1:])
-        F += (self._kdn * lbar * np.sqrt(np.einsum("ij,ij->i", un, un)))[:, None] * un
+        unm = np.sqrt(np.einsum("ij,ij->i", un, un))
+        F += (kdn * unm)[:, None] * un
         if self._kdt:
-            F += (self._kdt * lbar * np.sqrt(np.einsum("ij,ij->i", ut, ut)))[:, None] * ut
+            F += (self._kdt * lbar * w * np.sqrt(np.einsum("ij,ij->i", ut, ut)))[:, None] * ut
+        ma_n = p.Can * self._rhoA * self.l_node * w
+        ma_t = p.Cat * self._rhoA * self.l_node * w
+        if Af is not None:
+            at = np.einsum("ij,ij->i", Af, qh)[:, None] * qh
+            F += (self._rhoA * self.l_node * w)[:, None] * Af + ma_n[:, None] * (Af - at) + ma_t[:, None] * at
         # seabed
-        pen = r[1:-1, 2] - self.seabed_depth
+        pen = r[:, 2] - self.seabed_depth
         hit = pen > 0.0
+        seabed = None
         if np.any(hit):
-            ln = self.l_node[1:-1][hit]
-            vv = v[1:-1][hit]
-            Fn = np.maximum(p.kBot * pen[hit] + p.cBot * vv[:, 2], 0.0) * p.diameter * ln
-            Fb = np.zeros((Fn.size, 3))
-            Fb[:, 2] = -Fn
+            idx = np.nonzero(hit)[0]
+            ln = self.l_node[idx]
+            vv = v[idx]
+            Fn = p.kBot * pen[idx] + p.cBot * vv[:, 2]
+            pressing = Fn > 0.0
+            Fn = np.maximum(Fn, 0.0) * p.diameter * ln
+            F[idx, 2] -= Fn
             vh = vv[:, :2]
             vhm = np.sqrt(np.einsum("ij,ij->i", vh, vh))
-            fmag = np.minimum(p.friction_damping * vhm, p.friction * Fn)
-            Fb[:, :2] = -(fmag / np.maximum(vhm, 1e-300))[:, None] * vh
-            F[hit] += Fb
-        return F, qh
+            lin = p.friction_damping * vhm < p.friction * Fn
+            fmag = np.where(lin, p.friction_damping * vhm, p.friction * Fn)
+            F[idx, :2] -= (fmag / np.maximum(vhm, 1e-300))[:, None] * vh
+            seabed = (idx, pressing, ln, lin & (Fn > 0))
+        # bending and torsion
+        k = None
+        if self._bend is not None:
+            k = self._bend.curvature(r, self.t_a, self.t_b)
+            if p.EI > 0:
+                F += p.EI * self._bend.force(k)
+            if p.bending_damping > 0:
+                F += p.bending_damping * self._bend.force(self._bend.B @ v)
+            if self.twist is not None:
+                self._Theta = self.twist.total_twist(q, self.phi_a, self.phi_b)
+                tau = self._Theta / float(np.sum(self.l))
+                n = p.GJ * tau * np.cross(q, 0.5 * (k[:-1] + k[1:]))
+                F[:-1] += n
+                F[1:] -= n
+        if self.free_b:
+            F[-1] += self.tip_force
+        if jac:
+            self._j = dict(q=q, lam=lam, T=T, kax=kax, qh=qh, ma_n=ma_n, ma_t=ma_t, kdn=kdn, un=un,
+                           unm=unm, seabed=seabed)
+        self._k = k
+        return F
 
-    def _accel(self, x: np.ndarray, xd: np.ndarray, ra: np.ndarray, va: np.ndarray,
-               rb: np.ndarray, vb: np.ndarray) -> np.ndarray:
-        r, v = self._rbuf, self._vbuf
-        r[0], r[1:-1], r[-1] = ra, x, rb
-        v[0], v[1:-1], v[-1] = va, xd, vb
-        F, qh = self._forces(r, v)
-        # M = m I + ma_n (I - q̂q̂ᵀ) + ma_t q̂q̂ᵀ: M⁻¹F = F_n/(m + ma_n) + F_t/(m + ma_t), exactly
-        Fq = np.einsum("ij,ij->i", F, qh)[:, None] * qh
-        return (F - Fq) / (self._m + self._ma_n)[:, None] + Fq / (self._m + self._ma_t)[:, None]
+    def _mass_blocks(self, qh: np.ndarray, ma_n: np.ndarray, ma_t: np.ndarray) -> np.ndarray:
+        """3x3 node mass matrices (n, 3, 3): m I + ma_n (I - qq^T) + ma_t qq^T."""
+        qq = qh[:, :, None] * qh[:, None, :]
+        eye = np.eye(3)[None]
+        return (self.m_node + ma_n)[:, None, None] * eye + (ma_t - ma_n)[:, None, None] * qq
+
+    def _accel(self, r: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
+        """Accelerations of the dynamic nodes (explicit schemes): the 3x3 mass inverted exactly."""
+        F = self._forces(r, v, t, jac=True)
+        j, d = self._j, self._dyn
+        qh = j["qh"][d]
+        Fd = F[d]
+        Fq = np.einsum("ij,ij->i", Fd, qh)[:, None] * qh
+        m = self.m_node[d]
+        return (Fd - Fq) / (m + j["ma_n"][d])[:, None] + Fq / (m + j["ma_t"][d])[:, None]
+
+    # ------------------------------------------------------------------ implicit step
+    def _jacobian_blocks(self, v: np.ndarray, cC: float, cK: float,
+                         mass: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Node blocks of A = M + cC C + cK K (diagonal (n,3,3), upper off-diagonal (n-1,3,3))
+        and K v (n, 3) for all nodes, from the last _forces(jac=True)."""
+        p, j = self.p, self._j
+        q, lam, T, kax = j["q"], j["lam"], j["T"], j["kax"]
+        qq = q[:, :, None] * q[:, None, :]
+        eye = np.eye(3)[None]
+        Ke = kax[:, None, None] * qq + (T / np.maximum(lam, 1e-12))[:, None, None] * (eye - qq)
+        taut = ((T > 0) | (self.p.compression > 0))[:, None, None]
+        Ce = np.where(taut, (self.c_el / self.l)[:, None, None] * qq, 0.0)
+        G = cC * Ce + cK * Ke
+        diag = self._mass_blocks(j["qh"], j["ma_n"], j["ma_t"]) if mass else np.zeros((v.shape[0], 3, 3))
+        diag[:-1] += G
+        diag[1:] += G
+        off = -G
+        Kv = np.zeros_like(v)
+        dvK = np.einsum("eab,eb->ea", Ke, v[1:] - v[:-1])
+        Kv[:-1] -= dvK
+        Kv[1:] += dvK
+        # linearised drag: C = kdn (|u_n| P + u_n u_n^T / |u_n|)
+        kdn, un, unm, qh = j["kdn"], j["un"], j["unm"], j["qh"]
+        P = eye - qh[:, :, None] * qh[:, None, :]
+        Cd = (kdn * unm)[:, None, None] * P + (kdn / np.maximum(unm, 1e-12))[:, None, None] * (
+            un[:, :, None] * un[:, None, :])
+        diag += cC * Cd
+        if j["seabed"] is not None:
+            idx, pressing, ln, lin = j["seabed"]
+            kz = np.where(pressing, p.kBot * p.diameter * ln, 0.0)
+            cz = np.where(pressing, p.cBot * p.diameter * ln, 0.0)
+            diag[idx, 2, 2] += cC * cz + cK * kz
+            Kv[idx, 2] += kz * v[idx, 2]
+            cf = np.where(lin, p.friction_damping, 0.0)
+            diag[idx, 0, 0] += cC * cf
+            diag[idx, 1, 1] += cC * cf
+        return diag, off, Kv
+
+    def _band_index(self, n: int):
+        if self._band_cache is None or self._band_cache[0] != n:
+            a, b = np.meshgrid(np.arange(3), np.arange(3), indexing="ij")
+            up = a <= b
+            k = np.arange(n)[:, None, None]
+            d_rows = np.broadcast_to(5 + a - b, (n, 3, 3))[:, up]
+            d_cols = (3 * k + b)[:, up]
+            ko = np.arange(n - 1)[:, None, None]
+            o_rows = np.broadcast_to(2 + a - b, (n - 1, 3, 3)).reshape(n - 1, 9)
+            o_cols = (3 * ko + 3 + b).reshape(n - 1, 9)
+            self._band_cache = (n, up, d_rows.ravel(), d_cols.ravel(), o_rows.ravel(), o_cols.ravel())
+        return self._band_cache
+
+    def _solve(self, diag: np.ndarray, off: np.ndarray, rhs: np.ndarray, dense_extra: np.ndarray | None):
+        """Solve the (symmetric positive definite) block system for the dynamic nodes."""
+        n = diag.shape[0]
+        if dense_extra is None:
+            _, up, dr, dc, orow, ocol = self._band_index(n)
+            ab = np.zeros((6, 3 * n))
+            ab[dr, dc] = diag[:, up].ravel()
+            if n > 1:
+                ab[orow, ocol] = off.reshape(n - 1, 9).ravel()
+            # LAPACK's banded Cholesky directly: scipy's wrapper costs more than the solve here
+            _, x, info = dpbsv(ab, rhs.reshape(-1, 1), lower=0, overwrite_ab=1, overwrite_b=0)
+            if info == 0:
+                return x.reshape(n, 3)
+        A = np.zeros((3 * n, 3 * n))
+        for a in range(3):
+            for b in range(3):
+                A[a::3, b::3] += np.diag(diag[:, a, b])
+                if n > 1:
+                    A[a::3, b::3][np.arange(n - 1), np.arange(1, n)] += off[:, a, b]
+                    A[a::3, b::3][np.arange(1, n), np.arange(n - 1)] += off[:, b, a]
+        if dense_extra is not None:
+            A += np.kron(dense_extra, np.eye(3))
+        try:
+            return cho_solve(cho_factor(A, check_finite=False), rhs.ravel(), check_finite=False).reshape(n, 3)
+        except LinAlgError:
+            return np.linalg.solve(A, rhs.ravel()).reshape(n, 3)
+
+    def _implicit_step(self, r: np.ndarray, v: np.ndarray, t: float, h: float,
+                       va: np.ndarray, vb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p, th, d = self.p, self.theta, self._dyn
+        F = self._forces(r, v, t, jac=True)
+        diag, off, Kv = self._jacobian_blocks(v, th * h, (th * h) ** 2)
+        extra = None
+        if self._bend is not None and (p.EI > 0 or p.bending_damping > 0):
+            Kb = self._bend.K
+            Kv += p.EI * (Kb @ v)
+            extra = ((th * h) ** 2 * p.EI + th * h * p.bending_damping) * Kb[d, d]
+        rhs = h * (F[d] - th * h * Kv[d])
+        dv = self._solve(diag[d], off[d.start:d.stop - 1], rhs, extra)
+        r_new, v_new = r.copy(), v.copy()
+        r_new[d] = r[d] + h * (v[d] + th * dv)
+        v_new[d] = v[d] + dv
+        r_new[0] = r[0] + h * va
+        v_new[0] = va
+        if not self.free_b:
+            r_new[-1] = r[-1] + h * vb
+            v_new[-1] = vb
+        return r_new, v_new
+
+    # ------------------------------------------------------------------ statics
+    def static_equilibrium(self, max_iter: int = 200, tol: float = 1e-9) -> float:
+        """Move the dynamic nodes to the static equilibrium at rest (velocities zeroed).
+
+        Newton's method x += (K + mu M)^-1 F(x) with the implicit step's stiffness K (friction and
+        drag vanish at rest) and a vanishing regularisation mu; it converges in a few iterations
+        from the catenary, and for a nearly inextensible beam under a large tip load (the first
+        step overstretches, the geometric stiffness then pulls it back).  If Newton has not
+        converged after 30 iterations (slack lines: K singular), pseudo-transient continuation
+        with switched evolution relaxation (Kelley & Keyes 1998) takes over from the best point:
+        mu scaled by |F_new| / |F_old| each iteration, a damped pseudo-time march turning into
+        Newton.  Returns max |F| over the dynamic nodes relative to the largest node weight (or
+        1e-9 EA); the shape is kept only if it improved.
+        """
+        p, d = self.p, self._dyn
+        self.v[:] = 0.0
+        scale = max(float(np.max(self.m_node)) * p.g, 1e-9 * p.EA, 1e-12)
+        mu0 = p.EA / (p.mass_per_length * self.l0 ** 2)       # ~ (highest axial frequency)^2 / 4
+        start = self.r.copy()
+        F0 = self._forces(start, self.v, self.t, jac=True)
+        err0 = float(np.max(np.abs(F0[d]))) / scale
+        best, best_err = start, err0
+
+        def iterate(r, mu, n_iter, ser):
+            nonlocal best, best_err
+            F = self._forces(r, self.v, self.t, jac=True)
+            res = float(np.linalg.norm(F[d]))
+            for _ in range(n_iter):
+                if best_err < tol:
+                    return
+                diag, off, _ = self._jacobian_blocks(self.v, 0.0, 1.0, mass=False)
+                diag += mu * self._mass_blocks(self._j["qh"], self._j["ma_n"], self._j["ma_t"])
+                extra = p.EI * self._bend.K[d, d] if (self._bend is not None and p.EI > 0) else None
+                dx = self._solve(diag[d], off[d.start:d.stop - 1], F[d], extra)
+                trial = r.copy()
+                trial[d] += dx
+                Ft = self._forces(trial, self.v, self.t, jac=True)
+                rt = float(np.linalg.norm(Ft[d]))
+                if not np.isfinite(rt) or (ser and rt > 10.0 * res):
+                    if not ser:
+                        return
+                    mu *= 100.0                                  # too bold: back off
+                    self._forces(r, self.v, self.t, jac=True)
+                    if mu > 1e6 * mu0:
+                        return
+                    continue
+                if ser:
+                    mu = min(max(mu * rt / max(res, 1e-300), 1e-12 * mu0), 1e6 * mu0)
+                r, F, res = trial, Ft, rt
+                err = float(np.max(np.abs(F[d]))) / scale
+                if err < best_err:
+                    best, best_err = r.copy(), err
+
+        iterate(start.copy(), 1e-12 * mu0, 30, ser=False)
+        if best_err >= tol:
+            iterate(best.copy(), 1e-3 * mu0, max_iter, ser=True)
+        self.r = best
+        self._forces(self.r, self.v, self.t)
+        return best_err
+
+    # ------------------------------------------------------------------ winch
+    def _payout(self, h: float) -> None:
+        """Grow or shrink the winch element by u h; split or merge elements (module docstring)."""
+        if self.winch_end is None or self.payout_speed == 0.0:
+            return
+        e = self.N - 1 if self.winch_end == "b" else 0
+        lw = self.l[e] + self.payout_speed * h
+        floor = 0.05 * self.l0
+        self.length_limited = False
+        if lw < floor and self.N <= 2:
+            lw, self.length_limited = floor, True
+        self.l[e] = lw
+        if lw > 1.6 * self.l0 and self.N < self.max_segments:
+            self._split(e)
+        elif lw < 0.4 * self.l0 and self.N > 2:
+            self._merge(e)
+        else:
+            self._geometry_changed_fast()
+        if lw > 1.6 * self.l0 and self.N >= self.max_segments:
+            self.length_limited = True
+
+    def _geometry_changed_fast(self) -> None:
+        # only the winch element changed: masses and damping, and bending operators if any
+        self._geometry_changed()
+
+    def _split(self, e: int) -> None:
+        l0, lw = self.l0, self.l[e]
+        if self.winch_end == "b":       # element e = (N-1, N): new node l0 from node N-1
+            i, j, frac = e, e + 1, l0 / lw
+            new_l = (l0, lw - l0)
+        else:                           # element 0 = (0, 1): new node l0 from node 1
+            i, j, frac = 1, 0, l0 / lw
+            new_l = (lw - l0, l0)
+        rn = self.r[i] + frac * (self.r[j] - self.r[i])
+        vn = self.v[i] + frac * (self.v[j] - self.v[i])
+        pos = e + 1
+        self.r = np.insert(self.r, pos, rn, axis=0)
+        self.v = np.insert(self.v, pos, vn, axis=0)
+        self.l = np.concatenate([self.l[:e], new_l, self.l[e + 1:]])
+        self._geometry_changed()
+
+    def _merge(self, e: int) -> None:
+        if self.winch_end == "b":       # drop node N-1: elements N-2 and N-1 become one
+            drop, keep = self.N - 1, slice(None, self.N - 2)
+            self.l = np.concatenate([self.l[keep], [self.l[-2] + self.l[-1]]])
+        else:                           # drop node 1
+            drop = 1
+            self.l = np.concatenate([[self.l[0] + self.l[1]], self.l[2:]])
+        self.r = np.delete(self.r, drop, axis=0)
+        self.v = np.delete(self.v, drop, axis=0)
+        self._geometry_changed()
 
     # ------------------------------------------------------------------ public API
     def set_ends(self, anchor_pos: np.ndarray, anchor_vel: np.ndarray,
-                 fairlead_pos: np.ndarray, fairlead_vel: np.ndarray) -> None:
-        """Prescribe both ends (NED) at the current time; they move with these velocities in step()."""
-        self.ra = np.asarray(anchor_pos, dtype=float).reshape(3).copy()
+                 fairlead_pos: np.ndarray | None = None, fairlead_vel: np.ndarray | None = None) -> None:
+        """Prescribe end A (and end B unless it is free), NED, at the current time; they move
+        with these velocities during step()."""
+        self.r[0] = np.asarray(anchor_pos, dtype=float).reshape(3)
         self.va = np.asarray(anchor_vel, dtype=float).reshape(3).copy()
-        self.rb = np.asarray(fairlead_pos, dtype=float).reshape(3).copy()
-        self.vb = np.asarray(fairlead_vel, dtype=float).reshape(3).copy()
+        self.v[0] = self.va
+        if not self.free_b and fairlead_pos is not None:
+            self.r[-1] = np.asarray(fairlead_pos, dtype=float).reshape(3)
+            self.vb = np.asarray(fairlead_vel, dtype=float).reshape(3).copy()
+            self.v[-1] = self.vb
+
+    def set_end_tangents(self, t_a: np.ndarray | None = None, t_b: np.ndarray | None = None) -> None:
+        """Line direction (unit, NED, pointing from end A towards end B) at clamped ends."""
+        if t_a is not None:
+            self.t_a = self._unit(np.asarray(t_a, dtype=float).reshape(3))
+        if t_b is not None:
+            self.t_b = self._unit(np.asarray(t_b, dtype=float).reshape(3))
+
+    def set_end_twist(self, phi_a: float = 0.0, phi_b: float = 0.0) -> None:
+        """Rotation of the end fittings about the line axis [rad] (torsion, both ends held)."""
+        self.phi_a, self.phi_b = float(phi_a), float(phi_b)
+
+    def set_tip_force(self, force: np.ndarray) -> None:
+        """Point force on a free end B (NED) [N]."""
+        self.tip_force = np.asarray(force, dtype=float).reshape(3).copy()
+
+    def set_payout(self, speed: float) -> None:
+        """Winch pay-out speed [m/s] (> 0 pays out, < 0 hauls in) at ``winch_end``."""
+        if self.winch_end is None and speed != 0.0:
+            raise ValueError("this line has no winch end (winch_end=None)")
+        self.payout_speed = float(speed)
 
     def step(self, dt: float, substep: float | None = None) -> None:
-        """Advance by dt [s] with n = ceil(dt / substep) equal explicit sub-steps."""
+        """Advance by dt [s] with n = ceil(dt / substep) equal sub-steps."""
         h_max = self.substep if substep is None else float(substep)
         n = max(1, int(math.ceil(dt / h_max - 1e-9)))
         h = dt / n
-        x, xd = self.r, self.v
-        ra0, rb0, va, vb = self.ra, self.rb, self.va, self.vb
-        acc = self._accel
-        for k in range(n):
-            t0 = k * h
-            e0 = (ra0 + va * t0, va, rb0 + vb * t0, vb)
-            if self.scheme == "rk2":
-                a1 = acc(x, xd, *e0)
-                hh = 0.5 * h
-                em = (ra0 + va * (t0 + hh), va, rb0 + vb * (t0 + hh), vb)
-                a2 = acc(x + hh * xd, xd + hh * a1, *em)
-                x, xd = x + h * (xd + hh * a1), xd + h * a2
-            else:
-                hh = 0.5 * h
-                em = (ra0 + va * (t0 + hh), va, rb0 + vb * (t0 + hh), vb)
-                e1 = (ra0 + va * (t0 + h), va, rb0 + vb * (t0 + h), vb)
-                k1v, k1a = xd, acc(x, xd, *e0)
-                k2v = xd + hh * k1a
-                k2a = acc(x + hh * k1v, k2v, *em)
-                k3v = xd + hh * k2a
-                k3a = acc(x + hh * k2v, k3v, *em)
-                k4v = xd + h * k3a
-                k4a = acc(x + h * k3v, k4v, *e1)
-                x = x + h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
-                xd = xd + h / 6 * (k1a + 2 * k2a + 2 * k3a + k4a)
-        self.r, self.v = x, xd
-        self.ra, self.rb = ra0 + va * dt, rb0 + vb * dt
-        self.t += dt
+        for _ in range(n):
+            self._payout(h)
+            self._substep(h)
+        if self.twist is not None:
+            q = self._tangents(self.r)
+            self.twist.accept(q, self.twist.total_twist(q, self.phi_a, self.phi_b))
 
-    def _end_force(self, end: int) -> np.ndarray:
-        r = self._full(self.r, self.ra, self.rb)
-        v = self._full(self.v, self.va, self.vb)
-        T = self._tensions(r, v)
-        i = 0 if end == 0 else self.N - 1
-        d = r[i + 1] - r[i]
-        q = d / max(float(np.linalg.norm(d)), 1e-12)
-        # the end node's half-segment submerged weight acts on the end point, as in MoorDyn's
-        # coupled-point force (agrees with moordyn.Step's force to 0.1 %, tests/test_line.py)
-        Fw = np.array([0.0, 0.0, self._W[0 if end == 0 else -1]])
-        return (T[i] * q if end == 0 else -T[i] * q) + Fw
+    def _substep(self, h: float) -> None:
+        t, r, v, va, vb = self.t, self.r, self.v, self.va, self.vb
+        d = self._dyn
+
+        def ends(x, xd, tau):
+            x, xd = x.copy(), xd.copy()
+            x[0], xd[0] = r[0] + va * tau, va
+            if not self.free_b:
+                x[-1], xd[-1] = r[-1] + vb * tau, vb
+            return x, xd
+
+        if self.scheme == "implicit":
+            self.r, self.v = self._implicit_step(r, v, t, h, va, vb)
+        elif self.scheme == "rk2":
+            hh = 0.5 * h
+            a1 = self._accel(r, v, t)
+            x2, v2 = ends(r, v, hh)
+            x2[d] = r[d] + hh * v[d]
+            v2[d] = v[d] + hh * a1
+            a2 = self._accel(x2, v2, t + hh)
+            rn, vn = ends(r, v, h)
+            rn[d] = r[d] + h * v2[d]
+            vn[d] = v[d] + h * a2
+            self.r, self.v = rn, vn
+        else:
+            hh = 0.5 * h
+            k1v, k1a = v[d], self._accel(r, v, t)
+            x, xd = ends(r, v, hh)
+            x[d], xd[d] = r[d] + hh * k1v, v[d] + hh * k1a
+            k2v, k2a = xd[d], self._accel(x, xd, t + hh)
+            x[d], xd[d] = r[d] + hh * k2v, v[d] + hh * k2a
+            k3v, k3a = xd[d], self._accel(x, xd, t + hh)
+            x, xd = ends(r, v, h)
+            x[d], xd[d] = r[d] + h * k3v, v[d] + h * k3a
+            k4v, k4a = xd[d], self._accel(x, xd, t + h)
+            rn, vn = ends(r, v, h)
+            rn[d] = r[d] + h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+            vn[d] = v[d] + h / 6 * (k1a + 2 * k2a + 2 * k3a + k4a)
+            self.r, self.v = rn, vn
+        self.t = t + h
+
+    # ------------------------------------------------------------------ outputs
+    def node_forces(self) -> np.ndarray:
+        """Net non-inertial force on every node (N+1, 3) at the current state [N], NED."""
+        return self._forces(self.r, self.v, self.t)
 
     def fairlead_force(self) -> np.ndarray:
-        """Force the line exerts ON the fairlead point [N], NED (end tension + half-segment weight)."""
-        return self._end_force(1)
+        """Force the line exerts ON end B [N], NED: end tension plus the end node's share of the
+        weight, drag, seabed and bending shear (the massless end node passes them on)."""
+        return self.node_forces()[-1]
 
     def anchor_force(self) -> np.ndarray:
-        """Force the line exerts ON the anchor point [N], NED (end tension + half-segment weight)."""
-        return self._end_force(0)
+        """Force the line exerts ON end A [N], NED (as ``fairlead_force``)."""
+        return self.node_forces()[0]
+
+    def end_moments(self) -> tuple[np.ndarray, np.ndarray]:
+        """Moments the line exerts ON ends A and B [N m], NED: bending at clamped ends, torsion
+        GJ tau about the line axis when both ends hold the twist (components/rod.py)."""
+        p = self.p
+        self._forces(self.r, self.v, self.t)
+        q = self._tangents(self.r)
+        ma, mb = np.zeros(3), np.zeros(3)
+        if self._k is not None and p.EI > 0:
+            if self.clamped_a:
+                ma += p.EI * np.cross(self.t_a, self._k[0])
+            if self.clamped_b:
+                mb -= p.EI * np.cross(self.t_b, self._k[-1])
+        if self.twist is not None:
+            tau = self._Theta / float(np.sum(self.l))
+            ma += p.GJ * tau * q[0]
+            mb -= p.GJ * tau * q[-1]
+        return ma, mb
+
+    def twist_rate(self) -> float:
+        """Uniform twist rate tau [rad/m] (0 unless both ends hold the twist)."""
+        if self.twist is None:
+            return 0.0
+        self._forces(self.r, self.v, self.t)
+        return self._Theta / float(np.sum(self.l))
 
     def tensions(self) -> np.ndarray:
-        """Segment tensions (N,) [N], anchor segment first, >= 0."""
-        return self._tensions(self._full(self.r, self.ra, self.rb),
-                              self._full(self.v, self.va, self.vb))
+        """Element tensions (N,) [N], end A first, >= 0."""
+        q, lam = _unit_rows(self.r[1:] - self.r[:-1])
+        return self._axial(lam, np.einsum("ij,ij->i", self.v[1:] - self.v[:-1], q))[0]
+
+    @property
+    def length(self) -> float:
+        """Present unstretched length [m]."""
+        return float(np.sum(self.l))
+
+    @property
+    def mass(self) -> float:
+        """Structural mass of the line [kg] (without a tip mass)."""
+        return float(np.sum(self.m_node)) - (self.tip_mass if self.free_b else 0.0)
+
+    @property
+    def ra(self) -> np.ndarray:
+        return self.r[0].copy()
+
+    @property
+    def rb(self) -> np.ndarray:
+        return self.r[-1].copy()
 
     def node_positions(self) -> np.ndarray:
-        """All N+1 node positions (NED), anchor first (a copy)."""
-        return self._full(self.r, self.ra, self.rb)
+        """All N+1 node positions (NED), end A first (a copy)."""
+        return self.r.copy()
 
     def node_velocities(self) -> np.ndarray:
-        """All N+1 node velocities (NED), anchor first (a copy)."""
-        return self._full(self.v, self.va, self.vb)
+        """All N+1 node velocities (NED), end A first (a copy)."""
+        return self.v.copy()
+
+    def curvatures(self) -> np.ndarray:
+        """Spline curvature vectors r'' at the nodes (N+1, 3) [1/m] (zeros without bending)."""
+        if self._bend is None:
+            return np.zeros_like(self.r)
+        return self._bend.curvature(self.r, self.t_a, self.t_b)
 
     def get_state(self) -> dict:
-        """Copy of the full state (time, interior nodes, ends)."""
-        return {"t": self.t, "r": self.r.copy(), "v": self.v.copy(), "ra": self.ra.copy(),
-                "va": self.va.copy(), "rb": self.rb.copy(), "vb": self.vb.copy()}
+        """Copy of the full state (time, nodes, element lengths, end motion, twist memory)."""
+        s = {"t": self.t, "r": self.r.copy(), "v": self.v.copy(), "l": self.l.copy(),
+             "va": self.va.copy(), "vb": self.vb.copy(), "rb": self.r[-1].copy(),
+             "payout": self.payout_speed, "tip_force": self.tip_force.copy(),
+             "t_a": self.t_a.copy(), "t_b": self.t_b.copy(), "phi": np.array([self.phi_a, self.phi_b])}
+        if self.twist is not None:
+            s["twist"] = self.twist.get_state()
+        return s
 
     def set_state(self, state: dict) -> None:
         """Restore a state from get_state (copied in)."""
         self.t = float(state["t"])
-        for k in ("r", "v", "ra", "va", "rb", "vb"):
+        for k in ("r", "v", "l", "va", "vb", "tip_force", "t_a", "t_b"):
             setattr(self, k, np.array(state[k], dtype=float, copy=True))
+        self.payout_speed = float(state["payout"])
+        self.phi_a, self.phi_b = (float(x) for x in state["phi"])
+        if self.twist is not None and "twist" in state:
+            self.twist.set_state(state["twist"])
+        self._geometry_changed()
 
     def state_is_finite(self) -> bool:
-        return bool(np.all(np.isfinite(self.r)) and np.all(np.isfinite(self.v))
-                    and np.all(np.isfinite(self.ra)) and np.all(np.isfinite(self.rb)))
+        return bool(np.all(np.isfinite(self.r)) and np.all(np.isfinite(self.v)) and np.all(np.isfinite(self.l)))

@@ -1,0 +1,215 @@
+"""Bending and torsion of a slender line on a chain of nodes: cubic-spline curvature and a uniform twist.
+
+Sources
+-------
+[BU03] B. Buckham, PhD thesis, University of Victoria 2003, and the SMS API final report,
+       digested in /work/shared/reference/sms_api_digest.md section 2.1: the cubic-spline
+       lumped-mass cable (curvature from a spline through the nodes, bending shear
+       K_kG = EI/L [0 I 0 -I; 0 -I 0 I], clamped and pinned end conditions, quasi-static torsion
+       with a twist rate tau uniform along the line because torsional inertia is neglected).
+[BE08] M. Bergou et al., "Discrete elastic rods", ACM TOG 27(3) 2008: the parallel-transport
+       (Bishop) frame, which replaces Buckham's Frenet frame so that inflection points need no
+       special treatment, and time-parallel transport of the end reference frames.
+
+Bending [BU03]
+--------------
+Nodes r_0..r_N, element e = (e, e+1) of unstretched length l_e.  The curvatures k_i = r''(s_i)
+(not states) solve the spline continuity equations  S k = D r + b  with, for interior nodes,
+
+    (l_{i-1}/6) k_{i-1} + ((l_{i-1} + l_i)/3) k_i + (l_i/6) k_{i+1}
+                                     = (r_{i+1} - r_i)/l_i - (r_i - r_{i-1})/l_{i-1},
+
+and at an end either k = 0 (pinned, swivel or free end: no bending moment) or the clamped
+condition (l_0/3) k_0 + (l_0/6) k_1 = (r_1 - r_0)/l_0 - t_A (mirrored at node N, t_B the
+prescribed end tangent).  S is the Gram matrix of the piecewise-linear k(s), so the bending energy
+of the spline is exactly  U = EI/2 int |r''|^2 ds = EI/2 sum_xyz k^T S k  and its gradient is
+dU/dr = EI D^T k.  The node forces  F = -EI D^T k  are Buckham's K_kG summed over elements
+(node e receives EI (k_e - k_{e+1})/l_e from element e): the lumped bending force is conservative.
+With fixed element lengths F = -EI K r + f_ends, K = D^T S^-1 D a constant symmetric matrix,
+which the implicit integrator of components.line uses as the exact bending Jacobian.
+
+End moment exerted by the line on a clamped end body: M_A = EI t_A x k_0, M_B = -EI t_B x k_N
+(the internal moment m = EI r' x r'' + GJ tau r' is the moment of the s+ part on the s- part).
+
+Torsion [BU03, BE08]
+--------------------
+Torsional inertia neglected => GJ tau' = 0, tau uniform:  tau = Theta / L, Theta the total twist
+of the cross-section (material) frame relative to the parallel-transport frame between the ends.
+Each end carries a reference vector m (perpendicular to its end tangent, carried along by
+time-parallel transport as the end tangent turns) and a twist input phi (rotation of the end
+fitting about the line axis).  With d_e any per-element reference vector (the projection of a
+world axis) and beta_e the angle from the spatially transported d_{e-1} to d_e about t_e,
+
+    Theta = alpha_B + sum_e beta_e - alpha_A,    alpha_end = angle(d_end -> Rot(t, phi) m)
+
+(independent of the world axis chosen), unwrapped to the 2 pi branch nearest the previous value
+(the twist history Buckham stores outside the ODE state).  The twist couples into bending
+through the internal force  n = GJ tau r' x r''  [BU03 K_tauG]: element e pushes its first node
+with +n_e and its second with -n_e, n_e = GJ tau t_e x (k_e + k_{e+1})/2.  A swivel at either end
+releases the twist (tau = 0).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.linalg import solve_banded
+
+__all__ = ["SplineBending", "Twist", "rotate_about", "transport"]
+
+
+class SplineBending:
+    """Spline curvature operators for element lengths ``l`` and the end conditions (module docstring)."""
+
+    def __init__(self, l: np.ndarray, clamped_a: bool = False, clamped_b: bool = False) -> None:
+        l = np.asarray(l, dtype=float)
+        n = l.size + 1
+        self.n, self.clamped_a, self.clamped_b = n, bool(clamped_a), bool(clamped_b)
+        S = np.zeros((3, n))                      # banded (1, 1): rows super, diag, sub
+        lo, di, up = np.zeros(n), np.zeros(n), np.zeros(n)
+        S[1, 1:-1] = (l[:-1] + l[1:]) / 3.0
+        S[0, 2:] = l[1:] / 6.0                    # S[i, i+1] for interior i
+        S[2, :-2] = l[:-1] / 6.0                  # S[i, i-1] for interior i
+        lo[1:-1], di[1:-1], up[1:-1] = 1.0 / l[:-1], -(1.0 / l[:-1] + 1.0 / l[1:]), 1.0 / l[1:]
+        if self.clamped_a:
+            S[1, 0], S[0, 1] = l[0] / 3.0, l[0] / 6.0
+            di[0], up[0] = -1.0 / l[0], 1.0 / l[0]
+        else:
+            S[1, 0], S[0, 1] = 1.0, 0.0
+            S[2, 0] = 0.0                        # row 1's S[1, 0] stays: k_0 = 0 makes it inert
+        if self.clamped_b:
+            S[1, -1], S[2, -2] = l[-1] / 3.0, l[-1] / 6.0
+            lo[-1], di[-1] = 1.0 / l[-1], -1.0 / l[-1]
+        else:
+            S[1, -1], S[2, -2] = 1.0, 0.0
+        self._S = S
+        self._lo, self._di, self._up = lo, di, up
+        Dm = np.diag(di) + np.diag(lo[1:], -1) + np.diag(up[:-1], 1)
+        self.B = solve_banded((1, 1), S, Dm)                     # k = B r + k_ends
+        e0, eN = np.zeros(n), np.zeros(n)
+        e0[0], eN[-1] = 1.0, 1.0
+        self._s0 = solve_banded((1, 1), S, e0) if self.clamped_a else None
+        self._sN = solve_banded((1, 1), S, eN) if self.clamped_b else None
+        K = Dm.T @ self.B
+        self.K = 0.5 * (K + K.T)                                 # dU/dr = EI (K r - f_ends)
+        self._Sfull = np.diag(S[1]) + np.diag(S[0, 1:], 1) + np.diag(S[2, :-1], -1)
+
+    def curvature(self, r: np.ndarray, t_a: np.ndarray | None = None,
+                  t_b: np.ndarray | None = None) -> np.ndarray:
+        """Node curvatures k = r'' (n, 3) [1/m] from node positions (n, 3) and clamped end tangents."""
+        k = self.B @ r
+        if self._s0 is not None:
+            k -= np.outer(self._s0, t_a)
+        if self._sN is not None:
+            k += np.outer(self._sN, t_b)
+        return k
+
+    def force(self, k: np.ndarray) -> np.ndarray:
+        """-D^T k (n, 3): bending node forces per unit EI [N / (N m^2)]."""
+        out = self._di[:, None] * k
+        out[1:] += self._up[:-1, None] * k[:-1]
+        out[:-1] += self._lo[1:, None] * k[1:]
+        return -out
+
+    def energy(self, k: np.ndarray) -> float:
+        """int |r''|^2 ds / 2 = k^T S k / 2 summed over x, y, z (bending energy per unit EI)."""
+        return 0.5 * float(np.einsum("ia,ij,ja->", k, self._Sfull, k))
+
+
+def rotate_about(v: np.ndarray, axis: np.ndarray, angle: float) -> np.ndarray:
+    """Rodrigues rotation of v about the unit ``axis`` by ``angle`` [rad]."""
+    c, s = math.cos(angle), math.sin(angle)
+    return v * c + np.cross(axis, v) * s + axis * float(axis @ v) * (1.0 - c)
+
+
+def transport(u: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> np.ndarray:
+    """Parallel transport of u (perpendicular to t1) to the plane perpendicular to t2 [BE08]:
+    the rotation about t1 x t2 taking t1 to t2.  Works row-wise on (m, 3) arrays."""
+    c = np.sum(t1 * t2, axis=-1, keepdims=True)
+    ut2 = np.sum(u * t2, axis=-1, keepdims=True)
+    return u - ut2 / np.maximum(1.0 + c, 1e-12) * (t1 + t2)
+
+
+def _signed_angle(a: np.ndarray, b: np.ndarray, axis: np.ndarray) -> np.ndarray:
+    """Angle from a to b about ``axis`` (row-wise), in (-pi, pi]."""
+    return np.arctan2(np.sum(np.cross(a, b) * axis, axis=-1), np.sum(a * b, axis=-1))
+
+
+def _perpendicular(t: np.ndarray) -> np.ndarray:
+    """A unit vector perpendicular to the unit t (projection of the least aligned world axis)."""
+    a = np.eye(3)[int(np.argmin(np.abs(t)))]
+    u = a - (a @ t) * t
+    return u / np.linalg.norm(u)
+
+
+class Twist:
+    """Uniform twist of a line between two torsionally held ends (module docstring, [BU03, BE08])."""
+
+    def __init__(self, tangents: np.ndarray) -> None:
+        """Start torque-free: end references chosen so that Theta = 0 for the given element tangents."""
+        t = np.asarray(tangents, dtype=float)
+        self.m_a = _perpendicular(t[0])
+        self.m_b = self._bishop_end(t, self.m_a)
+        self.t_a, self.t_b = t[0].copy(), t[-1].copy()
+        self.theta = 0.0
+        self.theta = self.total_twist(t, 0.0, 0.0)
+
+    def _bishop_end(self, t: np.ndarray, u0: np.ndarray) -> np.ndarray:
+        """u0 (at element 0) transported along the chain to the last element."""
+        d = self._references(t)
+        beta = _signed_angle(transport(d[:-1], t[:-1], t[1:]), d[1:], t[1:])
+        psi = _signed_angle(d[0:1], u0[None, :], t[0:1])[0] - float(np.sum(beta))
+        return rotate_about(d[-1], t[-1], psi)
+
+    @staticmethod
+    def _references(t: np.ndarray) -> np.ndarray:
+        """Per-element reference vectors: one world axis projected (the axis least aligned with any t)."""
+        worst = np.max(np.abs(t), axis=0)
+        best = int(np.argmin(worst))
+        if worst[best] > 0.98:   # tangents cover all directions: fall back to sequential transport
+            d = np.empty_like(t)
+            d[0] = _perpendicular(t[0])
+            for e in range(1, t.shape[0]):
+                d[e] = transport(d[e - 1][None, :], t[e - 1][None, :], t[e][None, :])[0]
+                d[e] /= np.linalg.norm(d[e])
+            return d
+        a = np.eye(3)[best]
+        d = a - (t @ a)[:, None] * t
+        return d / np.linalg.norm(d, axis=1)[:, None]
+
+    def total_twist(self, t: np.ndarray, phi_a: float, phi_b: float) -> float:
+        """Theta [rad] for element tangents t (N, 3) and end twists phi (module docstring),
+        on the 2 pi branch nearest the last accepted value."""
+        d = self._references(t)
+        beta = _signed_angle(transport(d[:-1], t[:-1], t[1:]), d[1:], t[1:])
+        ma = rotate_about(self.m_a, t[0], phi_a)
+        mb = rotate_about(self.m_b, t[-1], phi_b)
+        alpha_a = _signed_angle(d[0:1], ma[None, :], t[0:1])[0]
+        alpha_b = _signed_angle(d[-1:], mb[None, :], t[-1:])[0]
+        th = alpha_b + float(np.sum(beta)) - alpha_a
+        return th + 2.0 * math.pi * round((self.theta - th) / (2.0 * math.pi))
+
+    def accept(self, t: np.ndarray, theta: float) -> None:
+        """End of a step: remember Theta and carry the end references along the turned end tangents."""
+        self.theta = float(theta)
+        self.m_a = self._carry(self.m_a, self.t_a, t[0])
+        self.m_b = self._carry(self.m_b, self.t_b, t[-1])
+        self.t_a, self.t_b = t[0].copy(), t[-1].copy()
+
+    @staticmethod
+    def _carry(m: np.ndarray, t_old: np.ndarray, t_new: np.ndarray) -> np.ndarray:
+        # time-parallel transport [BE08]: the end fitting does not spin about the line axis
+        # when the axis turns; any spin comes through the twist input phi
+        u = transport(m[None, :], t_old[None, :], t_new[None, :])[0]
+        u -= (u @ t_new) * t_new
+        n = np.linalg.norm(u)
+        return u / n if n > 1e-9 else _perpendicular(t_new)
+
+    def get_state(self) -> dict:
+        return {"m_a": self.m_a.copy(), "m_b": self.m_b.copy(), "t_a": self.t_a.copy(),
+                "t_b": self.t_b.copy(), "theta": self.theta}
+
+    def set_state(self, s: dict) -> None:
+        for k in ("m_a", "m_b", "t_a", "t_b"):
+            setattr(self, k, np.array(s[k], dtype=float))
+        self.theta = float(s["theta"])
