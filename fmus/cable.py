@@ -1,77 +1,141 @@
-"""Cable FMU (first version): a lumped-mass mooring line or wire (components.line) between two
-ends driven by inputs.
+"""Cable FMU: a lumped-mass line (components.line) -- mooring chain, crane wire or umbilical -- with
+bending, torsion, hydrodynamics, seabed contact, a winch end and an implicit integrator.
 
 Ports ``end_a`` (the lower end: anchor, or the payload of a crane wire) and ``end_b`` (the upper
-end: fairlead or crane tip) take position and velocity in NED and give the force the line exerts
-on that end point (NED) and the tension there. The line starts at rest on its static shape
-(elastic catenary with seabed contact) between the end positions present at the end of
-initialisation. Still to come (see docs/interfaces.md for what exists): bending and torsion,
-variable length from a winch, wave kinematics.
+end: fairlead or crane tip) take position and velocity in NED and give the force and moment the
+line exerts on that end (NED) and the tension there.  End B can instead be ``free`` (a point mass
+with an external force; its position and velocity are then outputs).  A winch at either end pays
+out with the ``winch.speed`` input (or follows ``winch.length``).  The line starts at rest on its
+static shape (elastic catenary with seabed contact, then the discrete static equilibrium) between
+the end positions present at the end of initialisation.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from components.line import Line, LineParams
 from fmus._base import Fmi2Slave
+from fmus._sea import build_sea, check_sea, declare_sea
 
-ENDS = ("end_a.position", "end_a.velocity", "end_b.position", "end_b.velocity", "current.velocity")
+SCHEMES = {0: "implicit", 1: "rk2", 2: "rk4"}
+WINCH_ENDS = {0: None, 1: "a", 2: "b"}
 
 
 class Cable(Fmi2Slave):
 
-    description = ("Lumped-mass cable or mooring line (tension only, Morison drag and added mass, buoyancy, "
-                   "seabed contact with friction), at rest on its catenary at the start")
+    description = ("Lumped-mass cable or mooring line: axial (optionally non-linear), bending and torsion stiffness, "
+                   "Morison drag and added mass, buoyancy with wet/dry splash zone, current profile and optional wave "
+                   "kinematics, seabed contact with friction, winch pay-out, implicit integrator; at rest on its "
+                   "catenary at the start")
     default_stop_time = 60.0
     default_step_size = 0.1
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.line = None
+        self._limit_warned = False
         P, I, O = "parameter", "input", "output"
         # defaults: the 50 m studless chain of MoorDyn's test deck (anchors_marine.md §3a)
-        self.real("length", P, 410.0, "m", "Unstretched length", minimum=0.0)
+        self.real("length", P, 410.0, "m", "Unstretched length at the start", minimum=0.0)
         self.real("diameter", P, 0.252, "m", "Volume-equivalent diameter", minimum=0.0)
         self.real("mass_per_length", P, 390.0, "kg/m", "Mass per unit length", minimum=0.0)
         self.real("EA", P, 1.674e9, "N", "Axial stiffness", minimum=0.0)
         self.real("damping", P, -1.0, "N.s", "Internal axial damping; a negative value is minus a damping ratio "
                                              "(MoorDyn's BA/-zeta)")
+        self.string("tension_strain", P, "", "Non-linear axial stiffness: 'strain tension; strain tension; ...' "
+                                             "[1, N] from 0 0 (empty: linear EA)")
+        self.real("EI", P, 0.0, "N.m2", "Bending stiffness (0: none, a chain)", minimum=0.0)
+        self.real("GJ", P, 0.0, "N.m2", "Torsional stiffness (acts when neither end is a swivel)", minimum=0.0)
+        self.real("bending_damping", P, 0.0, "N.m2.s", "Bending damping coefficient", minimum=0.0)
+        self.real("compression", P, 0.0, "1", "Compressive stiffness as a fraction of EA (0: a cable goes slack; "
+                                              "1: a rod)", minimum=0.0)
         self.real("drag_normal", P, 1.37, "1", "Normal drag coefficient", minimum=0.0)
         self.real("drag_tangential", P, 0.64, "1", "Tangential drag coefficient", minimum=0.0)
         self.real("added_mass_normal", P, 1.0, "1", "Normal added-mass coefficient", minimum=0.0)
         self.real("added_mass_tangential", P, 0.0, "1", "Tangential added-mass coefficient", minimum=0.0)
-        self.real("water_density", P, 1025.0, "kg/m3", "Water density", minimum=0.0)
+        self.real("water_density", P, 1025.0, "kg/m3", "Water density (0: the line is in air)", minimum=0.0)
         self.real("gravity", P, 9.81, "m/s2", "Acceleration of gravity", minimum=0.0)
-        self.integer("n_segments", P, 41, "Number of segments", minimum=1, maximum=2000)
-        self.real("seabed.depth", P, 50.0, "m", "Depth of the flat seabed below the NED origin")
+        self.integer("n_segments", P, 41, "Number of elements at the start", minimum=2, maximum=2000)
+        self.real("seabed.depth", P, 50.0, "m", "Depth of the flat seabed below the NED origin (mean free surface)")
         self.real("seabed.stiffness", P, 1e5, "Pa", "Seabed stiffness per unit diameter (N/m2 per m)", minimum=0.0)
         self.real("seabed.damping", P, 1e4, "Pa", "Seabed damping per unit diameter, per m/s", minimum=0.0)
         self.real("seabed.friction", P, 0.5, "1", "Coulomb friction coefficient on the seabed", minimum=0.0)
-        self.real("max_substep", P, 0.0, "s", "Largest internal sub-step (0: 0.7 x the explicit stability limit "
-                                               "2/omega_max)", minimum=0.0)
+        self.integer("solver.scheme", P, 0, "Integrator: 0 linearly implicit theta-method (stable for stiff wire), "
+                                           "1 explicit RK2 (MoorDyn's), 2 explicit RK4", minimum=0, maximum=2)
+        self.real("solver.theta", P, 0.6, "1", "Implicitness of the theta-method (0.5 trapezoidal .. 1 backward "
+                                              "Euler)", minimum=0.5, maximum=1.0)
+        self.real("max_substep", P, 0.0, "s", "Largest internal sub-step (0: 0.02 s implicit; 0.7 x the explicit "
+                                               "stability limit for RK2)", minimum=0.0)
+        self.boolean("end_a.clamped", P, False, "End A is clamped in bending (tangent from end_a.tangent)")
+        self.boolean("end_b.clamped", P, False, "End B is clamped in bending (tangent from end_b.tangent)")
+        self.boolean("end_a.swivel", P, True, "End A turns freely about the line axis (no torsion)")
+        self.boolean("end_b.swivel", P, True, "End B turns freely about the line axis (no torsion)")
+        self.boolean("end_b.free", P, False, "End B is a free point mass driven by end_b.external_force (its "
+                                             "position and velocity become outputs) instead of following inputs")
+        self.real("end_b.mass", P, 0.0, "kg", "Point mass at a free end B", minimum=0.0)
+        self.integer("winch.end", P, 0, "End at which a winch pays out: 0 none, 1 end A, 2 end B", minimum=0,
+                     maximum=2)
+        self.integer("winch.mode", P, 0, "Winch input used: 0 winch.speed, 1 winch.length", minimum=0, maximum=1)
+        self.real("current.profile_exponent", P, 0.0, "1", "Current profile U(z) = U (1 - z/depth)^a below the "
+                                                           "surface (0: uniform; 1/7: the usual power law)",
+                  minimum=0.0)
+        declare_sea(self, default_spectrum=0)
         # inputs
         self.real("end_a.position", I, [400.0, 0.0, 50.0], "m", "Position of end A (anchor or lower end)",
                   frame="NED", size=3)
         self.real("end_a.velocity", I, [0.0] * 3, "m/s", "Velocity of end A", frame="NED", size=3)
-        self.real("end_b.position", I, [0.0, 0.0, 0.0], "m", "Position of end B (fairlead or upper end)",
-                  frame="NED", size=3)
+        self.real("end_b.position", I, [0.0, 0.0, 0.0], "m", "Position of end B (fairlead or upper end); initial "
+                                                             "position of a free end", frame="NED", size=3)
         self.real("end_b.velocity", I, [0.0] * 3, "m/s", "Velocity of end B", frame="NED", size=3)
-        self.real("current.velocity", I, [0.0] * 3, "m/s", "Uniform current velocity", frame="NED", size=3)
-        # outputs (the end forces do not depend on the end inputs within a step: the line is a state)
+        self.real("end_a.tangent", I, [1.0, 0.0, 0.0], "1", "Line direction at a clamped end A (from A towards B)",
+                  frame="NED", size=3)
+        self.real("end_b.tangent", I, [1.0, 0.0, 0.0], "1", "Line direction at a clamped end B (from A towards B)",
+                  frame="NED", size=3)
+        self.real("end_a.twist", I, 0.0, "rad", "Rotation of end A's fitting about the line axis")
+        self.real("end_b.twist", I, 0.0, "rad", "Rotation of end B's fitting about the line axis")
+        self.real("end_b.external_force", I, [0.0] * 3, "N", "Force on a free end B", frame="NED", size=3)
+        self.real("winch.speed", I, 0.0, "m/s", "Winch pay-out speed (> 0 pays out, < 0 hauls in)")
+        self.real("winch.length", I, 0.0, "m", "Unstretched line length commanded by the winch (winch.mode 1)",
+                  minimum=0.0)
+        self.real("current.velocity", I, [0.0] * 3, "m/s", "Current velocity at the surface", frame="NED", size=3)
+        # outputs (they do not depend on the inputs within a step: the line is a state)
         self.real("end_a.force", O, None, "N", "Force the line exerts on end A", frame="NED", size=3)
         self.real("end_b.force", O, None, "N", "Force the line exerts on end B", frame="NED", size=3)
-        self.real("end_a.tension", O, None, "N", "Tension of the segment at end A")
-        self.real("end_b.tension", O, None, "N", "Tension of the segment at end B")
-        self.real("max_tension", O, None, "N", "Largest segment tension")
-        self.real("slack_fraction", O, None, "1", "Fraction of segments carrying no tension")
+        self.real("end_a.moment", O, None, "N.m", "Moment the line exerts on end A (clamped bending, torsion)",
+                  frame="NED", size=3)
+        self.real("end_b.moment", O, None, "N.m", "Moment the line exerts on end B (clamped bending, torsion)",
+                  frame="NED", size=3)
+        self.real("end_a.tension", O, None, "N", "Tension of the element at end A")
+        self.real("end_b.tension", O, None, "N", "Tension of the element at end B")
+        self.real("tip.position", O, None, "m", "Position of end B (moves on its own when end B is free)",
+                  frame="NED", size=3)
+        self.real("tip.velocity", O, None, "m/s", "Velocity of end B", frame="NED", size=3)
+        self.real("winch.tension", O, None, "N", "Tension of the element at the winch end (0 without a winch)")
+        self.real("line_length", O, None, "m", "Present unstretched length")
+        self.real("line_mass", O, None, "kg", "Present mass of the line (mass per length x unstretched length)")
+        self.real("segment_count", O, None, "1", "Present number of elements (changes with the winch)")
+        self.real("twist_rate", O, None, "rad/m", "Uniform twist rate (0 unless both ends hold the twist)")
+        self.real("max_tension", O, None, "N", "Largest element tension")
+        self.real("slack_fraction", O, None, "1", "Fraction of elements carrying no tension")
+
+    # ------------------------------------------------------------------ set-up
+    def _table(self) -> tuple:
+        text = str(self.v["tension_strain"]).strip()
+        if not text:
+            return ()
+        rows = [r.replace(",", " ").split() for r in text.split(";") if r.strip()]
+        return tuple(tuple(float(x) for x in r) for r in rows)
 
     def _params(self) -> LineParams:
         v = self.v
-        return LineParams(length=v["length"], diameter=v["diameter"], mass_per_length=v["mass_per_length"],
-                          EA=v["EA"], damping=v["damping"], Cdn=v["drag_normal"], Cdt=v["drag_tangential"],
-                          Can=v["added_mass_normal"], Cat=v["added_mass_tangential"], rho_water=v["water_density"],
-                          g=v["gravity"], kBot=v["seabed.stiffness"], cBot=v["seabed.damping"],
-                          friction=v["seabed.friction"])
+        return LineParams(tension_strain=self._table(), length=v["length"], diameter=v["diameter"], mass_per_length=v["mass_per_length"],
+                          EA=v["EA"], damping=v["damping"], EI=v["EI"], GJ=v["GJ"],
+                          bending_damping=v["bending_damping"], compression=v["compression"],
+                          Cdn=v["drag_normal"], Cdt=v["drag_tangential"], Can=v["added_mass_normal"],
+                          Cat=v["added_mass_tangential"], rho_water=v["water_density"], g=v["gravity"],
+                          kBot=v["seabed.stiffness"], cBot=v["seabed.damping"], friction=v["seabed.friction"])
 
     def check_parameters(self):
         v, problems = self.v, []
@@ -80,34 +144,88 @@ class Cable(Fmi2Slave):
                 problems.append((name, v[name], "must be positive"))
         if problems:
             return problems
-        if not self._params().weight_per_length > 0.0:
-            problems.append(("mass_per_length", v["mass_per_length"], "the line floats (mass per length below the "
-                                                                      "displaced water's); not supported yet"))
+        try:
+            self._table()
+        except ValueError:
+            return [("tension_strain", self.v["tension_strain"], "must be 'strain tension; strain tension; ...'")]
+        problems += [(name, value, why) for name, value, why in self._params().check()]
+        problems += check_sea(v)
         span = float(np.linalg.norm(v["end_b.position"] - v["end_a.position"]))
-        if span > v["length"] * (1.0 + 0.05):
+        if not v["end_b.free"] and span > v["length"] * 1.05:
             problems.append(("length", v["length"], f"is more than 5 % shorter than the {span:.3f} m between the ends"))
+        if v["end_b.free"] and int(v["winch.end"]) == 2:
+            problems.append(("winch.end", 2, "a free end B cannot carry the winch; put it at end A (1)"))
+        if int(v["winch.end"]) and int(v["winch.mode"]) == 1 and not v["winch.length"] > 0.0:
+            problems.append(("winch.length", v["winch.length"], "must be positive when the winch commands the length"))
         return problems
+
+    def _current_profile(self):
+        a, depth = self.v["current.profile_exponent"], self.v["seabed.depth"]
+        if a == 0.0 or not math.isfinite(depth) or depth <= 0.0:
+            return None
+        z = np.linspace(0.0, depth, 21)
+        return np.column_stack([z, np.outer(np.maximum(1.0 - z / depth, 0.0) ** a, self.v["current.velocity"])])
 
     def initialize_model(self) -> None:
         v = self.v
+        free = bool(v["end_b.free"])
         self.line = Line(self._params(), v["end_a.position"].copy(), v["end_b.position"].copy(),
                          int(v["n_segments"]), v["seabed.depth"], current=v["current.velocity"].copy(),
-                         substep=v["max_substep"] or None)
+                         scheme=SCHEMES[int(v["solver.scheme"])], substep=v["max_substep"] or None,
+                         theta=v["solver.theta"], clamped_a=bool(v["end_a.clamped"]),
+                         clamped_b=bool(v["end_b.clamped"]), swivel_a=bool(v["end_a.swivel"]),
+                         swivel_b=bool(v["end_b.swivel"]), free_b=free, tip_mass=v["end_b.mass"],
+                         winch_end=WINCH_ENDS[int(v["winch.end"])], current_profile=self._current_profile(),
+                         sea=build_sea(v), static_init=False)
+        self._apply_inputs(0.0)
+        self.line.static_equilibrium()
+        self.line.reset_twist()
 
+    def _apply_inputs(self, h: float) -> None:
+        v, line = self.v, self.line
+        line.current = v["current.velocity"].copy()
+        if line.current_profile is not None:
+            line.current_profile = self._current_profile()
+        line.set_ends(v["end_a.position"].copy(), v["end_a.velocity"].copy(), v["end_b.position"].copy(),
+                      v["end_b.velocity"].copy())
+        line.set_end_tangents(v["end_a.tangent"], v["end_b.tangent"])
+        line.set_end_twist(v["end_a.twist"], v["end_b.twist"])
+        if line.free_b:
+            line.set_tip_force(v["end_b.external_force"])
+        if line.winch_end is not None and h > 0.0:
+            if int(v["winch.mode"]) == 1:
+                line.set_payout((v["winch.length"] - line.length) / h)
+            else:
+                line.set_payout(v["winch.speed"])
+
+    # ------------------------------------------------------------------ stepping and outputs
     def step_model(self, t: float, h: float) -> None:
-        v = self.v
-        self.line.current = v["current.velocity"].copy()
-        self.line.set_ends(v["end_a.position"].copy(), v["end_a.velocity"].copy(), v["end_b.position"].copy(),
-                           v["end_b.velocity"].copy())
+        self.line.t = t
+        self._apply_inputs(h)
         self.line.step(h)
+        if self.line.length_limited and not self._limit_warned:
+            self._limit_warned = True
+            self.warning(f"winch: line length held at {self.line.length:.3f} m (limit of the discretisation)")
 
     def update_outputs(self) -> None:
         v, line = self.v, self.line
-        v["end_a.force"][:] = line.anchor_force()
-        v["end_b.force"][:] = line.fairlead_force()
+        F = line.node_forces()
+        v["end_a.force"][:] = F[0]
+        v["end_b.force"][:] = F[-1]
+        ma, mb = line.end_moments()
+        v["end_a.moment"][:] = ma
+        v["end_b.moment"][:] = mb
         tensions = line.tensions()
         v["end_a.tension"] = float(tensions[0])
         v["end_b.tension"] = float(tensions[-1])
+        v["tip.position"][:] = line.r[-1]
+        v["tip.velocity"][:] = line.v[-1]
+        we = line.winch_end
+        v["winch.tension"] = 0.0 if we is None else float(tensions[0] if we == "a" else tensions[-1])
+        v["line_length"] = line.length
+        v["line_mass"] = line.mass
+        v["segment_count"] = float(line.N)
+        v["twist_rate"] = line.twist_rate()
         v["max_tension"] = float(np.max(tensions))
         v["slack_fraction"] = float(np.mean(tensions <= 0.0))
 

@@ -18,12 +18,12 @@ from components.radiation import fit_radiation
 from components.rotations import quat_from_euler_zyx
 from components.ship import Ship as ShipModel, ShipParameters
 from components.vessel_data import default_vessel_path, load_vessel, validate_vessel
-from components.waves import ForceRAO, make_sea
+from components.waves import ForceRAO
+from fmus._sea import build_sea, check_sea, declare_sea
 from fmus._base import Fmi2Slave
 
 FMU_RESOURCES = ("components/data/vessels/supply.nc", "components/data/vessels/LICENSE-MSS.txt")
 N_HARDPOINTS = 4
-SPECTRA = {0: "none", 1: "jonswap", 2: "pm", 3: "regular"}
 SYM = ("0,0", "1,1", "2,2", "0,1", "0,2", "1,2")
 FULL = ("0,0", "0,1", "0,2", "1,0", "1,1", "1,2", "2,0", "2,1", "2,2")
 LOAD_INPUTS = tuple(f"hardpoint{k}.{w}" for k in range(1, N_HARDPOINTS + 1) for w in ("force", "moment")) + (
@@ -57,22 +57,7 @@ class Ship(Fmi2Slave):
         self.integer("radiation.max_order", P, 4, "Largest order of each fitted retardation transfer function",
                      minimum=1, maximum=10)
         # sea
-        self.integer("sea.spectrum", P, 1, "Sea: 0 calm, 1 JONSWAP (period = Tp), 2 Pierson-Moskowitz/ITTC "
-                                           "(period = T1), 3 regular wave (period, amplitude)", minimum=0, maximum=3)
-        self.real("sea.hs", P, 2.5, "m", "Significant wave height", minimum=0.0)
-        self.real("sea.period", P, 8.0, "s", "Peak period Tp (JONSWAP), mean period T1 (PM) or wave period "
-                                             "(regular)", minimum=0.0)
-        self.real("sea.gamma", P, 3.3, "1", "JONSWAP peak enhancement factor", minimum=1.0)
-        self.real("sea.amplitude", P, 1.0, "m", "Amplitude of the regular wave", minimum=0.0)
-        self.real("sea.direction", P, 0.0, "rad", "Mean direction the waves travel towards, from north towards east")
-        self.real("sea.spreading", P, 0.0, "1", "Directional spreading exponent s of cos-2s (0: long-crested)",
-                  minimum=0.0)
-        self.integer("sea.n_frequencies", P, 60, "Number of wave frequencies", minimum=1, maximum=2000)
-        self.integer("sea.n_directions", P, 1, "Number of wave directions (short-crested seas)", minimum=1,
-                     maximum=181)
-        self.integer("sea.seed", P, 1, "Seed of the random phases (same seed, same sea)", minimum=0)
-        self.boolean("sea.random_frequencies", P, True, "Draw each frequency at random inside its bin (no repeat "
-                                                        "period)")
+        declare_sea(self)
         # initial state and damping
         self.real("initial.position", P, [0.0, 0.0, 0.0], "m",
                   "Initial position of the vessel origin CO (equilibrium: down = 0)", frame="NED", size=3)
@@ -174,11 +159,7 @@ class Ship(Fmi2Slave):
         problems += [(f"vessel_file:{field}", value, reason) for field, value, reason in validate_vessel(self._vessel)]
         if not self.v["max_substep"] > 0.0:
             problems.append(("max_substep", self.v["max_substep"], "must be positive"))
-        spectrum = self.v["sea.spectrum"]
-        if spectrum in (1, 2) and self.v["sea.hs"] > 0.0 and not self.v["sea.period"] > 0.0:
-            problems.append(("sea.period", self.v["sea.period"], "must be positive for a wave spectrum"))
-        if spectrum == 3 and not self.v["sea.period"] > 0.0:
-            problems.append(("sea.period", self.v["sea.period"], "must be positive for a regular wave"))
+        problems += check_sea(self.v)
         return problems
 
     def initialize_model(self) -> None:
@@ -201,14 +182,7 @@ class Ship(Fmi2Slave):
             hardpoints=np.array([v[f"hardpoint{k}.location"] for k in range(1, N_HARDPOINTS + 1)]),
             viscous=viscous, roll_quadratic=v["damping.roll_quadratic"], station_stiffness=k_sk,
             station_damping=c_sk)
-        spectrum = SPECTRA[int(v["sea.spectrum"])]
-        sea = None
-        if spectrum != "none":
-            sea = make_sea(spectrum, hs=v["sea.hs"], period=v["sea.period"], gamma=v["sea.gamma"],
-                           mean_direction=v["sea.direction"], spreading_s=v["sea.spreading"],
-                           n_frequencies=int(v["sea.n_frequencies"]), n_directions=int(v["sea.n_directions"]),
-                           seed=int(v["sea.seed"]), random_frequencies=bool(v["sea.random_frequencies"]),
-                           regular_amplitude=v["sea.amplitude"])
+        sea = build_sea(v)
         rao = ForceRAO(omega=vessel.omega, heading=vessel.rao_headings, amplitude=vessel.force_rao_amp,
                        phase=vessel.force_rao_phase, convention=vessel.reference)
         q = quat_from_euler_zyx(*v["initial.euler"])

@@ -1,4 +1,4 @@
-"""The first Cable FMU: at rest on its catenary, driven ends, complete state (the line physics is
+"""The Cable FMU: at rest on its catenary, driven ends, complete state (the line physics is
 validated in tests/test_line.py against MoorDyn)."""
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_heaving_fairlead_loads_the_line_and_state_round_trips(cable):
     from components.line import Line, LineParams
 
     line = Line(LineParams(length=410.0, diameter=0.252, mass_per_length=390.0, EA=1.674e9, Cdn=1.37, Cdt=0.64),
-                np.array([400.0, 0.0, 50.0]), np.zeros(3), 41, 50.0)
+                np.array([400.0, 0.0, 50.0]), np.zeros(3), 41, 50.0, scheme="implicit")
     t_ref, expected = 0.0, 0.0
     for _ in range(100):
         z = 1.0 * math.sin(2 * math.pi * t_ref / 10.0)

@@ -30,6 +30,8 @@ CASES = {
              ["position[2]", "euler[0]", "euler[1]", "hardpoint1.acceleration[2]", "wave.elevation"]),
     "Crane": ({"joint1.setpoint": 0.2, "attachment3.force[2]": 2e4, "base.acceleration[2]": -0.5},
               ["joint1.position", "joint2.position", "base.force[2]", "attachment3.position[2]"]),
+    "Cable": ({"end_b.velocity[2]": -0.5, "current.velocity[0]": 0.5},
+              ["end_b.force[2]", "end_b.tension", "end_a.force[0]", "max_tension"]),
 }
 
 
