@@ -381,10 +381,17 @@ class Line:
             slopes = np.diff(tab[:, 1]) / np.diff(tab[:, 0])
             idx = np.clip(np.searchsorted(tab[:, 0], eps, side="right") - 1, 0, slopes.size - 1)
             k = slopes[idx]
-        T = f + self.c_el * rate / self.l
+        # strain rate d(lambda/l)/dt: the winch element's rest length grows at the pay-out speed
+        # (without this term its damping would read the pay-out as stretching)
+        epsd = rate / self.l
+        if self.winch_end is not None and self.payout_speed != 0.0:
+            e = 0 if self.winch_end == "a" else self.N - 1
+            epsd = epsd.copy()
+            epsd[e] -= lam[e] / self.l[e] ** 2 * self.payout_speed
+        T = f + self.c_el * epsd
         if self.p.compression > 0.0:         # a rod: compression carried with CE * EA (SMS's $CE)
             neg = eps < 0.0
-            T = np.where(neg, self.p.compression * self.p.EA * eps + self.c_el * rate / self.l, T)
+            T = np.where(neg, self.p.compression * self.p.EA * eps + self.c_el * epsd, T)
             return T, np.where(neg, self.p.compression * self.p.EA, k) / self.l
         taut = (eps > 0.0) & (T > 0.0)
         return np.where(taut, T, 0.0), np.where(taut, k / self.l, 0.0)
@@ -403,7 +410,7 @@ class Line:
         F[1:] -= Tq
         U, Af, zs = self._fluid(r, t)
         w = self._wet_fraction(r, zs) if p.rho_water > 0 else np.zeros(r.shape[0])
-        F[:, 2] += (p.mass_per_length - w * self._rhoA) * p.g * self.l_node
+        F[:, 2] += (self.m_node - w * self._rhoA * self.l_node) * p.g        # m_node has the tip mass
         # node tangents (for drag and added mass)
         qh = np.empty_like(r)
         qh[1:-1] = r[2:] - r[:-2]
@@ -482,12 +489,17 @@ class Line:
         return (Fd - Fq) / (m + j["ma_n"][d])[:, None] + Fq / (m + j["ma_t"][d])[:, None]
 
     # ------------------------------------------------------------------ implicit step
-    def _jacobian_blocks(self, v: np.ndarray, cC: float, cK: float,
-                         mass: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _jacobian_blocks(self, v: np.ndarray, cC: float, cK: float, mass: bool = True,
+                         statics: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Node blocks of A = M + cC C + cK K (diagonal (n,3,3), upper off-diagonal (n-1,3,3))
-        and K v (n, 3) for all nodes, from the last _forces(jac=True)."""
+        and K v (n, 3) for all nodes, from the last _forces(jac=True).  ``statics``: slack
+        elements keep their unstretched axial stiffness, so Newton can straighten a line that
+        starts exactly unstretched (its true Jacobian there is zero)."""
         p, j = self.p, self._j
         q, lam, T, kax = j["q"], j["lam"], j["T"], j["kax"]
+        if statics:
+            k0 = p.EA if self._table is None else (self._table[1, 1] - self._table[0, 1]) / self._table[1, 0]
+            kax = np.where(kax > 0.0, kax, k0 / self.l)
         qq = q[:, :, None] * q[:, None, :]
         eye = np.eye(3)[None]
         Ke = kax[:, None, None] * qq + (T / np.maximum(lam, 1e-12))[:, None, None] * (eye - qq)
@@ -560,26 +572,95 @@ class Line:
             return np.linalg.solve(A, rhs.ravel()).reshape(n, 3)
 
     def _implicit_step(self, r: np.ndarray, v: np.ndarray, t: float, h: float,
-                       va: np.ndarray, vb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                       va: np.ndarray, vb: np.ndarray, dl: float = 0.0,
+                       depth: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """One theta-method step (module docstring).  The first iterate is the linearly implicit
+        step; if an element changes between slack and taut during it (a snap), Newton iterations
+        on  M dv = h F(x + th dx, v + th dv)  follow at the theta point, and if they do not
+        converge the step is split in two (up to 16 pieces)."""
         p, th, d = self.p, self.theta, self._dyn
+        e_w = (0 if self.winch_end == "a" else self.N - 1) if dl else None
+
+        def ends(x, xd, tau):
+            x[0], xd[0] = r[0] + va * tau, va
+            if not self.free_b:
+                x[-1], xd[-1] = r[-1] + vb * tau, vb
+
+        def solve(F, v_eval):
+            diag, off, Kv = self._jacobian_blocks(v_eval, th * h, (th * h) ** 2)
+            extra = None
+            if self._bend is not None and (p.EI > 0 or p.bending_damping > 0):
+                Kb = self._bend.K
+                Kv += p.EI * (Kb @ v_eval)
+                extra = ((th * h) ** 2 * p.EI + th * h * p.bending_damping) * Kb[d, d]
+            return diag, off, extra, Kv
+
         F = self._forces(r, v, t, jac=True)
-        diag, off, Kv = self._jacobian_blocks(v, th * h, (th * h) ** 2)
-        extra = None
-        if self._bend is not None and (p.EI > 0 or p.bending_damping > 0):
-            Kb = self._bend.K
-            Kv += p.EI * (Kb @ v)
-            extra = ((th * h) ** 2 * p.EI + th * h * p.bending_damping) * Kb[d, d]
-        rhs = h * (F[d] - th * h * Kv[d])
-        dv = self._solve(diag[d], off[d.start:d.stop - 1], rhs, extra)
-        r_new, v_new = r.copy(), v.copy()
-        r_new[d] = r[d] + h * (v[d] + th * dv)
-        v_new[d] = v[d] + dv
-        r_new[0] = r[0] + h * va
-        v_new[0] = va
-        if not self.free_b:
-            r_new[-1] = r[-1] + h * vb
-            v_new[-1] = vb
-        return r_new, v_new
+        taut0 = self._j["T"] > 0.0
+        M = self._mass_blocks(self._j["qh"], self._j["ma_n"], self._j["ma_t"])[d]
+        diag, off, extra, Kv = solve(F, v)
+        if dl:
+            # the winch element's rest length grows by dl over the step: add th dF/dl dl to the
+            # force (dT/dl = -dT/dlambda lambda / l) so a taut wire follows the pay-out smoothly
+            # instead of going slack for a step and snapping back
+            j = self._j
+            dT = -j["kax"][e_w] * j["lam"][e_w] / self.l[e_w] * dl
+            F = F.copy()
+            F[e_w] += th * dT * j["q"][e_w]
+            F[e_w + 1] -= th * dT * j["q"][e_w]
+        dv = self._solve(diag[d], off[d.start:d.stop - 1], h * (F[d] - th * h * Kv[d]), extra)
+
+        def advance(dv):
+            rn, vn = r.copy(), v.copy()
+            rn[d] = r[d] + h * (v[d] + th * dv)
+            vn[d] = v[d] + dv
+            ends(rn, vn, h)
+            return rn, vn
+
+        rn, vn = advance(dv)
+        lam1 = np.sqrt(np.einsum("ij,ij->i", rn[1:] - rn[:-1], rn[1:] - rn[:-1]))
+        taut1 = lam1 > self.l
+        if self.p.compression > 0.0 or np.array_equal(taut0, taut1):
+            return rn, vn
+        # only snaps that matter: an element that picks up, or drops, more than 0.1 % of the
+        # largest tension (grounded chain links flicker around zero strain harmlessly)
+        flip = taut0 != taut1
+        T0 = self._j["T"]
+        jump = np.where(taut1, self.p.EA * (lam1 / self.l - 1.0), T0)[flip]
+        if np.max(jump) <= 1e-3 * max(float(np.max(T0)), float(np.max(self.m_node)) * self.p.g):
+            return rn, vn
+        # snap: Newton at the theta point
+        if dl:
+            self.l[e_w] += th * dl
+        try:
+            for _ in range(8):
+                x_th, v_th = r.copy(), v.copy()
+                x_th[d] = r[d] + th * (rn[d] - r[d])
+                v_th[d] = v[d] + th * dv
+                ends(x_th, v_th, th * h)
+                G = self._forces(x_th, v_th, t + th * h, jac=True)
+                diag, off, extra, _ = solve(G, v_th)
+                resid = h * G[d] - np.einsum("nab,nb->na", M, dv)
+                delta = self._solve(diag[d], off[d.start:d.stop - 1], resid, extra)
+                dv = dv + delta
+                rn, vn = advance(dv)
+                if np.max(np.abs(delta)) <= 1e-9 + 1e-6 * np.max(np.abs(dv)):
+                    return rn, vn
+        finally:
+            if dl:
+                self.l[e_w] -= th * dl
+        if depth >= 4 or not np.all(np.isfinite(rn)):
+            return rn, vn
+        # not converged: two half steps
+        hh = 0.5 * h
+        r1, v1 = self._implicit_step(r, v, t, hh, va, vb, 0.5 * dl, depth + 1)
+        if dl:
+            self.l[e_w] += 0.5 * dl
+        try:
+            return self._implicit_step(r1, v1, t + hh, hh, va, vb, 0.5 * dl, depth + 1)
+        finally:
+            if dl:
+                self.l[e_w] -= 0.5 * dl
 
     # ------------------------------------------------------------------ statics
     def static_equilibrium(self, max_iter: int = 200, tol: float = 1e-9) -> float:
@@ -611,7 +692,7 @@ class Line:
             for _ in range(n_iter):
                 if best_err < tol:
                     return
-                diag, off, _ = self._jacobian_blocks(self.v, 0.0, 1.0, mass=False)
+                diag, off, _ = self._jacobian_blocks(self.v, 0.0, 1.0, mass=False, statics=True)
                 diag += mu * self._mass_blocks(self._j["qh"], self._j["ma_n"], self._j["ma_t"])
                 extra = p.EI * self._bend.K[d, d] if (self._bend is not None and p.EI > 0) else None
                 dx = self._solve(diag[d], off[d.start:d.stop - 1], F[d], extra)
@@ -733,13 +814,24 @@ class Line:
         n = max(1, int(math.ceil(dt / h_max - 1e-9)))
         h = dt / n
         for _ in range(n):
-            self._payout(h)
-            self._substep(h)
+            if self.scheme == "implicit":
+                self._substep(h, self._payout_increment(h))
+                self._payout(h)
+            else:
+                self._payout(h)
+                self._substep(h)
         if self.twist is not None:
             q = self._tangents(self.r)
             self.twist.accept(q, self.twist.total_twist(q, self.phi_a, self.phi_b))
 
-    def _substep(self, h: float) -> None:
+    def _payout_increment(self, h: float) -> float:
+        """Rest-length increment of the winch element over a sub-step, as _payout will apply it."""
+        if self.winch_end is None or self.payout_speed == 0.0:
+            return 0.0
+        e = self.N - 1 if self.winch_end == "b" else 0
+        return max(self.l[e] + self.payout_speed * h, 0.05 * self.l0) - self.l[e]
+
+    def _substep(self, h: float, dl: float = 0.0) -> None:
         t, r, v, va, vb = self.t, self.r, self.v, self.va, self.vb
         d = self._dyn
 
@@ -751,7 +843,7 @@ class Line:
             return x, xd
 
         if self.scheme == "implicit":
-            self.r, self.v = self._implicit_step(r, v, t, h, va, vb)
+            self.r, self.v = self._implicit_step(r, v, t, h, va, vb, dl)
         elif self.scheme == "rk2":
             hh = 0.5 * h
             a1 = self._accel(r, v, t)
