@@ -70,6 +70,9 @@ UNITS: dict[str, dict[str, int]] = {
     "N.m2": {"kg": 1, "m": 3, "s": -2},
     "N.m2.s": {"kg": 1, "m": 3, "s": -1},
     "rad/m": {"rad": 1, "m": -1},
+    "m/s/N": {"s": 1, "kg": -1},
+    "m/s2/N": {"kg": -1},
+    "m/N": {"s": 2, "kg": -1},
 }
 
 AXES = {
@@ -138,6 +141,8 @@ class Fmi2Slave(_PythonFmuSlave):
         self.initialized = False
         self.failure: str | None = None           # set once the instance cannot go on
         self._inputs_changed = False
+        self._in_init = False                     # between enterInitializationMode and exit
+        self._init_dirty = True                   # something was set since outputs were last built
         self._stale: set[str] = set()             # lazy output methods to run before the next read
         self.input_version = 0                    # counts input changes (adapters skip re-applying)
         # pythonfmu's __init__ blanks these; the class attributes are the truth
@@ -251,6 +256,7 @@ class Fmi2Slave(_PythonFmuSlave):
             self.v[info.group] = value
         else:
             self.v[info.group][index] = value
+        self._init_dirty = True
         if info.causality == "input":
             self._inputs_changed = True
             self.input_version += 1
@@ -298,7 +304,27 @@ class Fmi2Slave(_PythonFmuSlave):
 
     @_guarded(lambda *a: None)
     def enter_initialization_mode(self):
-        pass
+        self._in_init = True
+        self._init_dirty = True
+
+    def _outputs_in_initialization(self) -> None:
+        """FMI 2.0 lets a master read outputs in initialisation mode (to propagate them before the
+        first step): build the model from the present parameters and inputs and compute them.
+        exitInitializationMode builds it again from the final values.  Invalid parameters leave the
+        outputs alone; exitInitializationMode reports them."""
+        if not (self._in_init and self._init_dirty) or self.failure:
+            return
+        self._init_dirty = False
+        try:
+            if self.check_parameters():
+                return
+            with np.errstate(all="ignore"):
+                self.initialize_model()
+                self.update_outputs()
+                for method in set(type(self).lazy_outputs.values()):
+                    getattr(self, method)()
+        except Exception as exc:  # reported again, with the final values, at exitInitializationMode
+            self.warning(f"outputs cannot be computed yet in initialisation mode: {exc}")
 
     @_guarded(lambda *a: None)
     def terminate(self):
@@ -306,18 +332,22 @@ class Fmi2Slave(_PythonFmuSlave):
 
     @_guarded(lambda vrs: [math.nan] * len(vrs))
     def get_real(self, vrs):
+        self._outputs_in_initialization()
         return super().get_real(vrs)
 
     @_guarded(lambda vrs: [0] * len(vrs))
     def get_integer(self, vrs):
+        self._outputs_in_initialization()
         return super().get_integer(vrs)
 
     @_guarded(lambda vrs: [False] * len(vrs))
     def get_boolean(self, vrs):
+        self._outputs_in_initialization()
         return super().get_boolean(vrs)
 
     @_guarded(lambda vrs: [""] * len(vrs))
     def get_string(self, vrs):
+        self._outputs_in_initialization()
         return super().get_string(vrs)
 
     @_guarded(lambda *a: None)
@@ -338,6 +368,7 @@ class Fmi2Slave(_PythonFmuSlave):
 
     @_guarded(lambda *a: None)
     def exit_initialization_mode(self):
+        self._in_init = False
         problems = self.check_parameters()
         for name, value, reason in problems:
             self.error(f"parameter '{name}' = {value!r}: {reason}")

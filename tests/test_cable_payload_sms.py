@@ -39,12 +39,10 @@ coupled through a held force, the growth per step is |lambda| = 1.005 (k = 1e3 N
 (With no direct feedthrough, the orders cable-payload and payload-cable give the same sequence
 after the first step.)
 
-Initialisation work-around: in Initialization Mode the Payload FMU reads its outputs as 0 (the
-model is built only in exitInitializationMode), the master copies those zeros into the cable's
-``end_b.position`` inputs, and the Cable builds its static shape between (0,0,0) and (0,0,0), then
-sees end B jump 20 m at the first step. The helper ``run`` therefore holds the cable's
-``end_b.position`` at the payload's initial position during initialisation (Execution.override,
-released before the first step). ``test_initial_outputs_reach_the_cable`` records the defect.
+Initialisation: the master propagates the payload's outputs (computed in Initialization Mode by
+fmus/_base.py) into the cable's ``end_b.position`` before the cable builds its static shape, so
+the line starts between its true ends; ``test_initial_outputs_reach_the_cable`` checks this with
+plain ``simulate`` (it found the defect: outputs once read 0 until exitInitializationMode).
 """
 from __future__ import annotations
 
@@ -117,12 +115,7 @@ def run(fmu_dir, p0, stop=STOP, h=H) -> dict[str, np.ndarray]:
                           observers=[memory], observed=selected)
     started = time.perf_counter()
     try:
-        # work-around (module docstring): the payload's outputs read 0 in Initialization Mode
-        for i in range(3):
-            execution.override("cable", f"end_b.position[{i}]", p0[i])
         execution.initialize()
-        for i in range(3):
-            execution.override("cable", f"end_b.position[{i}]", None)
         execution.run(stop, h)
     finally:
         execution.free()
@@ -230,17 +223,14 @@ def test_4_3_5_pendulum_period_and_no_energy_growth(fmu_dir):
     assert tension.min() > 0.9 * M * G and tension.max() < 1.1 * M * G
 
 
-# ---------------------------------------------------------------------- initialisation defect
+# ---------------------------------------------------------------------- initialisation
 
-@pytest.mark.xfail(strict=True, reason="Payload (fmus/_base.py) outputs read 0 in Initialization Mode, so the "
-                                       "master builds the cable between (0,0,0) and (0,0,0); remove this marker "
-                                       "when outputs are computed during initialisation")
 def test_initial_outputs_reach_the_cable(fmu_dir):
     """Plain ``simulate`` without the override: the cable must start between its true ends."""
     system = build_system(fmu_dir, [0.0, 0.0, L_EFF])
     r = simulate(system, 0.05, H, method="gauss-seidel", order=["cable", "payload"],
                  variables=["cable.tip.position[2]", "cable.end_b.tension"])
-    print(f"\n  without the work-around: tip depth at t = 0 {r['cable.tip.position[2]'][0]:.3f} m,"
+    print(f"\n  plain simulate: tip depth at t = 0 {r['cable.tip.position[2]'][0]:.3f} m,"
           f" largest end_b.tension in 0.05 s {np.max(r['cable.end_b.tension']):.4g} N")
     assert r["cable.tip.position[2]"][0] == pytest.approx(L_EFF, abs=1e-6)
     assert np.max(r["cable.end_b.tension"]) < 1.1 * T_END
