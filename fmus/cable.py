@@ -112,7 +112,8 @@ class Cable(Fmi2Slave):
         self.real("tip.position", O, None, "m", "Position of end B (moves on its own when end B is free)",
                   frame="NED", size=3)
         self.real("tip.velocity", O, None, "m/s", "Velocity of end B", frame="NED", size=3)
-        self.real("winch.tension", O, None, "N", "Tension of the element at the winch end (0 without a winch)")
+        self.real("winch.tension", O, None, "N", "Magnitude of the force the line exerts on the winch end (a load "
+                                                  "cell's reading; 0 without a winch)")
         self.real("line_length", O, None, "m", "Present unstretched length")
         self.real("line_mass", O, None, "kg", "Present mass of the line (mass per length x unstretched length)")
         self.real("segment_count", O, None, "1", "Present number of elements (changes with the winch)")
@@ -221,7 +222,9 @@ class Cable(Fmi2Slave):
         v["tip.position"][:] = line.r[-1]
         v["tip.velocity"][:] = line.v[-1]
         we = line.winch_end
-        v["winch.tension"] = 0.0 if we is None else float(tensions[0] if we == "a" else tensions[-1])
+        # what a load cell at the winch reads: the line's force on the winch end (end element
+        # tension plus the end node's share of weight, drag, ...)
+        v["winch.tension"] = 0.0 if we is None else float(np.linalg.norm(F[0] if we == "a" else F[-1]))
         v["line_length"] = line.length
         v["line_mass"] = line.mass
         v["segment_count"] = float(line.N)
