@@ -234,6 +234,26 @@ def test_sms_4_2_4_constant_velocity_with_acceleration_limits(fmu_dir):
     assert np.mean(T[t > 25.0]) > np.mean(T[(t > 10.0) & (t < 15.0)])
 
 
+def test_lars_lifts_50_t_on_200_m_of_wire_in_co_simulation(fmu_dir):
+    """The LARS-like winch hoists 50 t hanging on 200 m of steel wire (EA 1e9 N, 20 kg/m) at 0.5 m/s:
+    the load follows, the motor stays inside its 600 kW, and the power matches (m g + line) v / eta."""
+    cable = {"length": 200.0, "n_segments": 20, "EA": 1e9, "diameter": 0.06, "mass_per_length": 20.0,
+             "water_density": 0.0, "damping": -1.0, "seabed.depth": 1e4, "end_a.position[2]": 0.0,
+             "end_b.position[2]": 200.0, "end_b.free": True, "end_b.mass": 5e4, "winch.end": 1,
+             "winch.mode": 1, "drag_normal": 0.0, "drag_tangential": 0.0}
+    s = winch_system(fmu_dir, cable, {"mode": 0, "speed_setpoint": -0.5})
+    r = run(s, {}, ["cable.tip.velocity[2]", "winch.motor.power", "winch.motor.saturated", "cable.winch.tension",
+                    "cable.line_length"], 30.0)
+    late = r["time"] > 15.0
+    power = r["winch.motor.power"]
+    print(f"\nLARS lift: load speed {np.mean(r['cable.tip.velocity[2]'][late]):+.4f} m/s, peak motor power "
+          f"{np.max(power) / 1e3:.0f} kW, line {r['cable.line_length'][-1]:.2f} m")
+    assert np.mean(r["cable.tip.velocity[2]"][late]) == pytest.approx(-0.5, rel=0.01)
+    assert np.max(power) < 6e5 and not np.any(r["winch.motor.saturated"])
+    expected = np.mean(r["cable.winch.tension"][late]) * 0.5 / 0.925
+    assert np.mean(power[late]) == pytest.approx(expected, rel=0.01)
+
+
 @pytest.mark.parametrize("compensate", [False, True])
 def test_active_heave_compensation_cancels_90_percent(fmu_dir, compensate):
     """The winch's suspension point heaves 2 m / 8 s; a 10 t load hangs on 50 m of steel wire.
