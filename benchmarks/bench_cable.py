@@ -190,7 +190,8 @@ def main() -> None:
     ap.add_argument("--markdown", type=Path, default=None, help="also write the table as Markdown here")
     args = ap.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="bench_cable_"))
+    tmp = tempfile.TemporaryDirectory(prefix="bench_cable_")    # MoorDyn's deck and output files
+    work = Path(tmp.name)
     configs = [Config(f"MoorDyn RK2 dtM {dtm * 1e3:g} ms", f"{dtm * 1e3:g} ms",
                       (lambda d=dtm: run_moordyn(d, work))) for dtm in (0.001, 0.002, 0.003, 0.004, 0.005)]
     probe = Line(CHAIN, ANCHOR, FAIRLEAD, N_SEG, 50.0, scheme="rk2", static_init=False)
@@ -211,6 +212,7 @@ def main() -> None:
                 continue
             c.trials.append(c.run())
     total = time.perf_counter() - t_start
+    tmp.cleanup()
 
     md_ref = configs[0]
     if not md_ref.stable or not fine.stable:

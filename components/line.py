@@ -857,15 +857,16 @@ class Line:
             self.r, self.v = rn, vn
         else:
             hh = 0.5 * h
-            k1v, k1a = v[d], self._accel(r, v, t)
+            # the stage velocities are copies: d is a slice, and xd is overwritten stage by stage
+            k1v, k1a = v[d].copy(), self._accel(r, v, t)
             x, xd = ends(r, v, hh)
             x[d], xd[d] = r[d] + hh * k1v, v[d] + hh * k1a
-            k2v, k2a = xd[d], self._accel(x, xd, t + hh)
+            k2v, k2a = xd[d].copy(), self._accel(x, xd, t + hh)
             x[d], xd[d] = r[d] + hh * k2v, v[d] + hh * k2a
-            k3v, k3a = xd[d], self._accel(x, xd, t + hh)
+            k3v, k3a = xd[d].copy(), self._accel(x, xd, t + hh)
             x, xd = ends(r, v, h)
             x[d], xd[d] = r[d] + h * k3v, v[d] + h * k3a
-            k4v, k4a = xd[d], self._accel(x, xd, t + h)
+            k4v, k4a = xd[d].copy(), self._accel(x, xd, t + h)
             rn, vn = ends(r, v, h)
             rn[d] = r[d] + h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
             vn[d] = v[d] + h / 6 * (k1a + 2 * k2a + 2 * k3a + k4a)
