@@ -73,6 +73,7 @@ UNITS: dict[str, dict[str, int]] = {
     "m/s/N": {"s": 1, "kg": -1},
     "m/s2/N": {"kg": -1},
     "m/N": {"s": 2, "kg": -1},
+    "Pa.s": {"kg": 1, "m": -1, "s": -1},
 }
 
 AXES = {

@@ -32,6 +32,8 @@ CASES = {
               ["joint1.position", "joint2.position", "base.force[2]", "attachment3.position[2]"]),
     "Cable": ({"end_b.velocity[2]": -0.5, "current.velocity[0]": 0.5},
               ["end_b.force[2]", "end_b.tension", "end_a.force[0]", "max_tension"]),
+    "Contact": ({"body1.position[2]": 0.005, "body2.position[2]": 1.0, "body1.velocity[0]": 1e-3},
+                ["body1.force[0]", "body1.force[2]", "pair12.volume", "pair12.penetration"]),
     "Winch": ({"speed_setpoint": -0.5, "line.tension": 4.9e5},
               ["payout.speed", "payout.length", "motor.torque", "motor.power"]),
 }

@@ -1,0 +1,244 @@
+"""Contact forces between two convex bodies: the SMS API volume-of-interference normal force (or
+Hunt-Crossley point contact) and stick-slip friction.  Pure numpy/scipy, no FMI.
+
+Sources
+-------
+[SMS]  SMS API final report, contact resolution (sms_api_digest.md section 2.5): GJK, the
+       interference polyhedron, the Kelvin-Voigt-Winkler volumetric normal force (eqs. 78-89),
+       Karnopp friction (eqs. 90-92), the force applied at the interference centroid.
+[HC75] K. H. Hunt & F. R. E. Crossley, "Coefficient of restitution interpreted as damping in
+       vibroimpact", J. Appl. Mech. 42 (1975): f = K d^n (1 + 3 (1 - e)/2 * d'/v_impact).
+[CS79] P. A. Cundall & O. D. L. Strack, "A discrete numerical model for granular assemblies",
+       Geotechnique 29 (1979): the tangential spring with a Coulomb slider (stick-slip).
+
+Normal force [SMS eqs. 83/87, 89]
+---------------------------------
+    f_n = max(E_eff V + B_eff dV/dt, 0),   E_eff = E_A E_B / (h_B E_A + h_A E_B),
+                                           B_eff = B_A B_B / (h_B B_A + h_A B_B),
+    h_X = (3 Vol_X / (4 pi))^(1/3)  (the equivalent-sphere radius: the spring-bed depth),
+
+V the volume of the interference polyhedron (components/interference.py).  dV/dt = A_n v_n, with
+A_n the polyhedron's area projected on the contact plane (half the sum of |n . area vector| over its
+faces) and v_n the approach speed at the centroid: exact for a translation along the normal, the
+rotation's share neglected; it needs no second interference and carries no step delay.  The report leaves the clamp open; f_n >= 0 here (no
+adhesion while the bodies separate).  The force acts at the interference centroid along the
+contact normal n (GJK/EPA, from A towards B).
+
+Hunt-Crossley alternative [HC75]: f_n = K d^n (1 + 3 (1 - e) / 2 * d' / v_impact), d the EPA
+penetration depth, v_impact the approach speed when the contact began (a state).
+
+Friction [SMS eqs. 90-92, CS79]
+-------------------------------
+Karnopp's model needs the applied tangential force, which a contact FMU does not see.  The
+equivalent used here is a tangential spring z at the contact with a Coulomb slider: z follows the
+tangential sliding velocity, f_t = -k_t z - c_t v_t; if |f_t| > mu_s f_n the contact slips with
+f_t = -mu_d f_n (direction of the trial force) and z is set back to the slider's limit.  k_t =
+mu_s f_n / stick_distance (the tangential spring reaches the static limit after stick_distance of
+creep, default 1 mm), c_t = k_t stick_time.  A block on an incline with mu_s > tan(theta) stays
+put (the spring holds it); with mu_d < tan(theta) it slides at a = g (sin - mu_d cos).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.spatial import ConvexHull
+
+from components.convex import closest
+from components.interference import interference
+
+__all__ = ["ContactMaterial", "ContactParams", "ContactPair", "ContactResult", "rotate_small"]
+
+
+@dataclass(frozen=True)
+class ContactMaterial:
+    """Material of one body: Young's modulus E [Pa] and material damping B [Pa s] [SMS]."""
+
+    E: float = 950e6
+    B: float = 50e6
+
+
+@dataclass(frozen=True)
+class ContactParams:
+    """Force laws of a pair (SI)."""
+
+    model: str = "volume"              # "volume" [SMS] or "hunt_crossley" [HC75]
+    bed_depth_a: float | None = None   # h_A [m]; None: equivalent-sphere radius of body A
+    bed_depth_b: float | None = None
+    hc_stiffness: float = 1e9          # K [N/m^n]
+    hc_exponent: float = 1.5           # n
+    restitution: float = 0.5           # e
+    mu_static: float = 0.3
+    mu_dynamic: float = 0.3
+    stick_distance: float = 1e-3       # [m]
+    stick_time: float = 0.01           # c_t = k_t stick_time [s]: damps the stick spring
+    tolerance: float = 1e-6            # zero-distance tolerance [m] (the report's 1 micron)
+
+    def check(self) -> list[tuple[str, object, str]]:
+        bad = []
+        if self.model not in ("volume", "hunt_crossley"):
+            bad.append(("model", self.model, "must be 'volume' or 'hunt_crossley'"))
+        for name in ("hc_stiffness", "hc_exponent", "stick_distance"):
+            val = getattr(self, name)
+            if not (math.isfinite(val) and val > 0.0):
+                bad.append((name, val, "must be a positive number"))
+        for name in ("mu_static", "mu_dynamic", "stick_time", "tolerance"):
+            val = getattr(self, name)
+            if not (math.isfinite(val) and val >= 0.0):
+                bad.append((name, val, "must be a non-negative number"))
+        if not 0.0 <= self.restitution <= 1.0:
+            bad.append(("restitution", self.restitution, "must be in [0, 1]"))
+        for name in ("bed_depth_a", "bed_depth_b"):
+            val = getattr(self, name)
+            if val is not None and not (math.isfinite(val) and val > 0.0):
+                bad.append((name, val, "must be a positive number (or None)"))
+        return bad
+
+
+@dataclass
+class ContactResult:
+    """Loads of one evaluation, world frame (NED): on A about A's reference point, on B about B's."""
+
+    force_a: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    moment_a: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    force_b: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    moment_b: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    in_contact: bool = False
+    distance: float = math.inf        # signed: < 0 is the penetration depth
+    volume: float = 0.0               # interference volume [m^3]
+    point: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    normal: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    normal_force: float = 0.0
+
+
+def projected_area(vertices: np.ndarray, n: np.ndarray) -> float:
+    """Area of a convex polyhedron's shadow on the plane normal to n: 1/2 sum_f |A_f . n|."""
+    try:
+        hull = ConvexHull(np.asarray(vertices, dtype=float))
+    except Exception:            # flat or degenerate interference: no area to speak of
+        return 0.0
+    tri = hull.points[hull.simplices]
+    areas = 0.5 * np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    return 0.5 * float(np.sum(np.abs(areas @ n)))
+
+
+def rotate_small(R: np.ndarray, omega: np.ndarray, dt: float) -> np.ndarray:
+    """R advanced by a rotation of omega dt (world-frame angular velocity), Rodrigues."""
+    phi = omega * dt
+    a = float(np.linalg.norm(phi))
+    if a == 0.0:
+        return R
+    k = phi / a
+    K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    return (np.eye(3) + math.sin(a) * K + (1.0 - math.cos(a)) * K @ K) @ R
+
+
+class ContactPair:
+    """Two convex shapes (components/convex.py) with their materials and the force laws."""
+
+    def __init__(self, shape_a, shape_b, material_a: ContactMaterial, material_b: ContactMaterial,
+                 params: ContactParams = ContactParams()) -> None:
+        bad = params.check()
+        for name, mat in (("material_a", material_a), ("material_b", material_b)):
+            if not (math.isfinite(mat.E) and mat.E > 0.0):
+                bad.append((f"{name}.E", mat.E, "must be a positive number"))
+            if not (math.isfinite(mat.B) and mat.B >= 0.0):
+                bad.append((f"{name}.B", mat.B, "must be a non-negative number"))
+        if bad:
+            name, val, why = bad[0]
+            raise ValueError(f"contact parameter {name} = {val!r} {why}")
+        self.a, self.b, self.p = shape_a, shape_b, params
+        ha = params.bed_depth_a or (3.0 * shape_a.volume / (4.0 * math.pi)) ** (1.0 / 3.0)
+        hb = params.bed_depth_b or (3.0 * shape_b.volume / (4.0 * math.pi)) ** (1.0 / 3.0)
+        Ea, Eb, Ba, Bb = material_a.E, material_b.E, material_a.B, material_b.B
+        self.h = (ha, hb)
+        self.E_eff = Ea * Eb / (hb * Ea + ha * Eb)
+        self.B_eff = Ba * Bb / (hb * Ba + ha * Bb) if Ba > 0 and Bb > 0 else 0.0
+        self.z = np.zeros(3)            # tangential spring (stick) displacement, world frame
+        self.v_impact = 0.0
+        self.was_in_contact = False
+
+    # ------------------------------------------------------------------ evaluation
+    def _volume(self, pa, Ra, pb, Rb):
+        return interference(self.a.polyhedron(pa, Ra), self.b.polyhedron(pb, Rb))
+
+    def evaluate(self, pa: np.ndarray, Ra: np.ndarray, va: np.ndarray, wa: np.ndarray,
+                 pb: np.ndarray, Rb: np.ndarray, vb: np.ndarray, wb: np.ndarray) -> ContactResult:
+        """Loads for the poses (p, R body->world), velocities of the reference points and angular
+        velocities (world frame).  Does not change the friction state (see ``advance``)."""
+        res = ContactResult()
+        c = closest(self.a, (pa, Ra), self.b, (pb, Rb))
+        res.distance = c.distance
+        if c.distance > self.p.tolerance:
+            return res
+        n = np.asarray(c.normal, dtype=float)
+        if self.p.model == "volume":
+            it = self._volume(pa, Ra, pb, Rb)
+            if it.volume <= 0.0:
+                return res
+            point = np.asarray(it.centroid, dtype=float)
+            vrel = (va + np.cross(wa, point - pa)) - (vb + np.cross(wb, point - pb))
+            dVdt = projected_area(it.vertices, n) * float(vrel @ n) if self.B_eff > 0.0 else 0.0
+            fn = max(self.E_eff * it.volume + self.B_eff * dVdt, 0.0)
+            res.volume = it.volume
+        else:
+            depth = max(-c.distance, 0.0)
+            point = 0.5 * (np.asarray(c.point_a) + np.asarray(c.point_b))
+            vrel = (va + np.cross(wa, point - pa)) - (vb + np.cross(wb, point - pb))
+            rate = float(vrel @ n)                       # > 0: approaching (A moves towards B)
+            v_imp = self.v_impact if self.was_in_contact else max(rate, 1e-9)
+            damp = 1.5 * (1.0 - self.p.restitution) * rate / max(v_imp, 1e-9)
+            fn = max(self.p.hc_stiffness * depth**self.p.hc_exponent * (1.0 + damp), 0.0)
+        res.in_contact, res.point, res.normal, res.normal_force = True, point, n, fn
+        # friction (state z from advance())
+        vrel = (va + np.cross(wa, point - pa)) - (vb + np.cross(wb, point - pb))
+        vt = vrel - (vrel @ n) * n
+        ft = self._friction(fn, n, vt, self.z)[0]
+        F_a = -fn * n + ft
+        res.force_a, res.force_b = F_a, -F_a
+        res.moment_a = np.cross(point - pa, F_a)
+        res.moment_b = np.cross(point - pb, -F_a)
+        return res
+
+    def _friction(self, fn: float, n: np.ndarray, vt: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(tangential force on A, slider-consistent z) for the spring state z [CS79]."""
+        p = self.p
+        if fn <= 0.0 or p.mu_static <= 0.0:
+            return np.zeros(3), np.zeros(3)
+        z = z - (z @ n) * n                              # keep the spring in the tangent plane
+        kt = p.mu_static * fn / p.stick_distance
+        ct = kt * p.stick_time
+        trial = -kt * z - ct * vt
+        limit = p.mu_static * fn
+        mag = float(np.linalg.norm(trial))
+        if mag <= limit:
+            return trial, z
+        direction = trial / mag if mag > 0.0 else -vt / max(float(np.linalg.norm(vt)), 1e-300)
+        ft = p.mu_dynamic * fn * direction
+        return ft, -(ft + ct * vt) / kt
+
+    def advance(self, result: ContactResult, va: np.ndarray, wa: np.ndarray, pa: np.ndarray,
+                vb: np.ndarray, wb: np.ndarray, pb: np.ndarray, dt: float) -> None:
+        """End of a step of length dt: move the tangential spring with the sliding velocity at the
+        contact point, and remember the impact speed (Hunt-Crossley)."""
+        if not result.in_contact:
+            self.z[:] = 0.0
+            self.was_in_contact = False
+            return
+        n, point = result.normal, result.point
+        vrel = (va + np.cross(wa, point - pa)) - (vb + np.cross(wb, point - pb))
+        if not self.was_in_contact:
+            self.v_impact = max(float(vrel @ n), 1e-9)
+        self.was_in_contact = True
+        vt = vrel - (vrel @ n) * n
+        _, z = self._friction(result.normal_force, n, vt, self.z + vt * dt)
+        self.z = z
+
+    def get_state(self) -> dict:
+        return {"z": self.z.copy(), "v_impact": self.v_impact, "was_in_contact": self.was_in_contact}
+
+    def set_state(self, s: dict) -> None:
+        self.z = np.array(s["z"], dtype=float)
+        self.v_impact = float(s["v_impact"])
+        self.was_in_contact = bool(s["was_in_contact"])
