@@ -15,8 +15,7 @@ import pytest
 
 from components.contact import ContactMaterial, ContactPair, ContactParams
 from components.convex import Box, Sphere
-from orchestration.algorithms import FixedStepAlgorithm
-from orchestration.execution import Execution, MemoryObserver
+from orchestration.execution import simulate
 from orchestration.signals import TimeSignals
 from orchestration.system import Component, System
 
@@ -176,16 +175,10 @@ def test_payload_lands_on_a_heaving_deck_without_passing_through(fmu_dir):
                ("contact", "body2.velocity[2]"): lambda t: w * math.cos(w * t)}
     variables = ["payload.position[2]", "contact.pair12.penetration", "contact.pair12.normal_force",
                  "contact.pair12.in_contact"]
-    selected = [tuple(v.split(".", 1)) for v in variables]
-    memory = MemoryObserver(selected)
-    ex = Execution(s, FixedStepAlgorithm(method="gauss-seidel", order=["payload", "contact"]),
-                   observers=[memory], manipulators=[TimeSignals(signals)], observed=selected)
-    try:
-        ex.initialize()
-        ex.run(16.0, 0.01)
-    finally:
-        ex.free()
-    data, t = np.array(memory.rows), np.array(memory.time)
+    r = simulate(s, 16.0, 0.01, method="gauss-seidel", order=["payload", "contact"], variables=variables,
+                 manipulators=[TimeSignals(signals)])
+    t = r.time
+    data = np.column_stack([r[v] for v in variables])
     z, pen, fn = data[:, 0], data[:, 1], data[:, 2]
     gap = np.array([deck_z(tt) - 1.0 for tt in t]) - (z + 1.0)          # deck top - payload bottom
     print(f"\nlanding: first contact at {t[np.argmax(data[:, 3] > 0)]:.2f} s, deepest {pen.max() * 100:.1f} cm, "
