@@ -200,7 +200,8 @@ class InProcessSlave(Slave):
                    "String": self._fmu.setString, "Enumeration": self._fmu.setInteger}
         for kind, (vrs, vals) in by_type.items():
             if kind == "String":
-                vals = [v.encode() if isinstance(v, str) else v for v in vals]
+                # FMPy's setString encodes str itself (both FMI versions)
+                vals = [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in vals]
             elif kind in ("Integer", "Enumeration"):
                 vals = [int(v) for v in vals]
             elif kind == "Boolean":
