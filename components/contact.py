@@ -69,6 +69,7 @@ class ContactParams:
     hc_stiffness: float = 1e9          # K [N/m^n]
     hc_exponent: float = 1.5           # n
     restitution: float = 0.5           # e
+    hc_min_impact_speed: float = 0.05  # [m/s]: floor of v_impact (a contact that starts at rest)
     mu_static: float = 0.3
     mu_dynamic: float = 0.3
     stick_distance: float = 1e-3       # [m]
@@ -79,7 +80,7 @@ class ContactParams:
         bad = []
         if self.model not in ("volume", "hunt_crossley"):
             bad.append(("model", self.model, "must be 'volume' or 'hunt_crossley'"))
-        for name in ("hc_stiffness", "hc_exponent", "stick_distance"):
+        for name in ("hc_stiffness", "hc_exponent", "stick_distance", "hc_min_impact_speed"):
             val = getattr(self, name)
             if not (math.isfinite(val) and val > 0.0):
                 bad.append((name, val, "must be a positive number"))
@@ -187,8 +188,9 @@ class ContactPair:
             point = 0.5 * (np.asarray(c.point_a) + np.asarray(c.point_b))
             vrel = (va + np.cross(wa, point - pa)) - (vb + np.cross(wb, point - pb))
             rate = float(vrel @ n)                       # > 0: approaching (A moves towards B)
-            v_imp = self.v_impact if self.was_in_contact else max(rate, 1e-9)
-            damp = 1.5 * (1.0 - self.p.restitution) * rate / max(v_imp, 1e-9)
+            v_imp = self.v_impact if self.was_in_contact else rate
+            # a contact that starts at rest has no impact speed: the floor keeps the damping finite
+            damp = 1.5 * (1.0 - self.p.restitution) * rate / max(v_imp, self.p.hc_min_impact_speed)
             fn = max(self.p.hc_stiffness * depth**self.p.hc_exponent * (1.0 + damp), 0.0)
         res.in_contact, res.point, res.normal, res.normal_force = True, point, n, fn
         # friction (state z from advance())

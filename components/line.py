@@ -347,8 +347,9 @@ class Line:
 
     def _wet_fraction(self, r: np.ndarray, zs: np.ndarray | None) -> np.ndarray:
         """Node wetted fractions w_i (module docstring)."""
-        crest = 0.0 if self.sea is None else -float(np.sum(self.sea.amplitude))
-        if float(np.min(r[:, 2])) >= crest:               # all below the highest possible surface
+        # NED: a node is surely wet below the lowest possible trough, z >= +sum(amplitudes)
+        trough = 0.0 if self.sea is None else float(np.sum(self.sea.amplitude))
+        if float(np.min(r[:, 2])) >= trough:
             if self._ones is None or self._ones.size != r.shape[0]:
                 self._ones = np.ones(r.shape[0])
             return self._ones
@@ -724,20 +725,25 @@ class Line:
 
     # ------------------------------------------------------------------ winch
     def _payout(self, h: float) -> None:
-        """Grow or shrink the winch element by u h; split or merge elements (module docstring)."""
+        """Grow or shrink the winch element by u h; split or merge elements (module docstring).
+        A haul-in longer than the winch element merges as many elements as it needs; the line
+        never gets shorter than 2 elements with a winch element of 0.05 l0 (length_limited)."""
         if self.winch_end is None or self.payout_speed == 0.0:
             return
         e = self.N - 1 if self.winch_end == "b" else 0
         lw = self.l[e] + self.payout_speed * h
         floor = 0.05 * self.l0
         self.length_limited = False
-        if lw < floor and self.N <= 2:
+        while lw < 0.4 * self.l0 and self.N > 2:
+            self.l[e] = lw
+            self._merge(e)
+            e = self.N - 1 if self.winch_end == "b" else 0
+            lw = self.l[e]
+        if lw < floor:
             lw, self.length_limited = floor, True
         self.l[e] = lw
         if lw > 1.6 * self.l0 and self.N < self.max_segments:
             self._split(e)
-        elif lw < 0.4 * self.l0 and self.N > 2:
-            self._merge(e)
         else:
             self._geometry_changed_fast()
         if lw > 1.6 * self.l0 and self.N >= self.max_segments:
@@ -788,10 +794,11 @@ class Line:
             self.v[-1] = self.vb
 
     def set_end_tangents(self, t_a: np.ndarray | None = None, t_b: np.ndarray | None = None) -> None:
-        """Line direction (unit, NED, pointing from end A towards end B) at clamped ends."""
-        if t_a is not None:
+        """Line direction (NED, pointing from end A towards end B) at clamped ends; zero: unchanged."""
+        # a zero vector keeps the present tangent (the FMU's default: the initial geometry's)
+        if t_a is not None and np.any(np.asarray(t_a, dtype=float) != 0.0):
             self.t_a = self._unit(np.asarray(t_a, dtype=float).reshape(3))
-        if t_b is not None:
+        if t_b is not None and np.any(np.asarray(t_b, dtype=float) != 0.0):
             self.t_b = self._unit(np.asarray(t_b, dtype=float).reshape(3))
 
     def set_end_twist(self, phi_a: float = 0.0, phi_b: float = 0.0) -> None:
@@ -814,8 +821,9 @@ class Line:
         n = max(1, int(math.ceil(dt / h_max - 1e-9)))
         h = dt / n
         for _ in range(n):
-            if self.scheme == "implicit":
-                self._substep(h, self._payout_increment(h))
+            dl = self._payout_increment(h) if self.scheme == "implicit" else math.nan
+            if not math.isnan(dl):
+                self._substep(h, dl)
                 self._payout(h)
             else:
                 self._payout(h)
@@ -829,7 +837,10 @@ class Line:
         if self.winch_end is None or self.payout_speed == 0.0:
             return 0.0
         e = self.N - 1 if self.winch_end == "b" else 0
-        return max(self.l[e] + self.payout_speed * h, 0.05 * self.l0) - self.l[e]
+        lw = self.l[e] + self.payout_speed * h
+        # inside the solve unless the haul-in would eat the whole winch element: then _payout
+        # merges elements first (splits and ordinary merges happen after the step)
+        return lw - self.l[e] if lw >= 0.05 * self.l0 else math.nan
 
     def _substep(self, h: float, dl: float = 0.0) -> None:
         t, r, v, va, vb = self.t, self.r, self.v, self.va, self.vb

@@ -204,17 +204,23 @@ class Winch:
         T = max(self.tension, 0.0)
         brake = self.brake or self.mode == 3
         v_prev_ref = self.v_ref
+        if brake:
+            # held by the brake: the reference waits at the drum speed and the PID does not wind up,
+            # so a release starts from rest within the acceleration limits
+            self.v_lim = r * self.omega
+            self.dfilt = self.tension - self.tension_setpoint
         if self.mode == 3:
             v_ref, tau_m = 0.0, 0.0
         else:
-            v_ref = self._operator_reference(h)
+            v_ref = self._operator_reference(h) if not brake else self.v_lim
             if self.mode == 2:
                 v_ref -= self.hardpoint_velocity
             # torque for exact tracking (module docstring), then the motor's limits
             a_ref = (v_ref - v_prev_ref) / h
             # the speed error left from the previous sub-step decays with tau_c; a drive that
             # tracks exactly keeps it zero, so the pay-out acceleration is a_ref (within the limits)
-            a_want = a_ref + (v_prev_ref - r * self.omega) / p.speed_time_constant
+            # exact decay over the sub-step (stable for any h, unlike 1/tau_c)
+            a_want = a_ref + (v_prev_ref - r * self.omega) * (1.0 - math.exp(-h / p.speed_time_constant)) / h
             need = T * r - p.viscous * self.omega - J * a_want / r        # = tau_g
             tau_m = need / (p.gear_ratio * p.efficiency)                     # motoring
             if not (tau_m * self.omega < 0.0 or (self.omega == 0.0 and tau_m > 0.0)):

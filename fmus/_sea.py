@@ -25,7 +25,7 @@ def declare_sea(slave, default_spectrum: int = 1) -> None:
     slave.real("sea.direction", P, 0.0, "rad", "Mean direction the waves travel towards, from north towards east")
     slave.real("sea.spreading", P, 0.0, "1", "Directional spreading exponent s of cos-2s (0: long-crested)",
                minimum=0.0)
-    slave.integer("sea.n_frequencies", P, 60, "Number of wave frequencies", minimum=1, maximum=2000)
+    slave.integer("sea.n_frequencies", P, 60, "Number of wave frequencies", minimum=2, maximum=2000)
     slave.integer("sea.n_directions", P, 1, "Number of wave directions (short-crested seas)", minimum=1,
                   maximum=181)
     slave.integer("sea.seed", P, 1, "Seed of the random phases (same seed, same sea)", minimum=0)
@@ -41,14 +41,18 @@ def check_sea(v: dict) -> list[tuple[str, object, str]]:
         problems.append(("sea.period", v["sea.period"], "must be positive for a wave spectrum"))
     if spectrum == 3 and not v["sea.period"] > 0.0:
         problems.append(("sea.period", v["sea.period"], "must be positive for a regular wave"))
+    if spectrum in (1, 2) and v["sea.spreading"] > 0.0 and int(v["sea.n_directions"]) < 2:
+        problems.append(("sea.spreading", v["sea.spreading"], "needs sea.n_directions >= 2 (one direction is a "
+                                                              "long-crested sea)"))
     return problems
 
 
 def build_sea(v: dict) -> Sea | None:
     """The seeded sea realisation the ``sea.*`` parameters describe (None when calm)."""
     spectrum = SPECTRA[int(v["sea.spectrum"])]
-    if spectrum == "none":
-        return None
+    if spectrum == "none" or (spectrum in ("jonswap", "pm") and not v["sea.hs"] > 0.0) or (
+            spectrum == "regular" and not v["sea.amplitude"] > 0.0):
+        return None                                   # calm
     return make_sea(spectrum, hs=v["sea.hs"], period=v["sea.period"], gamma=v["sea.gamma"],
                     mean_direction=v["sea.direction"], spreading_s=v["sea.spreading"],
                     n_frequencies=int(v["sea.n_frequencies"]), n_directions=int(v["sea.n_directions"]),

@@ -89,10 +89,10 @@ class Cable(Fmi2Slave):
         self.real("end_b.position", I, [0.0, 0.0, 0.0], "m", "Position of end B (fairlead or upper end); initial "
                                                              "position of a free end", frame="NED", size=3)
         self.real("end_b.velocity", I, [0.0] * 3, "m/s", "Velocity of end B", frame="NED", size=3)
-        self.real("end_a.tangent", I, [1.0, 0.0, 0.0], "1", "Line direction at a clamped end A (from A towards B)",
-                  frame="NED", size=3)
-        self.real("end_b.tangent", I, [1.0, 0.0, 0.0], "1", "Line direction at a clamped end B (from A towards B)",
-                  frame="NED", size=3)
+        self.real("end_a.tangent", I, [0.0, 0.0, 0.0], "1", "Line direction at a clamped end A (from A towards B); "
+                                                           "zero: the initial shape's", frame="NED", size=3)
+        self.real("end_b.tangent", I, [0.0, 0.0, 0.0], "1", "Line direction at a clamped end B (from A towards B); "
+                                                           "zero: the initial shape's", frame="NED", size=3)
         self.real("end_a.twist", I, 0.0, "rad", "Rotation of end A's fitting about the line axis")
         self.real("end_b.twist", I, 0.0, "rad", "Rotation of end B's fitting about the line axis")
         self.real("end_b.external_force", I, [0.0] * 3, "N", "Force on a free end B", frame="NED", size=3)
@@ -127,6 +127,8 @@ class Cable(Fmi2Slave):
         if not text:
             return ()
         rows = [r.replace(",", " ").split() for r in text.split(";") if r.strip()]
+        if any(len(r) != 2 for r in rows):
+            raise ValueError("each row needs a strain and a tension")
         return tuple(tuple(float(x) for x in r) for r in rows)
 
     def _params(self) -> LineParams:

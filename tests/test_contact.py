@@ -243,3 +243,17 @@ def test_contact_fmu_sums_several_pairs(fmu_dir):
     assert f1 == pytest.approx(-(f2 + f3), rel=1e-9, abs=1e-6)
     assert f1[2] < 0.0 and f1[0] < 0.0                # pushed up by the deck, west by the sphere
     assert abs(out["body1.moment[1]"]) > 0.0
+
+
+def test_hunt_crossley_contact_that_starts_at_rest_stays_finite():
+    """Review regression: a sphere resting 1 mm into a box, then the box rising at 0.1 m/s: the
+    damping uses the impact-speed floor (0.05 m/s) instead of 1e-9 m/s (once 2.4e10 N)."""
+    pair = ContactPair(Sphere(0.5), Box([5.0, 5.0, 1.0]), ContactMaterial(), ContactMaterial(),
+                       ContactParams(model="hunt_crossley", hc_stiffness=1e7, restitution=0.5))
+    pa, pb = np.array([0.0, 0.0, 0.501]), np.array([0.0, 0.0, 2.0])
+    rest = pair.evaluate(pa, I3, Z3, Z3, pb, I3, Z3, Z3)
+    pair.advance(rest, Z3, Z3, pa, Z3, Z3, pb, 0.01)
+    moving = pair.evaluate(pa, I3, Z3, Z3, pb, I3, np.array([0.0, 0.0, -0.1]), Z3)
+    elastic = 1e7 * 0.001**1.5
+    assert rest.normal_force == pytest.approx(elastic, rel=1e-6)
+    assert moving.normal_force == pytest.approx(elastic * (1 + 1.5 * 0.5 * 0.1 / 0.05), rel=1e-6)

@@ -343,3 +343,30 @@ def test_bad_parameters_are_named(field, value):
     bad = LineParams(**{**p.__dict__, field: value})
     with pytest.raises(ValueError, match=field):
         Line(bad, [0.0, 0.0, 0.0], [0.0, 0.0, 10.0], 4, math.inf)
+
+
+# ----------------------------------------------------------------------------------- review regressions
+def test_splash_zone_near_the_surface_in_waves():
+    """A wire whose top is at the mean surface, at a wave trough (A = 2 m): the nodes above the local
+    surface are dry (a shortcut once declared every node wet when all were below the highest crest)."""
+    sea = make_sea("regular", period=8.0, regular_amplitude=2.0)
+    p = LineParams(length=10.0, diameter=0.05, mass_per_length=10.0, EA=1e8, kBot=0.0, cBot=0.0)
+    line = Line(p, [0.0, 0.0, 10.0], [0.0, 0.0, 0.0 - 0.001], 10, 50.0, scheme="implicit", sea=sea)
+    t = 4.0                                                            # zeta = -2 m at the origin
+    assert sea.elevation(t, 0.0, 0.0) == pytest.approx(-2.0)
+    zs = -np.asarray(sea.elevation(t, line.r[:, 0], line.r[:, 1]))
+    w = line._wet_fraction(line.r, zs)
+    assert w[-1] == 0.0 and w[-2] == pytest.approx(0.0) and w[0] == 1.0
+
+
+def test_haul_in_longer_than_an_element_in_one_step():
+    """40 m hauled in over one 0.02 s sub-step of a 100 m line in 10 m elements: elements merge as
+    needed, no negative length, mass = m' x length (a single merge per sub-step once left -20 m)."""
+    p = LineParams(length=100.0, diameter=0.05, mass_per_length=10.0, EA=1e8, rho_water=0.0, kBot=0.0, cBot=0.0)
+    for scheme in ("implicit", "rk4"):
+        line = Line(p, [0.0, 0.0, 100.0], [0.0, 0.0, 0.0], 10, math.inf, scheme=scheme, winch_end="b",
+                    substep=0.02 if scheme == "implicit" else None)
+        line.set_payout(-40.0 / 0.02)
+        line.step(0.02)
+        assert np.all(line.l > 0.0) and line.length == pytest.approx(60.0, rel=1e-9)
+        assert line.mass == pytest.approx(10.0 * 60.0, rel=1e-12) and line.state_is_finite()

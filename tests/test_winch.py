@@ -269,3 +269,29 @@ def test_active_heave_compensation_cancels_90_percent(fmu_dir, compensate):
         assert peak_power < 6e5 and not np.any(r["winch.motor.saturated"][late])
     else:
         assert motion == pytest.approx(2.0 / math.sqrt(2), rel=0.1)
+
+
+def test_brake_release_starts_within_the_acceleration_limit():
+    """Review regression: braked for 20 s with a -1 m/s setpoint, then released: the reference starts
+    from rest and the pay-out acceleration stays within 0.1 m/s2 (it once jumped to 18 m/s2)."""
+    w = Winch(WinchParams(), substep=1e-3)
+    w.tension, w.speed_setpoint, w.brake = 2e5, -1.0, True
+    steady(w, 20.0)
+    assert w.speed == 0.0
+    w.brake = False
+    v_prev, worst = w.speed, 0.0
+    for _ in range(3000):
+        w._substep(1e-3)
+        worst = max(worst, abs(w.speed - v_prev) / 1e-3)
+        v_prev = w.speed
+    assert worst <= 0.1 * (1 + 1e-9) and w.speed == pytest.approx(-0.3, abs=1e-6)
+
+
+@pytest.mark.parametrize("substep", [1e-3, 0.1, 0.2])
+def test_drive_is_stable_at_large_substeps(substep):
+    """Review regression: the drive's speed error decays exactly, so sub-steps longer than
+    2 tau_c (0.1 s) no longer run away (it once reached 42 m/s)."""
+    w = Winch(WinchParams(), substep=substep)
+    w.tension, w.speed_setpoint = 20e3 * G, 0.5
+    steady(w, 20.0, dt=0.2)
+    assert w.speed == pytest.approx(0.5, rel=1e-6)
