@@ -174,6 +174,17 @@ class Execution:
             self.outputs[i] = y
             self.history[i][-1] = (t, y)
 
+    def feed(self, i: int, t: float, u: np.ndarray) -> None:
+        """Set slave i's inputs to u at its present time t (no step) and read its outputs again."""
+        try:
+            self.slaves[i].set_reals(self.in_vrs[i], u)
+            y = self.slaves[i].get_reals(self.out_vrs[i])
+        except SlaveError as exc:
+            raise ExecutionError(str(exc)) from None
+        self.inputs[i] = u
+        self.outputs[i] = y
+        self.history[i][-1] = (t, y)
+
     def slave_edges(self) -> set[tuple[int, int]]:
         """(source slave, target slave) pairs that have at least one connection."""
         return {(g.source, i) for i, groups in enumerate(self.links) for g in groups}
@@ -212,6 +223,43 @@ class Execution:
         history.append((t, y))
         if len(history) > 3:
             del history[0]
+
+    # ------------------------------------------------------------------ rollback
+
+    def save(self) -> dict:
+        """Snapshot for rollback: every slave's FMU state and the master's values at this time.
+        Free it with :meth:`discard` when it is no longer needed."""
+        states = []
+        try:
+            for s in self.slaves:
+                states.append(s.get_state())
+        except SlaveError as exc:
+            self.discard({"states": states})
+            raise ExecutionError(str(exc)) from None
+        return {"states": states, "time": self.time, "steps_taken": self.steps_taken,
+                "outputs": [y.copy() for y in self.outputs], "inputs": [u.copy() for u in self.inputs],
+                "history": [list(h) for h in self.history], "slave_time": list(self.slave_time)}
+
+    def restore(self, snapshot: dict) -> None:
+        """Go back to a :meth:`save` snapshot (the snapshot stays valid for further restores)."""
+        try:
+            for s, state in zip(self.slaves, snapshot["states"]):
+                s.set_state(state)
+        except SlaveError as exc:
+            raise ExecutionError(str(exc)) from None
+        self.time, self.steps_taken = snapshot["time"], snapshot["steps_taken"]
+        # in place: observers hold on to these lists (Gather)
+        self.outputs[:] = [y.copy() for y in snapshot["outputs"]]
+        self.inputs[:] = [u.copy() for u in snapshot["inputs"]]
+        self.history[:] = [list(h) for h in snapshot["history"]]
+        self.slave_time[:] = list(snapshot["slave_time"])
+
+    def discard(self, snapshot: dict) -> None:
+        for s, state in zip(self.slaves, snapshot.get("states", ())):
+            try:
+                s.free_state(state)
+            except Exception:      # freeing is best effort: a failed free must not mask a result
+                pass
 
     def value(self, component: str, variable: str) -> float:
         """Current value of a connected/observed output or a connected/manipulated input."""
@@ -313,17 +361,39 @@ class Execution:
             observer.on_step(self)
         return taken
 
+    def before_step(self, t: float, h: float) -> None:
+        """Manipulators act before a (possibly repeated) coupling step; adaptive algorithms call it."""
+        for m in self.manipulators:
+            m.before_step(self, t, h)
+
+    def _after_step(self, t: float, taken: float) -> None:
+        self.steps_taken += 1
+        self.time = t + taken
+        for observer in self.observers:
+            observer.on_step(self)
+
     def run(self, stop_time: float, step: float, progress: Callable[[float, float], None] | None = None) -> None:
         """Step until ``stop_time`` with base step ``step``; observers are told how it ended."""
         if not (step > 0.0):
             raise ExecutionError(f"step size must be positive, got {step}")
         error: BaseException | None = None
         try:
-            n = int(round((stop_time - self.time) / step))
-            for _ in range(n):
-                self.step(step)
-                if progress:
-                    progress(self.time, stop_time)
+            if getattr(self.algorithm, "adaptive", False):
+                # the algorithm proposes each step; the last one ends exactly on stop_time
+                self.algorithm.start(step)
+                eps = 1e-9 * max(1.0, abs(stop_time))
+                while self.time < stop_time - eps:
+                    h = min(self.algorithm.next_step, stop_time - self.time)
+                    taken = self.algorithm.step(self.time, h)
+                    self._after_step(self.time, taken)
+                    if progress:
+                        progress(self.time, stop_time)
+            else:
+                n = int(round((stop_time - self.time) / step))
+                for _ in range(n):
+                    self.step(step)
+                    if progress:
+                        progress(self.time, stop_time)
         except BaseException as exc:
             error = exc
             raise
