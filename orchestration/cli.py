@@ -1,6 +1,7 @@
 """The ``marine-cosim`` command.
 
-    marine-cosim run SYSTEM [--stop T] [--step H] [--algorithm fixed] [--method jacobi|gauss-seidel]
+    marine-cosim run SYSTEM [--stop T] [--step H] [--algorithm fixed|ecco|error-control|iterative]
+                     [--method jacobi|gauss-seidel] [--rtol R] [--atol A]
                      [--extrapolation 0|1|2] [--backend inprocess] [--out DIR] [--scenario FILE]
     marine-cosim validate SYSTEM
     marine-cosim info FMU|SYSTEM
@@ -60,7 +61,7 @@ def _load(path: Path):
 
 
 def _run(args) -> int:
-    from orchestration.algorithms import FixedStepAlgorithm
+    from orchestration.algorithm_factory import make_algorithm
     from orchestration.execution import Execution, default_observed
     from orchestration.observers import FileObserver
     from orchestration.scenario import load_scenario
@@ -80,12 +81,14 @@ def _run(args) -> int:
     if args.backend != "inprocess":
         raise CliError(f"backend {args.backend!r} is not available yet (inprocess)")
     algorithm_name = args.algorithm or system.algorithm or "fixed"
-    if algorithm_name != "fixed":
-        raise CliError(f"algorithm {algorithm_name!r} is not available yet (fixed)")
     options = dict(system.algorithm_options)
-    algorithm = FixedStepAlgorithm(method=args.method or options.get("method", "jacobi"),
-                                   extrapolation=int(args.extrapolation if args.extrapolation is not None
-                                                     else options.get("extrapolation", 0)))
+    for key in ("method", "extrapolation", "rtol", "atol"):
+        if getattr(args, key, None) is not None:
+            options[key] = getattr(args, key)
+    try:
+        algorithm = make_algorithm(algorithm_name, options)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     variables = ([tuple(v.split(".", 1)) for v in args.variables] if args.variables else default_observed(system))
     out = args.out or Path("results") / system.name
     observer = FileObserver(out, variables, flush_every=args.flush_every,
@@ -101,10 +104,25 @@ def _run(args) -> int:
         execution.run(stop, step, progress=progress)
     finally:
         execution.free()
+    log = getattr(algorithm, "log", None)
+    if log:
+        write_algorithm_log(out / "algorithm.csv", log)
     wall = execution.wall_time()
     print(f"{system.name}: {execution.steps_taken} steps to t = {execution.time:g} s in {wall:.2f} s wall "
           f"({(execution.time - system.start_time) / max(wall, 1e-9):.1f}x real time); results in {out}")
     return 0
+
+
+def write_algorithm_log(path: Path, log: list[dict]) -> None:
+    """One row per accepted macro step: time, step, error indicator, per-bond energy residuals..."""
+    import csv
+
+    columns = list(dict.fromkeys(k for row in log for k in row))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns)
+        w.writeheader()
+        w.writerows(log)
 
 
 def _validate(args) -> int:
@@ -232,7 +250,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("system", type=Path)
     p.add_argument("--stop", type=float, help="stop time [s] (default: the system file's)")
     p.add_argument("--step", type=float, help="base macro step [s] (default: the system file's)")
-    p.add_argument("--algorithm", choices=["fixed"], help="master algorithm (default: the system file's, else fixed)")
+    p.add_argument("--algorithm", choices=["fixed", "ecco", "error-control", "iterative"],
+                   help="master algorithm (default: the system file's, else fixed); adaptive ones write "
+                        "algorithm.csv (steps, error indicator, ECCO's per-bond energy residuals)")
+    p.add_argument("--rtol", type=float, help="relative tolerance of ecco / error-control / iterative")
+    p.add_argument("--atol", type=float, help="absolute tolerance of ecco / error-control / iterative")
     p.add_argument("--method", choices=["jacobi", "gauss-seidel"], help="fixed-step coupling (default jacobi)")
     p.add_argument("--extrapolation", type=int, choices=[0, 1, 2], help="input extrapolation order (default 0)")
     p.add_argument("--backend", default="inprocess", choices=["inprocess"], help="where the FMUs run")
