@@ -62,6 +62,7 @@ def _load(path: Path):
 
 def _run(args) -> int:
     from orchestration.algorithm_factory import make_algorithm
+    from orchestration.coupling_check import check_added_mass
     from orchestration.execution import Execution, default_observed
     from orchestration.observers import FileObserver
     from orchestration.scenario import load_scenario
@@ -89,6 +90,11 @@ def _run(args) -> int:
         algorithm = make_algorithm(algorithm_name, options)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    # explicit coupling of a heavy attachment to a ship diverges whatever the step: say so first
+    for finding in check_added_mass(system, algorithm=algorithm):
+        print(finding, file=sys.stderr)
+        if finding.severity == "error":
+            raise CliError(str(finding))
     variables = ([tuple(v.split(".", 1)) for v in args.variables] if args.variables else default_observed(system))
     out = args.out or Path("results") / system.name
     observer = FileObserver(out, variables, flush_every=args.flush_every,

@@ -296,9 +296,11 @@ class Execution:
 
     # ------------------------------------------------------------------ life cycle
 
-    def initialize(self, max_sweeps: int = 50, tolerance: float = 1e-10) -> int:
+    def initialize(self, max_sweeps: int = 200, tolerance: float = 1e-10) -> int:
         """Instantiate, set start values and propagate initial outputs through the connections
-        until the inputs settle (at most ``max_sweeps``); returns the sweeps needed."""
+        until the inputs settle (at most ``max_sweeps``; a loop through feedthrough outputs contracts
+        by about sqrt(mass ratio) per sweep, so a ship carrying half its mass needs ~65); returns the
+        sweeps needed."""
         system = self.system
         for slave in self.slaves:
             slave.instantiate()
