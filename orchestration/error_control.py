@@ -9,7 +9,10 @@ From t, save every slave's state; one coupling step of h gives the coupled outpu
 two steps of h/2 give y_2.  The local error of the (first-order, inputs held) coupling is about
 y_2 - y_1, measured as
 
-    err = sqrt( mean_k [ (y_2,k - y_1,k) / (atol + rtol |y_2,k|) ]^2 )     over connected outputs.
+    err = sqrt( mean_k [ (y_2,k - y_1,k) / (atol + rtol |y_2,k|) ]^2 )
+
+over the outputs the master tracks: connected ones and recorded ones (a held input's error shows
+first in the receiving slave's outputs, which need not be connected anywhere).
 
 err <= 1 accepts the step and keeps the two half steps (the better result); otherwise the master
 restores and retries with a smaller step.  Next step: h * clamp(safety err^(-1/2), min, max)
@@ -69,13 +72,12 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
                 raise RollbackError(f"error-control rolls steps back, but {s.name} ({source}) cannot save and "
                                     "restore its state (canGetAndSetFMUstate is false, or FMI 1.0); use "
                                     "--algorithm fixed or ecco for this system")
-        # the coupled outputs: sources of connections
-        self._coupled = [sorted({int(k) for g_list in execution.links for g in g_list if g.source == i
-                                 for k in g.src_pos}) for i in range(len(execution.slaves))]
 
     def _coupled_outputs(self) -> np.ndarray:
+        """Every output the master tracks: connection sources and recorded outputs (the coupling
+        error of a held input shows first in the receiving slave's own outputs)."""
         ex = self.execution
-        return np.concatenate([ex.outputs[i][idx] for i, idx in enumerate(self._coupled)] or [np.zeros(0)])
+        return np.concatenate([y for y in ex.outputs] or [np.zeros(0)])
 
     def self_test(self, t: float, h: float) -> None:
         """Each slave alone, inputs held: save, step, restore, step again -- the outputs must repeat
