@@ -164,15 +164,7 @@ class Execution:
         for i in order:
             if not self.feedthrough[i] or abs(self.slave_time[i] - t) > 1e-12 * max(1.0, abs(t)):
                 continue
-            u = self.compute_inputs(i, t, 0.0, 0, updated=everyone)
-            try:
-                self.slaves[i].set_reals(self.in_vrs[i], u)
-                y = self.slaves[i].get_reals(self.out_vrs[i])
-            except SlaveError as exc:
-                raise ExecutionError(str(exc)) from None
-            self.inputs[i] = u
-            self.outputs[i] = y
-            self.history[i][-1] = (t, y)
+            self.feed(i, t, self.compute_inputs(i, t, 0.0, 0, updated=everyone))
 
     def feed(self, i: int, t: float, u: np.ndarray) -> None:
         """Set slave i's inputs to u at its present time t (no step) and read its outputs again."""

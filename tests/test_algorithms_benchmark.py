@@ -101,7 +101,7 @@ def test_our_ecco_against_libcosim_at_equal_macro_steps(fmus, ref, tmp_path):
     _, lib_fine = run_libcosim(fmus, ref, 1e-4, tmp_path)
     ours_fine = [run(fmus, ref, "ecco", "jacobi", tol) for tol in (1e-4, 3e-5)]
     ratio_fine = bench.interpolate_error(ours_fine, lib_fine.steps) / lib_fine.error
-    assert 1.5 < ratio_fine < 2.5, ratio_fine
+    assert ratio_fine == pytest.approx(2.0, abs=0.5)           # measured 2.0: ours worse here
 
 
 def test_adaptive_does_not_save_3x_macro_steps_on_the_bump(fmus, ref):
@@ -115,7 +115,7 @@ def test_adaptive_does_not_save_3x_macro_steps_on_the_bump(fmus, ref):
     needed = bench.steps_for_error(curve, best.error)
     assert not math.isnan(needed)
     saving = best.steps / needed
-    assert 1.3 < saving < 3.0, saving
+    assert saving == pytest.approx(2.15, abs=0.85)              # measured 1.7: short of 3x
 
 
 def test_where_the_errors_are(fmus, ref):

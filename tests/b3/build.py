@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 import build_fmus
+from tests.fmu_build import build_adapters
 
 HERE = Path(__file__).resolve().parent
 ADAPTERS = {"B3Platform": HERE / "platform_fmu.py", "B3Boat": HERE / "boat_fmu.py"}
@@ -13,18 +13,7 @@ ADAPTERS = {"B3Platform": HERE / "platform_fmu.py", "B3Boat": HERE / "boat_fmu.p
 
 def build_b3_fmus(out_dir: Path | str) -> dict[str, Path]:
     """Build both FMUs into ``out_dir``; returns model name -> .fmu path."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    # pythonfmu imports the adapter: it must see this checkout's fmus package
-    if str(build_fmus.ROOT) not in sys.path:
-        sys.path.insert(0, str(build_fmus.ROOT))
-    built = {}
-    with tempfile.TemporaryDirectory(prefix="marine_cosim_b3_") as tmp:
-        workdir = Path(tmp)
-        loader = build_fmus.compile_loader(workdir)
-        for model, script in ADAPTERS.items():
-            built[model] = build_fmus.build_fmu(model, script, out, loader, workdir)
-    return built
+    return build_adapters(ADAPTERS, out_dir)
 
 
 if __name__ == "__main__":

@@ -5,10 +5,10 @@
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 import build_fmus
+from tests.fmu_build import build_adapters
 
 HERE = Path(__file__).resolve().parent
 ADAPTERS = {"QuarterCarChassis": HERE / "chassis_fmu.py", "QuarterCarWheel": HERE / "wheel_fmu.py"}
@@ -16,18 +16,7 @@ ADAPTERS = {"QuarterCarChassis": HERE / "chassis_fmu.py", "QuarterCarWheel": HER
 
 def build_quarter_car_fmus(out_dir: Path | str) -> dict[str, Path]:
     """Build both FMUs into ``out_dir``; returns model name -> .fmu path."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    # pythonfmu imports the adapter: it must see this checkout's fmus package
-    if str(build_fmus.ROOT) not in sys.path:
-        sys.path.insert(0, str(build_fmus.ROOT))
-    built = {}
-    with tempfile.TemporaryDirectory(prefix="marine_cosim_quarter_car_") as tmp:
-        workdir = Path(tmp)
-        loader = build_fmus.compile_loader(workdir)
-        for model, script in ADAPTERS.items():
-            built[model] = build_fmus.build_fmu(model, script, out, loader, workdir)
-    return built
+    return build_adapters(ADAPTERS, out_dir)
 
 
 if __name__ == "__main__":
