@@ -1,9 +1,11 @@
-"""Build the plain-C Oscillator FMU (oscillator.c + modelDescription.xml) into ``Oscillator.fmu``.
+"""Build the plain-C test FMUs: the Oscillator (oscillator.c + modelDescription.xml) into
+``Oscillator.fmu`` and the third-party ship (third_party_ship.c + third_party_ship.xml) into
+``OsvSeakeeper.fmu``.
 
-The FMU is compiled with gcc against the FMI 2.0 headers that FMPy ships in ``fmpy/c-code``; no
-Python and no code from this project goes into it, so it stands in for an FMU from a third party.
+The FMUs are compiled with gcc against the FMI 2.0 headers that FMPy ships in ``fmpy/c-code``; no
+Python and no code from this project goes into them, so they stand in for FMUs from a third party.
 
-    python -m tests.c_fmu.build OUT_DIR
+    python -m tests.c_fmu.build OUT_DIR [oscillator|ship]
 """
 from __future__ import annotations
 
@@ -20,6 +22,9 @@ HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "oscillator.c"
 MODEL_DESCRIPTION = HERE / "modelDescription.xml"
 MODEL_IDENTIFIER = "Oscillator"
+SHIP_SOURCE = HERE / "third_party_ship.c"
+SHIP_MODEL_DESCRIPTION = HERE / "third_party_ship.xml"
+SHIP_MODEL_IDENTIFIER = "OsvSeakeeper"
 PLATFORM = "linux64"
 CFLAGS = ("-std=c99", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-fvisibility=hidden")
 
@@ -92,13 +97,21 @@ def build_oscillator_fmu(out_dir: Path) -> Path:
     return build_c_fmu(SOURCE, MODEL_DESCRIPTION, MODEL_IDENTIFIER, out_dir, (fmi2_header_dir(),))
 
 
+def build_third_party_ship_fmu(out_dir: Path) -> Path:
+    """Compile ``third_party_ship.c`` and package it as ``out_dir/OsvSeakeeper.fmu`` (with
+    ``third_party_ship.xml`` as its modelDescription.xml); returns that path. The ship FMU of a
+    "third party" for the ship swap (docs/ship_swap.md). Raises :class:`FmuBuildError`."""
+    return build_c_fmu(SHIP_SOURCE, SHIP_MODEL_DESCRIPTION, SHIP_MODEL_IDENTIFIER, out_dir, (fmi2_header_dir(),))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m tests.c_fmu.build OUT_DIR", file=sys.stderr)
+    if len(args) not in (1, 2) or (len(args) == 2 and args[1] not in ("oscillator", "ship")):
+        print("usage: python -m tests.c_fmu.build OUT_DIR [oscillator|ship]", file=sys.stderr)
         return 2
     try:
-        print(build_oscillator_fmu(Path(args[0])))
+        build = build_third_party_ship_fmu if args[1:] == ["ship"] else build_oscillator_fmu
+        print(build(Path(args[0])))
     except FmuBuildError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
