@@ -91,7 +91,7 @@ from lxml import etree
 from orchestration.ssp import (BASE_UNITS, parse_typed, ModelInfo, Variable, _resource_names, _typed_text, check_connections,
                                describe, elements, error, format_double, is_output, load_model_info, local,
                                model_info, parse_double, parse_xml, relative_uri, required, resolve_uri,
-                               step_multiple, writer_model_info)
+                               step_multiple, suggest, writer_model_info)
 from orchestration.system import Component, Connection, System, SystemFileError
 
 __all__ = ["read_osp", "write_osp", "osp_model_description", "OSP_NS", "OSP_MD_NS", "CONFIG_NAME"]
@@ -245,7 +245,8 @@ class _OspReader:
             t = typed[0]
             variable = info.variables.get(var)
             if variable is None:
-                raise error(self.file, iv, f"{path.name} (simulator {name!r}) has no variable {var!r}")
+                raise error(self.file, iv, f"{path.name} (simulator {name!r}) has no variable {var!r}"
+                                           f"{suggest(var, info.variables)}")
             component.parameters[var] = self._value(t, local(t), variable, path.name)
         return component
 
@@ -270,7 +271,8 @@ class _OspReader:
             raise error(self.file, el, f"unknown simulator {sim!r} (simulators: {', '.join(self.infos) or 'none'})")
         variable = self.infos[sim].variables.get(name)
         if variable is None:
-            raise error(self.file, el, f"{self.infos[sim].path.name} (simulator {sim!r}) has no variable {name!r}")
+            raise error(self.file, el, f"{self.infos[sim].path.name} (simulator {sim!r}) has no variable {name!r}"
+                                       f"{suggest(name, self.infos[sim].variables)}")
         declared = el.get("causality")
         if declared is not None and declared != variable.causality:
             raise error(self.file, el, f"causality={declared!r}, but {name!r} is {variable.causality} in "

@@ -133,7 +133,7 @@ from lxml import etree
 
 from orchestration.system import Component, Connection, System, SystemFileError
 
-__all__ = ["read_ssp", "write_ssp", "SSD_NS", "SSC_NS", "SSV_NS", "SSM_NS", "OSP_ANNOTATIONS_NS", "MC_NS",
+__all__ = ["read_ssp", "write_ssp", "suggest", "SSD_NS", "SSC_NS", "SSV_NS", "SSM_NS", "OSP_ANNOTATIONS_NS", "MC_NS",
            "OSP_ANNOTATION_TYPE", "MC_ANNOTATION_TYPE"]
 
 SSD_NS = "http://ssp-standard.org/SSP1/SystemStructureDescription"
@@ -194,6 +194,14 @@ def describe(el) -> str:
 
 def error(file: str, el, message: str) -> SystemFileError:
     return SystemFileError(f"{file}: {describe(el)}: {message}")
+
+
+def suggest(name: str, options) -> str:
+    """`` (did you mean 'a', 'b'?)`` with the closest of ``options``, or ''."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(options), n=3, cutoff=0.6)
+    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
 
 
 def parse_xml(path: Path, display: str | None = None):
@@ -691,7 +699,8 @@ class _SsdReader:
             if data is not None:
                 variable = data.info.variables.get(name)
                 if variable is None:
-                    raise error(self.file, c, f"{data.component.source.name} has no variable {name!r}")
+                    raise error(self.file, c, f"{data.component.source.name} has no variable {name!r}"
+                                              f"{suggest(name, data.info.variables)}")
                 if (kind == "input" and variable.causality != "input") or \
                         (kind == "output" and not is_output(variable.causality)):
                     raise error(self.file, c, f"kind={kind!r}, but {name!r} is {variable.causality} in "
@@ -842,7 +851,8 @@ class _SsdReader:
             var = target
         if var not in data.info.variables:
             raise error(where_file, where_el, f"parameter {var!r}: {data.component.source.name} (component "
-                                              f"{data.component.name!r}) has no such variable")
+                                              f"{data.component.name!r}) has no such variable"
+                                              f"{suggest(var, data.info.variables)}")
         return data, var
 
     def _convert_parameter(self, entry: _ParameterEntry, data: _ComponentData, var: str, m: _Mapping | None) -> Any:
@@ -909,7 +919,7 @@ class _SsdReader:
         variable = data.info.variables.get(connector)
         if variable is None:
             raise error(self.file, el, f"component {element!r} ({data.component.source.name}) has no variable "
-                                       f"{connector!r}")
+                                       f"{connector!r}{suggest(connector, data.info.variables)}")
         declared = data.connectors.get(connector)
         unit = declared[1] if declared and declared[1] else variable.unit
         return _Endpoint(element, connector, unit, variable.causality)
