@@ -5,10 +5,20 @@ Values live in flat numpy arrays per slave: ``outputs[i]`` holds the values of `
 (every output that is connected or observed), ``inputs[i]`` those of ``in_vrs[i]`` (every
 connected or manipulated input). A connection group from slave j to slave i is applied as one
 vectorised ``u_i[dst] = factor * y_j[src] + offset``.
+
+Parallel stepping on remote backends: :meth:`Execution.advance` of a slave whose backend is
+asynchronous (``Slave.asynchronous``: process and Ray workers) only *sends* the step and returns;
+the outputs are collected when something needs them -- the inputs of a slave fed by it, the
+direct-feedthrough refresh at the end of every coupling step, a save/restore, the observers. So a
+Jacobi step (and every independent slave of a Gauss-Seidel step) runs on all workers at once,
+while the algorithms stay as they are. The per-slave lists ``outputs``, ``history`` and
+``slave_time`` then collect a pending step of the slave that is read, so no algorithm can see a
+stale value. In-process slaves step at once, exactly as before.
 """
 from __future__ import annotations
 
 import time as wallclock
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -32,6 +42,31 @@ class _LinkGroup:
     factor: np.ndarray
     offset: np.ndarray
     identity: bool
+
+
+class _SyncedList(list):
+    """A per-slave list (outputs, history, slave_time) that first collects the pending remote step
+    of the slave whose entry is read (module docstring). Only used when some slave is remote."""
+
+    def __init__(self, items, execution: "Execution"):
+        super().__init__(items)
+        self._execution = execution
+
+    def __getitem__(self, k):
+        pending = self._execution._pending
+        if pending:
+            if isinstance(k, int):
+                k = k % len(self) if k < 0 else k
+                if k in pending:
+                    self._execution.sync((k,))
+            else:
+                self._execution.sync()
+        return list.__getitem__(self, k)
+
+    def __iter__(self):
+        if self._execution._pending:
+            self._execution.sync()
+        return list.__iter__(self)
 
 
 class Observer:
@@ -80,6 +115,7 @@ class Execution:
         self.observers = list(observers)
         self.manipulators = list(manipulators)
         factory = slave_factory or (lambda name, path: InProcessSlave(name, path))
+        self._pending: dict[int, tuple[Any, float]] = {}
         self.slaves: list[Slave] = []
         try:
             for component in system.components.values():
@@ -88,6 +124,8 @@ class Execution:
             self.free()
             raise
         self.index = {s.name: i for i, s in enumerate(self.slaves)}
+        # remote slaves step in the background: their pending steps, collected by sync()
+        self._async = [bool(getattr(s, "asynchronous", False)) for s in self.slaves]
         self.step_multiple = [max(1, int(c.step_multiple)) for c in system.components.values()]
         self.time = system.start_time
         self.steps_taken = 0
@@ -140,6 +178,10 @@ class Execution:
         self.feedthrough = [self._has_feedthrough(i) for i in range(n)]
         self.overrides: list[dict[int, float]] = [{} for _ in range(n)]
         self.biases: list[dict[int, float]] = [{} for _ in range(n)]
+        if any(self._async):
+            self.outputs = _SyncedList(self.outputs, self)
+            self.history = _SyncedList(self.history, self)
+            self.slave_time = _SyncedList(self.slave_time, self)
 
     def _has_feedthrough(self, i: int) -> bool:
         """Does a connected or observed output of slave i depend directly on one of its connected
@@ -160,6 +202,8 @@ class Execution:
         slave its inputs from the outputs at t and read its outputs again, in ``order`` (sources
         first). Without this, a feedthrough output read right after its slave's doStep still
         reflects the inputs held over the step, i.e. it lags one macro step."""
+        if self._pending:
+            self.sync()
         everyone = range(len(self.slaves))
         for i in order:
             if not self.feedthrough[i] or abs(self.slave_time[i] - t) > 1e-12 * max(1.0, abs(t)):
@@ -168,9 +212,10 @@ class Execution:
 
     def feed(self, i: int, t: float, u: np.ndarray) -> None:
         """Set slave i's inputs to u at its present time t (no step) and read its outputs again."""
+        if self._pending:
+            self.sync()
         try:
-            self.slaves[i].set_reals(self.in_vrs[i], u)
-            y = self.slaves[i].get_reals(self.out_vrs[i])
+            y = self.slaves[i].set_and_get(self.in_vrs[i], u, self.out_vrs[i])
         except SlaveError as exc:
             raise ExecutionError(str(exc)) from None
         self.inputs[i] = u
@@ -200,13 +245,75 @@ class Execution:
         return u
 
     def advance(self, i: int, u: np.ndarray, t: float, h: float) -> None:
-        """Step slave i from t to t + h with inputs u (one batched call) and record its outputs."""
+        """Step slave i from t to t + h with inputs u (one batched call) and record its outputs.
+        A remote slave's step is only sent here and collected later (module docstring)."""
+        if self._async[i]:
+            if i in self._pending:
+                self.sync((i,))
+            try:
+                handle = self.slaves[i].exchange_async(self.in_vrs[i], u, t, h, self.out_vrs[i])
+            except SlaveError as exc:
+                raise ExecutionError(str(exc)) from None
+            self.inputs[i] = u
+            self._pending[i] = (handle, t + h)
+            return
         try:
             y = self.slaves[i].exchange(self.in_vrs[i], u, t, h, self.out_vrs[i])
         except SlaveError as exc:
             raise ExecutionError(str(exc)) from None
         self.inputs[i] = u
         self._record(i, t + h, y)
+
+    def sync(self, indices: Iterable[int] | None = None) -> None:
+        """Collect the pending remote steps of ``indices`` (default: all) and record their outputs.
+        A failed step raises ExecutionError naming the FMU instance, after every other pending step
+        has been collected (so no worker is left half-way through an answer)."""
+        pending = self._pending
+        if not pending:
+            return
+        todo = list(pending) if indices is None else [i for i in indices if i in pending]
+        if not todo:
+            return
+        items = [(i, *pending.pop(i)) for i in todo]
+        if len(items) > 1:
+            kinds: dict[type, list] = {}
+            for _, handle, _ in items:
+                kinds.setdefault(type(handle), []).append(handle)
+            for kind, handles in kinds.items():
+                collect = getattr(kind, "collect", None)
+                if collect is not None and len(handles) > 1:
+                    collect(handles)                        # e.g. one ray.get for all actors
+        error = None
+        for i, handle, t_end in items:
+            try:
+                y = handle.result()
+            except SlaveError as exc:
+                error = error or exc
+                continue
+            self._record(i, t_end, y)
+        if error is not None:
+            self.abandon()
+            raise ExecutionError(str(error)) from None
+
+    def abandon(self) -> None:
+        """Forget pending steps after a failure (their answers are drained when the slaves end)."""
+        for handle, _ in self._pending.values():
+            try:
+                handle.result()
+            except Exception:
+                pass
+        self._pending.clear()
+
+    def _for_each_slave(self, action: Callable[[Slave], Any]) -> None:
+        """``action`` on every slave: one after another in-process, concurrently for remote slaves
+        (their start-up calls -- loading an FMU, instantiate -- take long each)."""
+        if not any(self._async) or len(self.slaves) == 1:
+            for slave in self.slaves:
+                action(slave)
+            return
+        with ThreadPoolExecutor(max_workers=min(16, len(self.slaves))) as pool:
+            for future in [pool.submit(action, s) for s in self.slaves]:
+                future.result()
 
     def _record(self, i: int, t: float, y: np.ndarray) -> None:
         self.outputs[i] = y
@@ -221,6 +328,8 @@ class Execution:
     def save(self) -> dict:
         """Snapshot for rollback: every slave's FMU state and the master's values at this time.
         Free it with :meth:`discard` when it is no longer needed."""
+        if self._pending:
+            self.sync()
         states = []
         try:
             for s in self.slaves:
@@ -234,6 +343,8 @@ class Execution:
 
     def restore(self, snapshot: dict) -> None:
         """Go back to a :meth:`save` snapshot (the snapshot stays valid for further restores)."""
+        if self._pending:
+            self.sync()
         try:
             for s, state in zip(self.slaves, snapshot["states"]):
                 s.set_state(state)
@@ -247,6 +358,11 @@ class Execution:
         self.slave_time[:] = list(snapshot["slave_time"])
 
     def discard(self, snapshot: dict) -> None:
+        if self._pending:
+            try:
+                self.sync()
+            except ExecutionError:
+                pass
         for s, state in zip(self.slaves, snapshot.get("states", ())):
             try:
                 s.free_state(state)
@@ -255,6 +371,8 @@ class Execution:
 
     def value(self, component: str, variable: str) -> float:
         """Current value of a connected/observed output or a connected/manipulated input."""
+        if self._pending:
+            self.sync()
         i = self.index[component]
         if variable in self.out_names[i]:
             return float(self.outputs[i][self.out_names[i].index(variable)])
@@ -264,6 +382,8 @@ class Execution:
 
     def override(self, component: str, variable: str, value: float | None) -> None:
         """Force an input (None: release it). Other variables (tunable parameters) are set directly."""
+        if self._pending:
+            self.sync()
         i = self.index[component]
         if variable in self.in_names[i]:
             pos = self.in_names[i].index(variable)
@@ -294,13 +414,15 @@ class Execution:
         by about sqrt(mass ratio) per sweep, so a ship carrying half its mass needs ~65); returns the
         sweeps needed."""
         system = self.system
-        for slave in self.slaves:
+
+        def start(slave: Slave) -> None:
             slave.instantiate()
             slave.setup(system.start_time, system.stop_time)
             slave.enter_initialization()
-        for component, slave in zip(system.components.values(), self.slaves):
-            if component.parameters:
-                slave.set_values(component.parameters)
+            if system.components[slave.name].parameters:
+                slave.set_values(system.components[slave.name].parameters)
+
+        self._for_each_slave(start)
         # unconnected inputs keep their start (or set) values
         for i, slave in enumerate(self.slaves):
             for pos, name in enumerate(self.in_names[i]):
@@ -311,8 +433,7 @@ class Execution:
         for m in self.manipulators:
             m.before_step(self, self.time, 0.0)
         sweeps = self._propagate(max_sweeps, tolerance, in_init=True)
-        for slave in self.slaves:
-            slave.exit_initialization()
+        self._for_each_slave(lambda slave: slave.exit_initialization())
         sweeps += self._propagate(max_sweeps, tolerance, in_init=False)
         for i in range(len(self.slaves)):
             self.history[i] = [(self.time, self.outputs[i].copy())]
@@ -348,6 +469,8 @@ class Execution:
         for m in self.manipulators:
             m.before_step(self, t, h)
         taken = self.algorithm.step(t, h)
+        if self._pending:
+            self.sync()
         self.steps_taken += 1
         # a multiple of the base step, re-anchored so long runs do not accumulate round-off
         self.time = self.system.start_time + self.steps_taken * h if taken == h else t + taken
@@ -361,6 +484,8 @@ class Execution:
             m.before_step(self, t, h)
 
     def _after_step(self, t: float, taken: float) -> None:
+        if self._pending:
+            self.sync()
         self.steps_taken += 1
         self.time = t + taken
         for observer in self.observers:
@@ -390,6 +515,7 @@ class Execution:
                         progress(self.time, stop_time)
         except BaseException as exc:
             error = exc
+            self.abandon()
             raise
         finally:
             for observer in self.observers:
@@ -403,9 +529,43 @@ class Execution:
         return wallclock.perf_counter() - self._started
 
     def free(self) -> None:
+        self._pending.clear()
         for slave in self.slaves:
-            slave.terminate()
-            slave.free()
+            try:
+                slave.terminate()
+            finally:
+                slave.free()
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def master_state(self) -> dict:
+        """The master's side of the co-simulation state at a communication point, picklable: time,
+        held values, extrapolation history, overrides and biases (checkpoint.py adds the FMU
+        states, the algorithm's and the manipulators' own state)."""
+        if self._pending:
+            self.sync()
+        return {"time": self.time, "steps_taken": self.steps_taken,
+                "out_names": [list(n) for n in self.out_names], "in_names": [list(n) for n in self.in_names],
+                "outputs": [np.array(y, dtype=float) for y in self.outputs],
+                "inputs": [np.array(u, dtype=float) for u in self.inputs],
+                "base_inputs": [np.array(u, dtype=float) for u in self.base_inputs],
+                "history": [[(float(t), np.array(y, dtype=float)) for t, y in h] for h in self.history],
+                "slave_time": [float(t) for t in self.slave_time],
+                "overrides": [dict(o) for o in self.overrides], "biases": [dict(b) for b in self.biases]}
+
+    def load_master_state(self, state: dict) -> None:
+        """Put a :meth:`master_state` back (in place: observers hold on to these lists)."""
+        if state["out_names"] != self.out_names or state["in_names"] != self.in_names:
+            raise ExecutionError("the checkpoint was written for other recorded or connected variables than "
+                                 "this run has (same system file, --variables and scenario needed)")
+        self.time, self.steps_taken = state["time"], state["steps_taken"]
+        self.outputs[:] = [y.copy() for y in state["outputs"]]
+        self.inputs[:] = [u.copy() for u in state["inputs"]]
+        self.base_inputs[:] = [u.copy() for u in state["base_inputs"]]
+        self.history[:] = [list(h) for h in state["history"]]
+        self.slave_time[:] = list(state["slave_time"])
+        self.overrides[:] = [dict(o) for o in state["overrides"]]
+        self.biases[:] = [dict(b) for b in state["biases"]]
 
 
 def component_start(system: System, component: str, variable: str, default: Any) -> Any:

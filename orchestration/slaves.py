@@ -1,9 +1,12 @@
 """Execution side: one FMU instance behind the small interface the master algorithms use.
 
 libcosim splits a co-simulation into algorithm, execution, observers and manipulators; this is
-the execution's slave. Backends (in-process here; other processes and Ray later) implement the
-same interface, so algorithms never touch FMPy directly. The hot path is one batched call per
-macro step, :meth:`Slave.exchange`: set inputs, doStep, get outputs.
+the execution's slave. Backends implement the same interface, so algorithms never touch FMPy
+directly: :class:`InProcessSlave` here, ``ProcessSlave`` (process_backend.py, one OS process per
+FMU) and ``RaySlave`` (ray_backend.py, one Ray actor per FMU). The hot path is one batched call per
+macro step, :meth:`Slave.exchange`: set inputs, doStep, get outputs. Remote backends also offer
+:meth:`Slave.exchange_async`, so the execution can send every slave its step first and collect the
+outputs afterwards (the slaves step in parallel); in-process it computes at once.
 """
 from __future__ import annotations
 
@@ -35,12 +38,27 @@ class VariableInfo:
     start: Any
 
 
+class Done:
+    """The handle of an exchange that is already computed (the in-process case)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: np.ndarray):
+        self.value = value
+
+    def result(self) -> np.ndarray:
+        return self.value
+
+
 class Slave:
     """Interface every backend implements for one FMU instance."""
 
     name: str
     model_description: ModelDescription
     variables: dict[str, VariableInfo]
+    #: True when :meth:`exchange_async` really runs in the background (remote backends): the
+    #: execution then dispatches all slaves' steps before collecting any result
+    asynchronous: bool = False
 
     def instantiate(self) -> None: ...
     def setup(self, start_time: float, stop_time: float | None) -> None: ...
@@ -58,6 +76,38 @@ class Slave:
             self.set_reals(in_vrs, in_values)
         self.do_step(t, h)
         return self.get_reals(out_vrs)
+
+    def exchange_async(self, in_vrs: np.ndarray, in_values: np.ndarray, t: float, h: float,
+                       out_vrs: np.ndarray) -> Any:
+        """Start :meth:`exchange`; the returned handle's ``result()`` gives the outputs (and raises
+        the step's SlaveError). In-process the step is computed here and now."""
+        return Done(self.exchange(in_vrs, in_values, t, h, out_vrs))
+
+    def set_and_get(self, in_vrs: np.ndarray, in_values: np.ndarray, out_vrs: np.ndarray) -> np.ndarray:
+        """Set inputs and read outputs without stepping (direct feedthrough): one call remotely."""
+        self.set_reals(in_vrs, in_values)
+        return self.get_reals(out_vrs)
+
+    def checkpoint_state(self) -> bytes:
+        """The FMU's complete state as bytes (get, serialize, free), for checkpoints on disk."""
+        state = self.get_state()
+        try:
+            return self.serialize_state(state)
+        finally:
+            self.free_state(state)
+
+    def restore_checkpoint_state(self, blob: bytes) -> None:
+        """Put the FMU back into a state from :meth:`checkpoint_state`."""
+        state = self.deserialize_state(blob)
+        try:
+            self.set_state(state)
+        finally:
+            self.free_state(state)
+
+    @property
+    def can_get_and_set_state(self) -> bool:
+        md = self.model_description
+        return bool(md.fmiVersion == "2.0" and md.coSimulation is not None and md.coSimulation.canGetAndSetFMUstate)
 
     def get_state(self) -> Any: ...
     def set_state(self, state: Any) -> None: ...

@@ -1,0 +1,312 @@
+"""The ``ray`` backend: every FMU instance a Ray actor, anywhere on a Ray cluster.
+
+Why Ray: it already does what a distributed master needs besides the coupling itself -- placing
+processes on the nodes of a cluster by resources (an FMU that needs Windows or a licence goes to a
+node started with ``--resources='{"windows": 1}'``), shipping data through its object store,
+starting and stopping the processes and reporting a process or node that died. Cost: about 1 ms
+per actor call (anchors_cosim.md §5), so it pays off for FMUs that are heavy or must run elsewhere;
+light FMUs on one machine are faster in-process or with the ``process`` backend.
+
+* **No shared file system.** The master reads each FMU file once, puts the bytes into the object
+  store and the actor writes them into a temporary folder on its own node (so a node that never
+  saw the master's disk can run the FMU).
+* **Placement.** Per component actor options -- ``num_cpus``, ``num_gpus``, ``resources``
+  (e.g. ``{"windows": 1}``), ``memory`` -- from the system file or the command line
+  (backends.py).
+* **Faults.** An actor process or node that dies makes the next call raise Ray's
+  ``RayActorError``; the master turns it into a :class:`SlaveError` naming the FMU instance, the
+  call and the node. A call that gets no answer within ``call_timeout`` (if given) does the same.
+* **Loopback.** A local Ray instance (no address) binds to a loopback address, so a local run
+  opens nothing to the network. Ray resolves "127.0.0.1" to the host's outside address, so
+  another address of the loopback range is used on Linux (``MARINE_COSIM_RAY_NODE_IP`` overrides).
+
+Ray is imported only when this backend is used: the in-process path never loads it.
+"""
+from __future__ import annotations
+
+import ipaddress
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from orchestration.backends import BackendError
+from orchestration.remote import RemoteSlave, SlaveHost
+from orchestration.slaves import SlaveError
+
+INSTALL_HINT = "pip install 'marine-cosim[distributed]'"
+ACTOR_OPTIONS = ("num_cpus", "num_gpus", "resources", "memory", "accelerator_type", "label_selector")
+
+
+def require_ray():
+    """Import Ray or say how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise BackendError(f"the ray backend and Ray sweeps need Ray, which is not installed: {INSTALL_HINT}") from None
+    return ray
+
+
+def local_node_ip() -> str | None:
+    """The loopback address a local Ray instance binds to (None: let Ray choose)."""
+    configured = os.environ.get("MARINE_COSIM_RAY_NODE_IP")
+    if configured:
+        return configured
+    # Ray turns 127.0.0.1 into the machine's outside address on Linux; any other 127.x address it
+    # takes as it is (macOS and Windows already stay on 127.0.0.1)
+    return "127.0.0.2" if sys.platform.startswith("linux") else None
+
+
+def _loopback_host(address: str) -> str | None:
+    host = address.rsplit(":", 1)[0].strip("[]")
+    try:
+        return host if ipaddress.ip_address(host).is_loopback else None
+    except ValueError:
+        return None
+
+
+_connect_lock = threading.Lock()
+
+
+def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
+    """Connect this process to Ray: to the cluster at ``address`` ("host:port", or "auto" for the
+    cluster ``ray start`` runs on this machine), else start a local instance on loopback. Does
+    nothing when already connected. Returns the ray module."""
+    ray = require_ray()
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")     # never report to the outside
+    with _connect_lock:
+        if ray.is_initialized():
+            return ray
+        kwargs: dict[str, Any] = {"logging_level": "ERROR", "log_to_driver": False,
+                                  "ignore_reinit_error": True}
+        if address in (None, "", "local"):
+            node_ip = local_node_ip()
+            if node_ip:
+                kwargs["_node_ip_address"] = node_ip
+            kwargs["include_dashboard"] = False
+            if num_cpus is not None:
+                kwargs["num_cpus"] = num_cpus
+        else:
+            kwargs["address"] = address
+            host = _loopback_host(address)
+            if host and host != "127.0.0.1":
+                kwargs["_node_ip_address"] = host     # a cluster started on a loopback address
+        try:
+            ray.init(**kwargs)
+        except ConnectionError as exc:
+            raise BackendError(f"cannot connect to the Ray cluster at {address}: {exc}") from None
+        return ray
+
+
+_actor_class = None
+
+
+def _fmu_actor():
+    """The actor class, defined on first use (so importing this module does not import Ray)."""
+    global _actor_class
+    if _actor_class is None:
+        ray = require_ray()
+
+        class FmuActor:
+            """Hosts one FMU instance (remote.SlaveHost) on whichever node Ray placed it."""
+
+            def __init__(self, name: str, fmu_name: str, fmu_bytes: bytes, logging: bool):
+                self._dir = tempfile.mkdtemp(prefix="mc_ray_fmu_")
+                path = Path(self._dir) / fmu_name
+                path.write_bytes(fmu_bytes)
+                self.path = path
+                self.host = SlaveHost(name, path, logging=logging)
+
+            def exchange(self, in_key: int, u: np.ndarray, t: float, h: float, out_key: int) -> np.ndarray:
+                return self.host.exchange(in_key, u, t, h, out_key)
+
+            def call(self, method: str, args: tuple) -> Any:
+                if method == "free":
+                    try:
+                        return self.host.call("free", ())
+                    finally:
+                        import shutil
+
+                        shutil.rmtree(self._dir, ignore_errors=True)
+                return self.host.call(method, args)
+
+            def where(self) -> dict:
+                import socket
+
+                return {"node_id": ray.get_runtime_context().get_node_id(),
+                        "node_ip": ray.util.get_node_ip_address(), "hostname": socket.gethostname(),
+                        "pid": os.getpid(), "fmu": str(self.path)}
+
+        _actor_class = ray.remote(max_restarts=0, max_task_retries=0)(FmuActor)
+    return _actor_class
+
+
+class _RayReply:
+    """The answer of one actor call (an ObjectRef); ``collect`` gets many with one ``ray.get``."""
+
+    __slots__ = ("slave", "ref", "what", "done", "value", "error")
+
+    def __init__(self, slave: "RaySlave", ref, what: str):
+        self.slave, self.ref, self.what = slave, ref, what
+        self.done, self.value, self.error = False, None, None
+
+    @staticmethod
+    def collect(replies: list["_RayReply"]) -> None:
+        ray = sys.modules["ray"]
+        waiting = [r for r in replies if not r.done]
+        if not waiting:
+            return
+        timeout = max((r.slave.call_timeout or 0.0) for r in waiting) or None
+        try:
+            values = ray.get([r.ref for r in waiting], timeout=timeout)
+        except Exception:
+            return          # one of them failed: result() finds out which, one by one
+        for r, v in zip(waiting, values):
+            r.done, r.value = True, v
+
+    def result(self) -> Any:
+        if not self.done:
+            self.slave._get(self)
+        if self.error is not None:
+            raise SlaveError(self.error)
+        return self.value
+
+
+class RaySlave(RemoteSlave):
+    """An FMU instance as a Ray actor (module docstring). ``actor_options``: Ray actor options
+    (``num_cpus``, ``resources``...); ``call_timeout`` (s): a call without answer by then stops
+    the run naming the FMU."""
+
+    where = "Ray actor"
+
+    def __init__(self, name: str, fmu: Path | str, actor_options: dict | None = None, logging: bool = False,
+                 call_timeout: float | None = None, fmu_ref: Any = None):
+        super().__init__(name, fmu)
+        ray = require_ray()
+        if not ray.is_initialized():
+            connect()
+        options = dict(actor_options or {})
+        unknown = set(options) - set(ACTOR_OPTIONS)
+        if unknown:
+            raise BackendError(f"{name}: unknown Ray actor option(s) {sorted(unknown)} (use {', '.join(ACTOR_OPTIONS)})")
+        options.setdefault("num_cpus", 0)     # FMUs are placed by resources; CPUs only if asked for
+        self.actor_options = options
+        self.call_timeout = call_timeout
+        self._dead: str | None = None
+        if fmu_ref is None:
+            fmu_ref = ray.put(self.fmu.read_bytes())
+        self._actor = _fmu_actor().options(**options).remote(name, self.fmu.name, fmu_ref, logging)
+        self._exchange = self._actor.exchange.remote
+        self._remote_call = self._actor.call.remote
+
+    # transport --------------------------------------------------------------------------------
+
+    def _submit(self, method: str, *args: Any) -> _RayReply:
+        if self._dead:
+            raise SlaveError(self._dead)
+        return _RayReply(self, self._remote_call(method, args), method)
+
+    def _submit_exchange(self, in_key: int, u: np.ndarray, t: float, h: float, out_key: int) -> _RayReply:
+        if self._dead:
+            raise SlaveError(self._dead)
+        return _RayReply(self, self._exchange(in_key, u, t, h, out_key), f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
+
+    def _get(self, reply: _RayReply) -> None:
+        ray = sys.modules["ray"]
+        from ray import exceptions as rx
+
+        try:
+            reply.value = ray.get(reply.ref, timeout=self.call_timeout)
+        except rx.RayTaskError as exc:          # the FMU call failed inside the actor
+            cause = getattr(exc, "cause", None)
+            reply.error = str(cause) if isinstance(cause, SlaveError) else (
+                f"{self.name} ({self.fmu.name}): {reply.what} failed in its Ray actor: {cause or exc}")
+        except rx.GetTimeoutError:
+            self._dead = (f"{self.name} ({self.fmu.name}): no answer from its Ray actor to {reply.what} within "
+                          f"{self.call_timeout:g} s; the actor was stopped")
+            self._kill()
+            reply.error = self._dead
+        except (rx.RayActorError, rx.ObjectLostError, rx.OwnerDiedError, rx.WorkerCrashedError) as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            self._dead = (f"{self.name} ({self.fmu.name}): its Ray actor died during {reply.what} "
+                          f"({type(exc).__name__}: {first}); the FMU instance is lost")
+            reply.error = self._dead
+        reply.done = True
+
+    def where_is(self, timeout: float = 120.0) -> dict:
+        """Node, process and FMU path of the actor (for metadata, tests and diagnostics); waits until
+        the actor runs, at most ``timeout`` s (an actor Ray cannot place waits for ever)."""
+        ray = sys.modules["ray"]
+        from ray import exceptions as rx
+
+        try:
+            return ray.get(self._actor.where.remote(), timeout=timeout)
+        except rx.GetTimeoutError:
+            raise SlaveError(f"{self.name}: Ray did not start its actor within {timeout:g} s; no node may have "
+                             f"free resources for {self.actor_options} (cluster: {ray.cluster_resources()})") from None
+        except (rx.RayActorError, rx.RayTaskError) as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise SlaveError(f"{self.name} ({self.fmu.name}): its Ray actor could not start: {first}") from None
+
+    @property
+    def actor(self):
+        return self._actor
+
+    def _kill(self) -> None:
+        try:
+            sys.modules["ray"].kill(self._actor, no_restart=True)
+        except Exception:
+            pass
+
+    # end --------------------------------------------------------------------------------------
+
+    def terminate(self) -> None:
+        if self._dead is None:
+            try:
+                self._call("terminate")
+            except SlaveError:
+                pass
+
+    def free(self) -> None:
+        if self._dead is None:
+            try:
+                self._call("free")
+            except SlaveError:
+                pass
+        self._kill()
+        self._dead = self._dead or f"{self.name}: the Ray actor was freed"
+
+
+def check_placement(options: dict[str, Any], component: str) -> None:
+    """Refuse at once a placement that no node of the cluster can ever satisfy (Ray would wait)."""
+    ray = require_ray()
+    total = ray.cluster_resources()
+    wanted = dict(options.get("resources") or {})
+    for key in ("num_cpus", "num_gpus"):
+        if options.get(key):
+            wanted[{"num_cpus": "CPU", "num_gpus": "GPU"}[key]] = options[key]
+    for resource, amount in wanted.items():
+        if total.get(resource, 0.0) < float(amount):
+            have = ", ".join(f"{k}={v:g}" for k, v in sorted(total.items()) if not k.startswith("node:"))
+            raise BackendError(f"{component}: no node of the Ray cluster offers {resource}={amount:g} (the cluster has "
+                               f"{have}); start a node with ray start --address=... "
+                               f"--resources='{{\"{resource}\": {amount:g}}}'")
+
+
+class FmuStore:
+    """FMU file bytes put into Ray's object store once per file, shared by all instances of it."""
+
+    def __init__(self):
+        self._refs: dict[tuple[str, float, int], Any] = {}
+
+    def ref(self, fmu: Path) -> Any:
+        ray = require_ray()
+        stat = Path(fmu).stat()
+        key = (str(Path(fmu).resolve()), stat.st_mtime, stat.st_size)
+        if key not in self._refs:
+            self._refs[key] = ray.put(Path(fmu).read_bytes())
+        return self._refs[key]
