@@ -1,8 +1,12 @@
 """The ``marine-cosim`` command.
 
     marine-cosim run SYSTEM [--stop T] [--step H] [--algorithm fixed|ecco|error-control|iterative]
-                     [--method jacobi|gauss-seidel] [--rtol R] [--atol A]
-                     [--extrapolation 0|1|2] [--backend inprocess] [--out DIR] [--scenario FILE]
+                     [--method jacobi|gauss-seidel] [--rtol R] [--atol A] [--extrapolation 0|1|2]
+                     [--backend inprocess|process|ray] [--ray-address HOST:PORT] [--place COMP=OPTIONS]
+                     [--checkpoint-every T] [--out DIR] [--scenario FILE]
+    marine-cosim run --resume DIR [--stop T] [--backend ...]   continue from the last checkpoint
+    marine-cosim sweep SYSTEM --grid COMP.VAR=V1,V2,... [--random N --range COMP.VAR=LO:HI --seed S]
+                     --summary COMP.VAR:max [--backend ray|process|serial] [--address HOST:PORT] [--out DIR]
     marine-cosim validate SYSTEM
     marine-cosim info FMU|SYSTEM
     marine-cosim plot RESULTS [VARIABLE ...] [--out DIR]
@@ -27,9 +31,10 @@ DEMO = ROOT / "scenarios" / "payload_drop.json"
 
 
 class Progress:
-    """One status line on stderr: simulated time, real-time factor, ETA."""
+    """One status line on stderr: simulated time, real-time factor, ETA. ``start`` None: the time
+    of the first report (a resumed run)."""
 
-    def __init__(self, start: float, stop: float, enabled: bool = True):
+    def __init__(self, start: float | None, stop: float | None = None, enabled: bool = True):
         self.start, self.stop, self.enabled = start, stop, enabled
         self.t0 = time.perf_counter()
         self.last = -1.0
@@ -37,6 +42,9 @@ class Progress:
 
     def __call__(self, t: float, stop: float) -> None:
         now = time.perf_counter()
+        if self.start is None:
+            self.start, self.t0 = t, now
+            return
         if not self.enabled or (now - self.last < (0.25 if self.tty else 5.0) and t < stop):
             return
         self.last = now
@@ -61,74 +69,54 @@ def _load(path: Path):
 
 
 def _run(args) -> int:
-    from orchestration.algorithm_factory import make_algorithm
-    from orchestration.coupling_check import check_added_mass
-    from orchestration.execution import Execution, default_observed
-    from orchestration.observers import FileObserver
-    from orchestration.scenario import load_scenario
-    from orchestration.validation import validate_system
+    from orchestration.runner import RunSettings, resume_run, run_system
+    from orchestration.backends import parse_place_arguments
 
-    system = _load(args.system)
-    report = validate_system(system)
-    for p in report.warnings:
-        print(p, file=sys.stderr)
-    if not report.ok:
-        raise CliError("the system is not valid:\n" + "\n".join(str(p) for p in report.errors))
-    scenario = load_scenario(args.scenario) if args.scenario else None
-    stop = args.stop if args.stop is not None else (scenario.end if scenario and scenario.end else system.stop_time)
-    step = args.step if args.step is not None else system.base_step
-    if stop is None or step is None:
-        raise CliError("give --stop and --step: the system file does not set an end time and a base step")
-    if args.backend != "inprocess":
-        raise CliError(f"backend {args.backend!r} is not available yet (inprocess)")
-    algorithm_name = args.algorithm or system.algorithm or "fixed"
-    options = dict(system.algorithm_options)
-    for key in ("method", "extrapolation", "rtol", "atol"):
-        if getattr(args, key, None) is not None:
-            options[key] = getattr(args, key)
-    try:
-        algorithm = make_algorithm(algorithm_name, options)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    # explicit coupling of a heavy attachment to a ship diverges whatever the step: say so first
-    for finding in check_added_mass(system, algorithm=algorithm):
-        print(finding, file=sys.stderr)
-        if finding.severity == "error":
-            raise CliError(str(finding))
-    variables = ([tuple(v.split(".", 1)) for v in args.variables] if args.variables else default_observed(system))
-    out = args.out or Path("results") / system.name
-    observer = FileObserver(out, variables, flush_every=args.flush_every,
-                            extra_metadata={"stop_time": stop, "base_step": step,
-                                            "scenario": str(args.scenario) if args.scenario else None})
-    execution = Execution(system, algorithm, observers=[observer], manipulators=[scenario] if scenario else [],
-                          observed=variables)
-    try:
-        if scenario:
-            scenario.check(execution)
-        execution.initialize()
-        progress = Progress(system.start_time, stop, enabled=not args.quiet)
-        execution.run(stop, step, progress=progress)
-    finally:
-        execution.free()
-    log = getattr(algorithm, "log", None)
-    if log:
-        write_algorithm_log(out / "algorithm.csv", log)
-    wall = execution.wall_time()
-    print(f"{system.name}: {execution.steps_taken} steps to t = {execution.time:g} s in {wall:.2f} s wall "
-          f"({(execution.time - system.start_time) / max(wall, 1e-9):.1f}x real time); results in {out}")
+    placement = parse_place_arguments(args.place)
+    log = lambda message: print(message, file=sys.stderr)
+    if args.resume is not None:
+        if args.system is not None:
+            raise CliError("give either SYSTEM or --resume DIR (the checkpoint knows its system file)")
+        overrides = {"stop": args.stop, "backend": args.backend, "ray_address": args.ray_address,
+                     "placement": placement or None, "call_timeout": args.call_timeout,
+                     "checkpoint_every": args.checkpoint_every, "quiet": args.quiet}
+        report = resume_run(args.resume, overrides, log=log, progress=Progress(None, enabled=not args.quiet))
+        print(report.line())
+        return 0
+    if args.system is None:
+        raise CliError("give the system file to run (or --resume DIR)")
+    options = {key: getattr(args, key) for key in ("method", "extrapolation", "rtol", "atol")
+               if getattr(args, key, None) is not None}
+    settings = RunSettings(system=str(args.system), out=str(args.out) if args.out else None, stop=args.stop,
+                           step=args.step, algorithm=args.algorithm, options=options,
+                           scenario=str(args.scenario) if args.scenario else None, variables=args.variables,
+                           flush_every=args.flush_every, backend=args.backend, ray_address=args.ray_address,
+                           placement=placement, call_timeout=args.call_timeout,
+                           checkpoint_every=args.checkpoint_every, quiet=args.quiet)
+    report = run_system(settings, log=log, progress=Progress(None, enabled=not args.quiet))
+    print(report.line())
     return 0
 
 
 def write_algorithm_log(path: Path, log: list[dict]) -> None:
-    """One row per accepted macro step: time, step, error indicator, per-bond energy residuals..."""
-    import csv
+    """Kept for callers of the former location (now orchestration.runner)."""
+    from orchestration.runner import write_algorithm_log as write
 
-    columns = list(dict.fromkeys(k for row in log for k in row))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=columns)
-        w.writeheader()
-        w.writerows(log)
+    write(path, log)
+
+
+def _sweep(args) -> int:
+    from orchestration.sweep import SweepSpec, run_sweep
+
+    spec = SweepSpec.from_arguments(args.grid, args.random, args.range, args.seed, args.summary,
+                                    aggregate=args.aggregate)
+    result = run_sweep(Path(args.system), spec, out=args.out, runner=args.backend, address=args.address,
+                       jobs=args.jobs, stop=args.stop, step=args.step, algorithm=args.algorithm,
+                       scenario=args.scenario, variables=args.variables, quiet=args.quiet,
+                       log=lambda message: print(message, file=sys.stderr))
+    print(f"sweep: {result.done} runs done, {result.failed} failed in {result.wall:.1f} s; "
+          f"summary {result.summary_csv}" + "".join(f"; heat map {p}" for p in result.heatmaps))
+    return 0 if result.failed == 0 else 1
 
 
 def _validate(args) -> int:
@@ -253,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="run a system file (SSP .ssd/.ssp or OspSystemStructure.xml)")
-    p.add_argument("system", type=Path)
+    p.add_argument("system", type=Path, nargs="?", help="the system file (not with --resume)")
     p.add_argument("--stop", type=float, help="stop time [s] (default: the system file's)")
     p.add_argument("--step", type=float, help="base macro step [s] (default: the system file's)")
     p.add_argument("--algorithm", choices=["fixed", "ecco", "error-control", "iterative"],
@@ -263,13 +251,55 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--atol", type=float, help="absolute tolerance of ecco / error-control / iterative")
     p.add_argument("--method", choices=["jacobi", "gauss-seidel"], help="fixed-step coupling (default jacobi)")
     p.add_argument("--extrapolation", type=int, choices=[0, 1, 2], help="input extrapolation order (default 0)")
-    p.add_argument("--backend", default="inprocess", choices=["inprocess"], help="where the FMUs run")
+    p.add_argument("--backend", choices=["inprocess", "process", "ray"],
+                   help="where the FMUs run: in this process (default), one local process per FMU, or one Ray "
+                        "actor per FMU (default: the system file's mc:Backend, else inprocess)")
+    p.add_argument("--ray-address", metavar="HOST:PORT",
+                   help="Ray cluster to use with --backend ray ('auto': the one `ray start` runs here; default: "
+                        "start a local Ray instance)")
+    p.add_argument("--place", action="append", metavar="COMPONENT=OPTIONS",
+                   help="Ray placement of a component ('*' for all): windows=1 (custom resources) or a JSON object "
+                        "of actor options, e.g. '{\"num_cpus\": 1, \"resources\": {\"windows\": 1}}'; repeatable")
+    p.add_argument("--call-timeout", type=float, metavar="S",
+                   help="stop the run when a worker or actor does not answer within S seconds (a hung FMU)")
+    p.add_argument("--checkpoint-every", type=float, metavar="T",
+                   help="write a checkpoint (every FMU state + the master's) every T s of simulated time into "
+                        "<out>/checkpoints/")
+    p.add_argument("--resume", type=Path, metavar="DIR",
+                   help="continue a run from its last checkpoint (result folder, checkpoints/ or one checkpoint)")
     p.add_argument("--out", type=Path, help="result folder (default results/<system name>)")
     p.add_argument("--scenario", type=Path, help="scenario file (JSON or YAML) with timed events")
     p.add_argument("--variables", nargs="+", metavar="COMPONENT.VARIABLE", help="record only these")
     p.add_argument("--flush-every", type=int, default=1000, help="communication points per result flush")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_run)
+
+    p = sub.add_parser("sweep", help="run a system over a grid or random samples of parameters (Ray tasks)")
+    p.add_argument("system", type=Path)
+    p.add_argument("--grid", action="append", default=[], metavar="COMP.VAR=V1,V2,...",
+                   help="grid values of a parameter (or START:STOP:STEP); repeat for more parameters")
+    p.add_argument("--random", type=int, default=0, metavar="N", help="N random samples (per grid point)")
+    p.add_argument("--range", action="append", default=[], metavar="COMP.VAR=LO:HI",
+                   help="uniform range of a random parameter; int:LO:HI for integers (e.g. wave seeds)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random samples")
+    p.add_argument("--summary", action="append", default=[], metavar="COMP.VAR:STAT",
+                   help="a result to tabulate per run, STAT one of max, min, absmax, mean, rms, std, final; "
+                        "repeatable")
+    p.add_argument("--aggregate", default="max", choices=["max", "min", "mean"],
+                   help="how the heat map combines random samples of one grid cell (default max)")
+    p.add_argument("--backend", default="ray", choices=["ray", "process", "serial"],
+                   help="run the cases as Ray tasks (default), in local processes, or one after another here")
+    p.add_argument("--address", metavar="HOST:PORT", help="Ray cluster address (default: a local Ray instance)")
+    p.add_argument("--jobs", type=int, help="cases at a time for --backend process (default: CPU count)")
+    p.add_argument("--stop", type=float)
+    p.add_argument("--step", type=float)
+    p.add_argument("--algorithm", choices=["fixed", "ecco", "error-control", "iterative"])
+    p.add_argument("--scenario", type=Path)
+    p.add_argument("--variables", nargs="+", metavar="COMPONENT.VARIABLE", help="record only these (and the "
+                                                                                "summary's)")
+    p.add_argument("--out", type=Path, help="sweep folder (default results/<system>_sweep)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=_sweep)
 
     p = sub.add_parser("validate", help="check a system file against its FMUs")
     p.add_argument("system", type=Path)

@@ -100,9 +100,9 @@ class _Reply:
 class ProcessSlave(RemoteSlave):
     """An FMU instance in a worker process of its own (module docstring).
 
-    ``call_timeout`` (s, default none): a request that takes longer stops the run naming the
-    FMU (a hung worker); ``heartbeat`` (s): how often a waiting master checks that the worker
-    process still lives."""
+    ``call_timeout`` (s, default none): a request after initialisation that takes longer stops
+    the run naming the FMU (a hung worker); ``heartbeat`` (s): how often a waiting master checks
+    that the worker process still lives."""
 
     where = "worker process"
 
@@ -166,13 +166,14 @@ class ProcessSlave(RemoteSlave):
         if self._dead:
             raise SlaveError(self._dead)
         started = time.monotonic()
+        timeout = self._timeout()
         while not self._poll.poll(self._heartbeat_ms):
             if not self._process.is_alive():
                 raise SlaveError(self._death(what))
-            if self.call_timeout is not None and time.monotonic() - started > self.call_timeout:
+            if timeout is not None and time.monotonic() - started > timeout:
                 self._kill()
                 self._dead = (f"{self.name} ({self.fmu.name}): no answer from its worker process (pid "
-                              f"{self._process.pid}) to {what} within {self.call_timeout:g} s; the worker was "
+                              f"{self._process.pid}) to {what} within {timeout:g} s; the worker was "
                               "stopped")
                 raise SlaveError(self._dead)
         try:

@@ -160,7 +160,8 @@ class _RayReply:
         waiting = [r for r in replies if not r.done]
         if not waiting:
             return
-        timeout = max((r.slave.call_timeout or 0.0) for r in waiting) or None
+        limits = [r.slave._timeout() for r in waiting]
+        timeout = None if None in limits else max(limits)
         try:
             values = ray.get([r.ref for r in waiting], timeout=timeout)
         except Exception:
@@ -219,15 +220,16 @@ class RaySlave(RemoteSlave):
         ray = sys.modules["ray"]
         from ray import exceptions as rx
 
+        timeout = self._timeout()
         try:
-            reply.value = ray.get(reply.ref, timeout=self.call_timeout)
+            reply.value = ray.get(reply.ref, timeout=timeout)
         except rx.RayTaskError as exc:          # the FMU call failed inside the actor
             cause = getattr(exc, "cause", None)
             reply.error = str(cause) if isinstance(cause, SlaveError) else (
                 f"{self.name} ({self.fmu.name}): {reply.what} failed in its Ray actor: {cause or exc}")
         except rx.GetTimeoutError:
             self._dead = (f"{self.name} ({self.fmu.name}): no answer from its Ray actor to {reply.what} within "
-                          f"{self.call_timeout:g} s; the actor was stopped")
+                          f"{timeout:g} s; the actor was stopped")
             self._kill()
             reply.error = self._dead
         except (rx.RayActorError, rx.ObjectLostError, rx.OwnerDiedError, rx.WorkerCrashedError) as exc:

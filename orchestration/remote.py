@@ -155,6 +155,13 @@ class RemoteSlave(Slave):
 
     asynchronous = True
     where = "remote"            # "worker process", "Ray actor": for messages
+    call_timeout: float | None = None
+    _running = False            # after initialisation: the call timeout applies (start-up may be slow)
+
+    def _timeout(self) -> float | None:
+        """The time limit of a call now: ``call_timeout`` once the FMU is initialised (loading and
+        initialising an FMU may legitimately take long), else none."""
+        return self.call_timeout if self._running else None
 
     def __init__(self, name: str, fmu: Path | str):
         self.name = name
@@ -202,6 +209,7 @@ class RemoteSlave(Slave):
 
     def exit_initialization(self) -> None:
         self._call("exit_initialization")
+        self._running = True
 
     def set_values(self, values: dict[str, Any]) -> None:
         self._call("set_values", dict(values))
