@@ -405,8 +405,8 @@ def _check_attachments(system: System, descriptions: dict, add) -> None:
         entry = info.get(comp, {}).get(var)
         return entry[1].exponents if entry and entry[1] is not None else None
 
-    vec_of = {name: {v.name: key for key, members in vectors(md).items() for v in members}
-              for name, md in descriptions.items()}
+    vecs = {name: vectors(md) for name, md in descriptions.items()}
+    vec_of = {name: {v.name: key for key, members in vecs[name].items() for v in members} for name in vecs}
     # complete position vectors carried from A into B
     carried: dict[tuple[str, str], list[Connection]] = {}
     by_vector: dict[tuple[str, str, str, str], list[Connection]] = {}
@@ -417,7 +417,7 @@ def _check_attachments(system: System, descriptions: dict, add) -> None:
         if dims(a, av) == _LENGTH and dims(b, bv) == _LENGTH and av in vec_of[a] and bv in vec_of[b]:
             by_vector.setdefault((a, vec_of[a][av], b, vec_of[b][bv]), []).append(c)
     for (a, akey, b, bkey), cs in by_vector.items():
-        size = len(vectors(descriptions[b])[bkey])
+        size = len(vecs[b][bkey])
         if len(cs) >= 3 and len(cs) == size:
             carried.setdefault((a, b), []).extend(cs)
     for (a, b), motion in carried.items():
@@ -452,9 +452,9 @@ def _check_attachments(system: System, descriptions: dict, add) -> None:
             if a_key is None or b_key is None:
                 continue
             a_prefix, b_prefix = a_key.rpartition(".")[0], b_key.rpartition(".")[0]
-            a_moments = {k: m for k, m in vectors(descriptions[a]).items() if k.rpartition(".")[0] == a_prefix
+            a_moments = {k: m for k, m in vecs[a].items() if k.rpartition(".")[0] == a_prefix
                          and m[0].causality == "input" and dims(a, m[0].name) == _MOMENT}
-            b_moments = {k: m for k, m in vectors(descriptions[b]).items() if k.rpartition(".")[0] == b_prefix
+            b_moments = {k: m for k, m in vecs[b].items() if k.rpartition(".")[0] == b_prefix
                          and m[0].causality == "output" and dims(b, m[0].name) == _MOMENT}
             a_used = any((a, v.name) in connected_in or v.name in system.components[a].parameters
                          for m in a_moments.values() for v in m)
