@@ -12,9 +12,12 @@ largest wire tension, the largest payload motion. ``marine-cosim sweep``::
   ``--random N`` samples of the ``--range`` parameters (uniform; ``int:LO:HI`` for integers such
   as seeds) drawn from ``--seed``: reproducible.
 * **Runners**: Ray tasks (default; a local Ray instance, or a cluster with ``--address``),
-  local processes (``--backend process``) or one after another (``--backend serial``). Each case
-  runs the in-process master inside its task. For Ray the system's FMUs travel through the object
-  store and the results come back as files, so no shared file system is needed.
+  local processes (``--backend process``, ``--jobs`` at a time) or one case at a time
+  (``--backend serial``). Each case runs the in-process master in a fresh process of its own:
+  pythonfmu FMUs share one Python interpreter per process, so a case must not inherit modules or
+  global state from the case before it (and the result of a case must not depend on where it
+  ran). For Ray the system's FMUs travel through the object store and the results come back as
+  files, so no shared file system is needed.
 * **Results**: ``<out>/runs/run-NNNN/`` (results.csv, results.parquet/, metadata.json as
   ``marine-cosim run`` writes them), ``summary.csv`` (one row per run: parameters, status,
   summary values, steps, wall time, error), ``sweep.json`` (the specification and the cases) and,
@@ -360,14 +363,12 @@ def run_sweep(system_path: Path, spec: SweepSpec, out: Path | None = None, runne
     if not quiet:
         log(f"sweep of {system.name}: {len(cases)} runs over {', '.join(spec.parameters)} with {runner}"
             + (f" at {address}" if address else ""))
-    if runner == "serial":
-        for task in tasks:
-            finished(run_case(task))
-    elif runner == "process":
+    if runner in ("serial", "process"):
         import multiprocessing
 
-        with ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1,
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+        workers = 1 if runner == "serial" else (jobs or os.cpu_count() or 1)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                 max_tasks_per_child=1) as pool:
             futures = {pool.submit(run_case, task): task["name"] for task in tasks}
             for future in as_completed(futures):
                 try:
@@ -387,7 +388,8 @@ def _run_on_ray(tasks: list[dict], fmus: list[str], address: str | None, finishe
     from orchestration import ray_backend
 
     ray = ray_backend.connect(address)
-    remote = ray.remote(num_cpus=1, max_retries=0)(run_case)
+    # max_calls=1: a fresh worker process per case (module docstring)
+    remote = ray.remote(num_cpus=1, max_retries=0, max_calls=1)(run_case)
     blobs = [ray.put(Path(f).read_bytes()) for f in fmus]        # once, shared by every task
     pending = {}
     for task in tasks:
