@@ -20,7 +20,7 @@ largest wire tension, the largest payload motion. ``marine-cosim sweep``::
   files, so no shared file system is needed.
 * **Results**: ``<out>/runs/run-NNNN/`` (results.csv, results.parquet/, metadata.json as
   ``marine-cosim run`` writes them), ``summary.csv`` (one row per run: parameters, status,
-  summary values, steps, wall time, error), ``sweep.json`` (the specification and the cases) and,
+  summary values, steps, wall time, the node that ran it, error), ``sweep.json`` (the specification and the cases) and,
   for two grid parameters, one heat map PNG per summary value (random samples of a cell combined
   with ``--aggregate``, default max: the worst case).
 
@@ -216,7 +216,8 @@ def run_case(task: dict, *fmu_blobs: bytes) -> dict:
     started = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix="mc_sweep_"))
     out = work / "out" if task["ship_results"] else Path(task["out"])
-    outcome: dict[str, Any] = {"name": task["name"], "status": "ok", "summary": {}, "error": None, "steps": 0}
+    outcome: dict[str, Any] = {"name": task["name"], "status": "ok", "summary": {}, "error": None, "steps": 0,
+                               "node": _node()}
     try:
         system = task["system"]
         if fmu_blobs:
@@ -250,6 +251,21 @@ def run_case(task: dict, *fmu_blobs: bytes) -> dict:
                                 if p.is_file()} if out.is_dir() else {}
         shutil.rmtree(work, ignore_errors=True)
     return outcome
+
+
+def _node() -> str:
+    """Where this case runs: the Ray node's address inside a Ray task, else the host name."""
+    import sys
+
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        try:
+            return ray.util.get_node_ip_address()
+        except Exception:
+            pass
+    import socket
+
+    return socket.gethostname()
 
 
 # ---------------------------------------------------------------------- the driver
@@ -349,7 +365,8 @@ def run_sweep(system_path: Path, spec: SweepSpec, out: Path | None = None, runne
                 (target / rel).write_bytes(blob)
         case = cases[names.index(name)]
         rows[name] = {"run": name, **case, "status": outcome["status"], **outcome["summary"],
-                      "steps": outcome["steps"], "wall_s": round(outcome["wall"], 3), "error": outcome["error"] or ""}
+                      "steps": outcome["steps"], "wall_s": round(outcome["wall"], 3), "node": outcome.get("node", ""),
+                      "error": outcome["error"] or ""}
         failed += outcome["status"] != "ok"
         _write_summary(summary_csv, [rows[n] for n in names if n in rows], spec)
         if not quiet:
@@ -408,7 +425,7 @@ def _run_on_ray(tasks: list[dict], fmus: list[str], address: str | None, finishe
 
 def _write_summary(path: Path, rows: list[dict], spec: SweepSpec) -> None:
     labels = [f"{c}:{s}" for c, s in spec.summary]
-    columns = ["run", *spec.parameters, "status", *labels, "steps", "wall_s", "error"]
+    columns = ["run", *spec.parameters, "status", *labels, "steps", "wall_s", "node", "error"]
     tmp = path.with_suffix(".csv.tmp")
     with open(tmp, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
@@ -426,7 +443,7 @@ def load_summary(path: Path) -> list[dict]:
             parsed = {}
             for k, v in row.items():
                 try:
-                    parsed[k] = float(v) if k not in ("run", "status", "error") else v
+                    parsed[k] = float(v) if k not in ("run", "status", "error", "node") else v
                 except ValueError:
                     parsed[k] = v
             rows.append(parsed)
