@@ -37,7 +37,7 @@ import re
 import shutil
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -381,12 +381,9 @@ def run_sweep(system_path: Path, spec: SweepSpec, out: Path | None = None, runne
         log(f"sweep of {system.name}: {len(cases)} runs over {', '.join(spec.parameters)} with {runner}"
             + (f" at {address}" if address else ""))
     if runner in ("serial", "process"):
-        import multiprocessing
-
         workers = 1 if runner == "serial" else (jobs or os.cpu_count() or 1)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                 max_tasks_per_child=1) as pool:
-            futures = {pool.submit(run_case, task): task["name"] for task in tasks}
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_in_fresh_process, task): task["name"] for task in tasks}
             for future in as_completed(futures):
                 try:
                     finished(future.result())
@@ -399,6 +396,14 @@ def run_sweep(system_path: Path, spec: SweepSpec, out: Path | None = None, runne
     heatmaps = plot_heatmaps(result_rows, spec, out) if len(spec.grid) == 2 else []
     return SweepResult(out, result_rows, len(rows) - failed, failed, time.perf_counter() - started, summary_csv,
                        heatmaps)
+
+
+def _in_fresh_process(task: dict) -> dict:
+    """One case in a new process of its own (module docstring: no state shared between cases)."""
+    import multiprocessing
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(run_case, task).result()
 
 
 def _run_on_ray(tasks: list[dict], fmus: list[str], address: str | None, finished: Callable[[dict], None]) -> None:
