@@ -70,3 +70,56 @@ def plot_results(results: Results, variables: Sequence[str] | None, out_dir: Pat
             plt.close(fig)
             paths.append(path)
     return paths
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand-made figures (orchestration.reference_scenarios): a list of panels, each a few curves
+
+
+def plot_panels(time: np.ndarray, panels: Sequence[dict], out_path: Path, title: str = "",
+                xlabel: str = "time [s]", marks: Sequence[tuple[float, str]] = (), width: float = 9.0) -> Path:
+    """One PNG with the given panels stacked over a shared time axis.
+
+    Each panel is a dict: ``title``; ``ylabel``; ``lines``: [(values, label) or (values, label,
+    matplotlib kwargs)]; optional ``hlines``: [(value, label)] dashed reference levels; optional
+    ``invert``: True to draw the y axis downwards (depths).  ``marks``: (time, label) vertical
+    lines drawn on every panel (scenario events).  Empty panels are left out."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [p for p in panels if p.get("lines")]
+    if not panels:
+        raise ValueError("no panel has a curve to draw")
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    t = np.asarray(time)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, 2.0 * len(panels) + 0.9), sharex=True, squeeze=False)
+    for ax, panel in zip(axes[:, 0], panels):
+        for line in panel["lines"]:
+            values, label = line[0], line[1]
+            style = line[2] if len(line) > 2 else {}
+            ax.plot(t, np.asarray(values), label=label, lw=1.0, **style)
+        for value, label in panel.get("hlines", ()):
+            ax.axhline(value, color="k", ls="--", lw=0.8, alpha=0.6, label=label)
+        for when, _ in marks:
+            ax.axvline(when, color="0.5", ls=":", lw=0.8)
+        if panel.get("invert"):
+            ax.invert_yaxis()
+        ax.set_ylabel(panel.get("ylabel", ""))
+        ax.set_title(panel.get("title", ""), fontsize=9, loc="left")
+        ax.grid(True, alpha=0.3)
+        if len(panel["lines"]) + len(panel.get("hlines", ())) > 1:
+            ax.legend(fontsize=7, loc="best")
+    top = axes[0, 0]
+    for when, label in marks:
+        top.annotate(label, (when, 1.0), xycoords=("data", "axes fraction"), fontsize=7, rotation=0,
+                     ha="left", va="bottom", color="0.3")
+    axes[-1, 0].set_xlabel(xlabel)
+    if title:
+        fig.suptitle(title[:120], fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out_path, dpi=110)
+    plt.close(fig)
+    return out_path
