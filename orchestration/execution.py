@@ -51,15 +51,15 @@ class _SyncedList(list):
     def __init__(self, items, execution: "Execution"):
         super().__init__(items)
         self._execution = execution
+        self._pending = execution._pending          # the same dict, for a cheap check
 
     def __getitem__(self, k):
-        pending = self._execution._pending
+        pending = self._pending
         if pending:
-            if isinstance(k, int):
-                k = k % len(self) if k < 0 else k
+            if type(k) is int and k >= 0:
                 if k in pending:
                     self._execution.sync((k,))
-            else:
+            else:                                   # slices, negative or numpy indices: everything
                 self._execution.sync()
         return list.__getitem__(self, k)
 
@@ -271,11 +271,14 @@ class Execution:
         pending = self._pending
         if not pending:
             return
-        todo = list(pending) if indices is None else [i for i in indices if i in pending]
-        if not todo:
-            return
-        items = [(i, *pending.pop(i)) for i in todo]
-        if len(items) > 1:
+        if indices is None:
+            items = [(i, handle, t_end) for i, (handle, t_end) in pending.items()]
+            pending.clear()
+        else:
+            items = [(i, *pending.pop(i)) for i in indices if i in pending]
+            if not items:
+                return
+        if len(items) > 1 and any(hasattr(handle, "collect") for _, handle, _ in items):
             kinds: dict[type, list] = {}
             for _, handle, _ in items:
                 kinds.setdefault(type(handle), []).append(handle)

@@ -35,12 +35,67 @@ from orchestration.slaves import SlaveError
 
 _EXCHANGE = struct.Struct("<BIIdd")      # b"X", in key, out key, t, h; then the input values
 _OP_EXCHANGE = ord("X")
+_LENGTH = struct.Struct("<I")            # every message: its length, then its bytes
+
+
+class _Channel:
+    """Length-prefixed messages over one end of a socket pair, straight through os.read/os.write
+    (fewer system calls and less Python than multiprocessing.Connection: this is the hot path)."""
+
+    __slots__ = ("fd", "buffer")
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.buffer = bytearray()
+
+    def send(self, payload: bytes) -> None:
+        data = memoryview(_LENGTH.pack(len(payload)) + payload)
+        while data:
+            try:
+                data = data[os.write(self.fd, data):]
+            except BlockingIOError:               # a large message (an FMU state) fills the socket
+                select.select([], [self.fd], [], 1.0)
+
+    def take(self) -> bytes | None:
+        """A complete message from what has been read, else None."""
+        buffer = self.buffer
+        if len(buffer) >= 4:
+            n = _LENGTH.unpack_from(buffer)[0]
+            if len(buffer) >= 4 + n:
+                message = bytes(buffer[4:4 + n])
+                del buffer[:4 + n]
+                return message
+        return None
+
+    def fill(self) -> bool:
+        """Read what is there (BlockingIOError on a non-blocking end with nothing); False at EOF."""
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            return False
+        self.buffer += chunk
+        return True
+
+    def receive(self) -> bytes | None:
+        """The next message, waiting for it (blocking end); None at EOF."""
+        while True:
+            message = self.take()
+            if message is not None:
+                return message
+            if not self.fill():
+                return None
 
 
 def _worker_main(conn, name: str, fmu: str, logging: bool) -> None:   # pragma: no cover (child process)
     """Serve requests for one FMU instance until the master closes the pipe or says ``close``."""
     # Ctrl+C in a terminal goes to the whole process group: the master decides what to do
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # SCHED_BATCH: a worker woken by its request does not preempt the master, which can then send
+    # the step to every worker first (they run on the other cores, or when the master waits)
+    if hasattr(os, "SCHED_BATCH"):
+        try:
+            os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+        except OSError:
+            pass
     failure = None
     host = None
     try:
@@ -49,19 +104,25 @@ def _worker_main(conn, name: str, fmu: str, logging: bool) -> None:   # pragma: 
         failure = str(exc)
     except BaseException as exc:
         failure = f"{name}: cannot load {fmu} in the worker process: {type(exc).__name__}: {exc}"
-    recv, send = conn.recv_bytes, conn.send_bytes
+    channel = _Channel(conn.fileno())
+    os.set_blocking(channel.fd, True)
+    receive, send, unpack = channel.receive, channel.send, _EXCHANGE.unpack_from
+    exchange = host.exchange if host is not None else None
     while True:
         try:
-            msg = recv()
-        except (EOFError, OSError):
+            msg = receive()
+        except OSError:
             return
+        if msg is None:
+            return
+        method = "exchange"
         try:
             if msg[0] == _OP_EXCHANGE:
                 if failure:
                     raise SlaveError(failure)
-                _, in_key, out_key, t, h = _EXCHANGE.unpack_from(msg)
-                u = np.frombuffer(msg, dtype=np.float64, offset=_EXCHANGE.size)
-                send(b"Y" + host.exchange(in_key, u, t, h, out_key).tobytes())
+                _, in_key, out_key, t, h = unpack(msg)
+                send(b"Y" + exchange(in_key, np.frombuffer(msg, dtype=np.float64, offset=_EXCHANGE.size), t, h,
+                                     out_key).tobytes())
                 continue
             method, args = pickle.loads(memoryview(msg)[1:])
             if method == "close":
@@ -75,19 +136,24 @@ def _worker_main(conn, name: str, fmu: str, logging: bool) -> None:   # pragma: 
             send(b"O" + pickle.dumps(host.call(method, args), protocol=5))
         except SlaveError as exc:
             send(b"E" + str(exc).encode("utf-8", "replace"))
+        except OSError:
+            return
         except Exception as exc:
-            send(b"E" + f"{name}: {method if msg[0] != _OP_EXCHANGE else 'exchange'} failed in the worker: "
-                        f"{type(exc).__name__}: {exc}".encode("utf-8", "replace"))
+            send(b"E" + f"{name}: {method} failed in the worker: {type(exc).__name__}: {exc}".encode("utf-8", "replace"))
 
 
 class _Reply:
-    """The answer to one request, read from the pipe when somebody needs it (FIFO per worker)."""
+    """The answer to one request, read from the channel when somebody needs it (FIFO per worker)."""
 
-    __slots__ = ("slave", "what", "done", "value", "error")
+    __slots__ = ("slave", "method", "t", "h", "done", "value", "error")
 
-    def __init__(self, slave: "ProcessSlave", what: str):
-        self.slave, self.what = slave, what
+    def __init__(self, slave: "ProcessSlave", method: str | None, t: float = 0.0, h: float = 0.0):
+        self.slave, self.method, self.t, self.h = slave, method, t, h
         self.done, self.value, self.error = False, None, None
+
+    @property
+    def what(self) -> str:
+        return self.method or f"doStep(t = {self.t:.6g} s, h = {self.h:.6g} s)"
 
     def result(self) -> Any:
         if not self.done:
@@ -119,9 +185,11 @@ class ProcessSlave(RemoteSlave):
                                     name=f"marine-cosim:{name}", daemon=True)
         self._process.start()
         child.close()             # the worker's end lives only in the worker: its death closes the pipe
-        self._conn = parent
+        self._conn = parent       # owns the file descriptor
+        self._channel = _Channel(parent.fileno())
+        os.set_blocking(self._channel.fd, False)
         self._poll = select.poll()
-        self._poll.register(parent.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        self._poll.register(self._channel.fd, select.POLLIN | select.POLLHUP | select.POLLERR)
 
     @property
     def pid(self) -> int | None:
@@ -130,29 +198,30 @@ class ProcessSlave(RemoteSlave):
 
     # transport --------------------------------------------------------------------------------
 
-    def _send(self, payload: bytes, what: str) -> _Reply:
+    def _send(self, payload: bytes, reply: _Reply) -> _Reply:
         if self._dead:
             raise SlaveError(self._dead)
         try:
-            self._conn.send_bytes(payload)
-        except (OSError, ValueError):
-            raise SlaveError(self._death(what)) from None
-        reply = _Reply(self, what)
+            self._channel.send(payload)
+        except OSError:
+            raise SlaveError(self._death(reply.what)) from None
         self._outstanding.append(reply)
         return reply
 
     def _submit(self, method: str, *args: Any) -> _Reply:
-        return self._send(b"P" + pickle.dumps((method, args), protocol=5), method)
+        return self._send(b"P" + pickle.dumps((method, args), protocol=5), _Reply(self, method))
 
-    def _submit_exchange(self, in_key: int, u: np.ndarray, t: float, h: float, out_key: int) -> _Reply:
-        return self._send(_EXCHANGE.pack(_OP_EXCHANGE, in_key, out_key, t, h) + u.tobytes(),
-                          f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
+    def exchange_async(self, in_vrs: np.ndarray, in_values: np.ndarray, t: float, h: float, out_vrs: np.ndarray):
+        # the hot path, without the generic layers: two keys, t, h and the raw input values
+        return self._send(_EXCHANGE.pack(_OP_EXCHANGE, self._key(in_vrs), self._key(out_vrs), t, h)
+                          + np.ascontiguousarray(in_values, dtype=np.float64).tobytes(), _Reply(self, None, t, h))
 
     def _wait_for(self, reply: _Reply) -> None:
+        outstanding = self._outstanding
         while not reply.done:
-            first = self._outstanding[0]
-            msg = self._receive(first.what)
-            self._outstanding.popleft()
+            first = outstanding[0]
+            msg = self._receive(first)
+            outstanding.popleft()
             kind = msg[0]
             if kind == 89:        # b"Y": output values
                 first.value = np.frombuffer(msg, dtype=np.float64, offset=1).copy()
@@ -162,24 +231,35 @@ class ProcessSlave(RemoteSlave):
                 first.error = bytes(msg[1:]).decode("utf-8", "replace")
             first.done = True
 
-    def _receive(self, what: str) -> bytes:
+    def _receive(self, reply: _Reply) -> bytes:
         if self._dead:
             raise SlaveError(self._dead)
-        started = time.monotonic()
-        timeout = self._timeout()
-        while not self._poll.poll(self._heartbeat_ms):
-            if not self._process.is_alive():
-                raise SlaveError(self._death(what))
-            if timeout is not None and time.monotonic() - started > timeout:
-                self._kill()
-                self._dead = (f"{self.name} ({self.fmu.name}): no answer from its worker process (pid "
-                              f"{self._process.pid}) to {what} within {timeout:g} s; the worker was "
-                              "stopped")
-                raise SlaveError(self._dead)
-        try:
-            return self._conn.recv_bytes()
-        except (EOFError, OSError):
-            raise SlaveError(self._death(what)) from None
+        channel = self._channel
+        started = None
+        while True:
+            message = channel.take()
+            if message is not None:
+                return message
+            try:
+                if not channel.fill():
+                    raise SlaveError(self._death(reply.what))
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                raise SlaveError(self._death(reply.what)) from None
+            # nothing yet: wait, checking now and then that the worker lives and is not hung
+            if started is None:
+                started, timeout = time.monotonic(), self._timeout()
+            if not self._poll.poll(self._heartbeat_ms):
+                if not self._process.is_alive():
+                    raise SlaveError(self._death(reply.what))
+                if timeout is not None and time.monotonic() - started > timeout:
+                    self._kill()
+                    self._dead = (f"{self.name} ({self.fmu.name}): no answer from its worker process (pid "
+                                  f"{self._process.pid}) to {reply.what} within {timeout:g} s; the worker was "
+                                  "stopped")
+                    raise SlaveError(self._dead)
 
     def _death(self, what: str) -> str:
         """The message for a worker that is gone, naming the FMU, the call and how it ended."""

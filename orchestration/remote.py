@@ -175,6 +175,7 @@ class RemoteSlave(Slave):
         self.variables = variable_table(self.model_description)
         self.fmi_version = self.model_description.fmiVersion
         self._keys: dict[bytes, int] = {}
+        self._by_id: dict[int, tuple[int, np.ndarray]] = {}
 
     # transport (subclasses) -------------------------------------------------------------------
 
@@ -188,12 +189,20 @@ class RemoteSlave(Slave):
         return self._submit(method, *args).result()
 
     def _key(self, vrs: np.ndarray) -> int:
+        """The worker's key of a value-reference array: by identity first (the execution passes the
+        same arrays every step), else by content (registered with the worker once)."""
+        hit = self._by_id.get(id(vrs))
+        if hit is not None and hit[1] is vrs:
+            return hit[0]
         content = np.ascontiguousarray(vrs, dtype=np.int64).tobytes()
         key = self._keys.get(content)
         if key is None:
             key = len(self._keys) + 1
             self._call("register", key, np.frombuffer(content, dtype=np.int64))
             self._keys[content] = key
+        if len(self._by_id) > 64:
+            self._by_id.clear()
+        self._by_id[id(vrs)] = (key, vrs)     # holding vrs keeps its id from being reused
         return key
 
     # Slave interface --------------------------------------------------------------------------

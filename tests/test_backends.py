@@ -99,10 +99,10 @@ def test_fixed_step_is_bitwise_equal_to_in_process(payload_fmu, backend, method,
 ADAPTIVE = {
     "ecco": lambda: EccoAlgorithm(rtol=1e-2, atol=1e-3, method="gauss-seidel",
                                   controller=PIController(min_step=1e-4, max_step=0.05)),
-    "error-control": lambda: ErrorControlAlgorithm(rtol=1e-4, atol=1e-8, max_step=0.05),
+    "error-control": lambda: ErrorControlAlgorithm(rtol=1e-2, atol=1e-3),      # ~20 steps, some rejected
     "iterative": lambda: IterativeAlgorithm(),
 }
-STOP = {"ecco": 0.5, "error-control": 0.2, "iterative": 0.06}     # iterative: ~20 iterations a step on B3
+STOP = {"ecco": 0.3, "error-control": 0.2, "iterative": 0.06}     # iterative: ~20 iterations a step on B3
 
 
 @pytest.mark.parametrize("backend", REMOTE)
@@ -117,7 +117,7 @@ def test_adaptive_and_rollback_algorithms_are_bitwise_equal_to_in_process(b3_fmu
     assert np.array_equal(t0, t1) and np.array_equal(ref, got)
     assert len(t0) > 5 and t0[-1] == pytest.approx(stop)
     if name == "error-control":
-        assert alg.rejected >= 0 and alg._tested       # the self-test ran on the remote slaves
+        assert alg.rejected > 0 and alg._tested        # rollbacks happened; the self-test ran on the remote slaves
 
 
 # ---------------------------------------------------------------------- parallel stepping

@@ -1,0 +1,132 @@
+"""Execution backends (issue 10): per-macro-step overhead with 5 FMUs, and what the process backend
+gains with two compute-heavy FMUs on 2 cores. Figures go in docs/distributed.md and
+benchmarks/data/backends.json; they are measured, never asserted by the tests.
+
+    python benchmarks/bench_backends.py [--steps N] [--repeat R] [--skip-ray] [--out FILE]
+
+1. **Overhead.** A chain of 5 plain-C oscillator FMUs (tests/c_fmu: microseconds per doStep, so
+   the time per macro step is almost all master and transport) runs Jacobi fixed steps in-process,
+   with the process backend and with the ray backend (a local Ray instance); overhead per macro
+   step = (backend - in-process) / steps, best of R runs. Goals: process <= 100 us, Ray <= 1.5 ms.
+2. **Speedup.** Two Payload FMUs (pythonfmu: Python code, one GIL per process) with a tiny RK4
+   sub-step, a few ms of compute per macro step each, coupled through a connection; in-process they
+   step one after the other, with the process backend in parallel on the 2 cores. Speedup =
+   in-process / process wall time, best of R. Goal >= 1.6x.
+
+The machine is shared: the load average is recorded with the figures.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from orchestration.algorithms import FixedStepAlgorithm  # noqa: E402
+from orchestration.backends import BackendConfig, make_slave_factory  # noqa: E402
+from orchestration.execution import Execution  # noqa: E402
+from orchestration.system import Component, System  # noqa: E402
+
+
+def oscillator_chain(fmu: Path, n: int) -> System:
+    s = System("chain")
+    for k in range(n):
+        s.add_component(Component(f"o{k}", fmu))
+    for k in range(1, n):
+        s.connect(f"o{k - 1}.x", f"o{k}.F", factor=10.0)
+    return s
+
+
+def heavy_pair(payload: Path, substep: float) -> System:
+    s = System("heavy")
+    for name in ("a", "b"):
+        s.add_component(Component(name, payload, {"mass": 1000.0, "hydro.volume": 0.5, "max_substep": substep}))
+    s.connect("a.cg.position[2]", "b.cg.force[0]", factor=10.0)
+    s.connect("b.cg.position[0]", "a.cg.force[0]", factor=-10.0)
+    return s
+
+
+def timed_run(system: System, backend: str, steps: int, h: float) -> float:
+    """Wall time of ``steps`` Jacobi macro steps (initialisation excluded)."""
+    ex = Execution(system, FixedStepAlgorithm(method="jacobi"), slave_factory=make_slave_factory(BackendConfig(backend)))
+    try:
+        ex.initialize()
+        ex.run(5 * h, h)                        # warm up: first calls register value references
+        t0 = time.perf_counter()
+        ex.run(5 * h + steps * h, h)
+        return time.perf_counter() - t0
+    finally:
+        ex.free()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=2000, help="macro steps for the overhead runs")
+    parser.add_argument("--heavy-steps", type=int, default=200, help="macro steps for the speedup runs")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip-ray", action="store_true")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "data" / "backends.json")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    import build_fmus
+    from tests.c_fmu.build import build_oscillator_fmu
+
+    report: dict = {"date": datetime.date.today().isoformat(), "python": platform.python_version(),
+                    "cpus": os.cpu_count(), "platform": platform.platform(), "load_average_before": os.getloadavg()}
+    with tempfile.TemporaryDirectory() as tmp:
+        oscillator = build_oscillator_fmu(Path(tmp))
+        payload = build_fmus.build_all(Path(tmp) / "fmus", ["Payload"])[0]
+        n, h = 5, 1e-3
+        backends = ["inprocess", "process"] + ([] if args.skip_ray else ["ray"])
+        if "ray" in backends:
+            from orchestration import ray_backend
+
+            ray_backend.connect(None)
+        per_step = {}
+        for backend in backends:
+            steps = args.steps if backend != "ray" else max(200, args.steps // 4)
+            best = min(timed_run(oscillator_chain(oscillator, n), backend, steps, h) for _ in range(args.repeat))
+            per_step[backend] = best / steps
+            print(f"{n} oscillators, {backend:9s}: {per_step[backend] * 1e6:9.1f} us per macro step "
+                  f"(best of {args.repeat}, {steps} steps)", flush=True)
+        overhead = {b: (per_step[b] - per_step["inprocess"]) for b in backends if b != "inprocess"}
+        for b, v in overhead.items():
+            print(f"  overhead {b}: {v * 1e6:.1f} us per macro step with {n} FMUs")
+        report["overhead"] = {"fmus": n, "fmu": "tests/c_fmu oscillator (C)", "algorithm": "fixed Jacobi",
+                              "per_step_us": {b: round(v * 1e6, 1) for b, v in per_step.items()},
+                              "overhead_us": {b: round(v * 1e6, 1) for b, v in overhead.items()},
+                              "goals_us": {"process": 100, "ray": 1500}}
+
+        substep, hh = 2.5e-4, 0.01
+        single = timed_run(heavy_pair(payload, substep), "inprocess", 20, hh) / 20 / 2
+        print(f"heavy Payload step (max_substep {substep:g} s, macro step {hh:g} s): {single * 1e3:.2f} ms each",
+              flush=True)
+        times = {}
+        for backend in ("inprocess", "process"):
+            times[backend] = min(timed_run(heavy_pair(payload, substep), backend, args.heavy_steps, hh)
+                                 for _ in range(args.repeat))
+            print(f"2 heavy Payloads, {backend:9s}: {times[backend] / args.heavy_steps * 1e3:.2f} ms per macro step",
+                  flush=True)
+        speedup = times["inprocess"] / times["process"]
+        print(f"  process-backend speedup on {os.cpu_count()} cores: {speedup:.2f}x (goal >= 1.6x)")
+        report["speedup"] = {"fmus": "2 x Payload", "max_substep_s": substep, "macro_step_s": hh,
+                             "compute_per_fmu_step_ms": round(single * 1e3, 2), "steps": args.heavy_steps,
+                             "ms_per_step": {b: round(t / args.heavy_steps * 1e3, 2) for b, t in times.items()},
+                             "speedup": round(speedup, 2), "goal": 1.6}
+    report["load_average_after"] = os.getloadavg()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"written {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
