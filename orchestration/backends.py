@@ -20,6 +20,8 @@ it)::
           <mc:Placement component="crane" numCpus="1">
             <mc:Resource name="windows" value="1"/>     <!-- a node started with {"windows": 1} -->
           </mc:Placement>
+          <mc:Placement component="payload" group="light"/>   <!-- one actor for the group -->
+          <mc:Placement component="winch" group="light"/>
         </mc:Backend>
       </ssc:Annotation>
     </ssd:Annotations></ssd:DefaultExperiment>
@@ -134,6 +136,8 @@ def backend_from_system(system: System) -> BackendConfig | None:
             resources[r.get("name")] = _number(r.get("value", "1"), f"{where}/mc:Placement[{component}]/mc:Resource")
         if resources:
             options["resources"] = resources
+        if p.get("group"):
+            options["group"] = p.get("group")
         placement[component] = options
     timeout = element.get("callTimeout")
     return BackendConfig(name, element.get("address"), placement,
@@ -142,7 +146,8 @@ def backend_from_system(system: System) -> BackendConfig | None:
 
 def parse_placement_value(text: str, where: str) -> dict[str, Any]:
     """Actor options from JSON (``{"num_cpus": 1, "resources": {"windows": 1}}``) or the short form
-    ``windows=1,licence=2`` (custom resources)."""
+    ``windows=1,licence=2`` (custom resources), where ``group=NAME`` puts the component into a
+    placement group (one actor for all its members)."""
     text = text.strip()
     if text.startswith("{"):
         try:
@@ -152,16 +157,23 @@ def parse_placement_value(text: str, where: str) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise BackendError(f"{where}: expected a JSON object of Ray actor options, got {text!r}")
         return value
-    resources = {}
+    resources, options = {}, {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         key, sep, number = item.partition("=")
+        if key.strip() == "group":
+            if not number.strip():
+                raise BackendError(f"{where}: group needs a name (group=NAME)")
+            options["group"] = number.strip()
+            continue
         try:
             resources[key.strip()] = float(number) if sep else 1.0
         except ValueError:
             raise BackendError(f"{where}: {item!r}: the amount of resource {key!r} is not a number") from None
-    if not resources:
-        raise BackendError(f"{where}: no placement given (e.g. windows=1 or a JSON object)")
-    return {"resources": resources}
+    if resources:
+        options["resources"] = resources
+    if not options:
+        raise BackendError(f"{where}: no placement given (e.g. windows=1, group=light or a JSON object)")
+    return options
 
 
 def parse_place_arguments(items: list[str] | None) -> dict[str, dict[str, Any]]:
@@ -216,6 +228,7 @@ def make_slave_factory(config: BackendConfig) -> Callable[[str, Path], Slave] | 
     ray_backend.connect(config.address)
     for component, options in config.placement.items():
         ray_backend.check_placement(options, component)
-    store = ray_backend.FmuStore()
+    store, groups = ray_backend.FmuStore(), ray_backend.RayGroups()
     return lambda name, path: ray_backend.RaySlave(name, path, actor_options=config.options_for(name),
-                                                   call_timeout=config.call_timeout, fmu_ref=store.ref(path))
+                                                   call_timeout=config.call_timeout, fmu_ref=store.ref(path),
+                                                   groups=groups)

@@ -13,6 +13,10 @@ light FMUs on one machine are faster in-process or with the ``process`` backend.
 * **Placement.** Per component actor options -- ``num_cpus``, ``num_gpus``, ``resources``
   (e.g. ``{"windows": 1}``), ``memory`` -- from the system file or the command line
   (backends.py).
+* **Groups.** Components with the same ``group`` share one actor: their steps go in one call per
+  macro step (one round trip instead of one per FMU) and run one after another inside it. For
+  light FMUs that only need to be on some node (the per-call cost dominates); heavy FMUs that
+  should step in parallel get an actor each.
 * **Faults.** An actor process or node that dies makes the next call raise Ray's
   ``RayActorError``; the master turns it into a :class:`SlaveError` naming the FMU instance, the
   call and the node. A call that gets no answer within ``call_timeout`` (if given) does the same.
@@ -112,47 +116,72 @@ def _fmu_actor():
         ray = require_ray()
 
         class FmuActor:
-            """Hosts one FMU instance (remote.SlaveHost) on whichever node Ray placed it."""
+            """Hosts one FMU instance -- or several, for a placement group (module docstring) -- as
+            remote.SlaveHost objects by instance name, on whichever node Ray placed it."""
 
-            def __init__(self, name: str, fmu_name: str, fmu_bytes: bytes, logging: bool):
-                self._dir = tempfile.mkdtemp(prefix="mc_ray_fmu_")
-                path = Path(self._dir) / fmu_name
+            def __init__(self):
+                self.hosts: dict[str, SlaveHost] = {}
+                self.paths: dict[str, Path] = {}
+
+            def add(self, name: str, fmu_name: str, fmu_bytes: bytes, logging: bool) -> None:
+                folder = Path(tempfile.mkdtemp(prefix="mc_ray_fmu_"))
+                path = folder / fmu_name
                 path.write_bytes(fmu_bytes)
-                self.path = path
-                self.host = SlaveHost(name, path, logging=logging)
+                self.paths[name] = path
+                self.hosts[name] = SlaveHost(name, path, logging=logging)
 
-            def exchange(self, in_key: int, u: np.ndarray, t: float, h: float, out_key: int) -> np.ndarray:
-                return self.host.exchange(in_key, u, t, h, out_key)
+            def exchange(self, name: str, in_key: int, u: np.ndarray, t: float, h: float, out_key: int) -> np.ndarray:
+                return self.hosts[name].exchange(in_key, u, t, h, out_key)
 
-            def call(self, method: str, args: tuple) -> Any:
+            def exchange_many(self, items: list) -> list:
+                """Several hosted FMUs' steps in one call: outputs, or the SlaveError of each."""
+                results = []
+                for name, in_key, u, t, h, out_key in items:
+                    try:
+                        results.append(self.hosts[name].exchange(in_key, u, t, h, out_key))
+                    except SlaveError as exc:
+                        results.append(exc)
+                return results
+
+            def call(self, name: str, method: str, args: tuple) -> Any:
                 if method == "free":
                     try:
-                        return self.host.call("free", ())
+                        return self.hosts[name].call("free", ())
                     finally:
                         import shutil
 
-                        shutil.rmtree(self._dir, ignore_errors=True)
-                return self.host.call(method, args)
+                        shutil.rmtree(self.paths[name].parent, ignore_errors=True)
+                        self.hosts.pop(name, None)
+                return self.hosts[name].call(method, args)
 
-            def where(self) -> dict:
+            def where(self, name: str) -> dict:
                 import socket
 
                 return {"node_id": ray.get_runtime_context().get_node_id(),
                         "node_ip": ray.util.get_node_ip_address(), "hostname": socket.gethostname(),
-                        "pid": os.getpid(), "fmu": str(self.path)}
+                        "pid": os.getpid(), "fmu": str(self.paths[name]), "hosts": sorted(self.hosts)}
 
         _actor_class = ray.remote(max_restarts=0, max_task_retries=0)(FmuActor)
     return _actor_class
 
 
+def _describe_ray_error(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
+
+
 class _RayReply:
     """The answer of one actor call (an ObjectRef); ``collect`` gets many with one ``ray.get``."""
 
-    __slots__ = ("slave", "ref", "what", "done", "value", "error")
+    __slots__ = ("slave", "ref", "method", "t", "h", "done", "value", "error")
 
-    def __init__(self, slave: "RaySlave", ref, what: str):
-        self.slave, self.ref, self.what = slave, ref, what
+    def __init__(self, slave: "RaySlave", ref, method: str | None, t: float = 0.0, h: float = 0.0):
+        self.slave, self.ref, self.method, self.t, self.h = slave, ref, method, t, h
         self.done, self.value, self.error = False, None, None
+
+    @property
+    def what(self) -> str:
+        return self.method or f"doStep(t = {self.t:.6g} s, h = {self.h:.6g} s)"
 
     @staticmethod
     def collect(replies: list["_RayReply"]) -> None:
@@ -177,30 +206,134 @@ class _RayReply:
         return self.value
 
 
+class _GroupReply:
+    """A step of an FMU that shares its actor with others (a placement group): sent when collected,
+    together with the steps of the other members, as one ``exchange_many`` call per actor."""
+
+    __slots__ = ("slave", "item", "t", "h", "done", "value", "error")
+
+    def __init__(self, slave: "RaySlave", item: tuple, t: float, h: float):
+        self.slave, self.item, self.t, self.h = slave, item, t, h
+        self.done, self.value, self.error = False, None, None
+
+    @property
+    def what(self) -> str:
+        return f"doStep(t = {self.t:.6g} s, h = {self.h:.6g} s)"
+
+    @staticmethod
+    def collect(replies: list["_GroupReply"]) -> None:
+        ray = sys.modules["ray"]
+        from ray import exceptions as rx
+
+        by_actor: dict[Any, list[_GroupReply]] = {}
+        for r in replies:
+            if not r.done:
+                by_actor.setdefault(r.slave._group, []).append(r)
+        sent = [(group, members, group.actor.exchange_many.remote([m.item for m in members]))
+                for group, members in by_actor.items()]
+        for group, members, ref in sent:
+            for m in members:
+                m.slave._deferred = None
+            limits = [m.slave._timeout() for m in members]
+            timeout = None if None in limits else max(limits)
+            try:
+                values = ray.get(ref, timeout=timeout)
+            except rx.GetTimeoutError:
+                group.fail(f"no answer from its Ray actor (group {group.name!r}) to {members[0].what} within "
+                           f"{timeout:g} s; the actor was stopped", kill=True)
+                values = None
+            except Exception as exc:
+                group.fail(f"its Ray actor (group {group.name!r}, hosting {', '.join(group.members)}) died during "
+                           f"{members[0].what} ({_describe_ray_error(exc)}); the FMU instances are lost")
+                values = None
+            for m, v in zip(members, values or [None] * len(members)):
+                m.done = True
+                if values is None:
+                    m.error = m.slave._dead
+                elif isinstance(v, Exception):
+                    m.error = str(v)
+                else:
+                    m.value = v
+
+    def result(self) -> Any:
+        if not self.done:
+            _GroupReply.collect([self])
+        if self.error is not None:
+            raise SlaveError(self.error)
+        return self.value
+
+
+class _Group:
+    """One actor hosting several FMU instances (``"group": NAME`` in their placement)."""
+
+    def __init__(self, name: str, options: dict):
+        self.name, self.options = name, options
+        self.actor = _fmu_actor().options(**options).remote()
+        self.members: list[str] = []
+        self.slaves: list["RaySlave"] = []
+
+    def fail(self, why: str, kill: bool = False) -> None:
+        for slave in self.slaves:
+            slave._dead = slave._dead or f"{slave.name} ({slave.fmu.name}): {why}"
+        if kill:
+            try:
+                sys.modules["ray"].kill(self.actor, no_restart=True)
+            except Exception:
+                pass
+
+
+class RayGroups:
+    """The placement groups of one execution: FMU instances with the same ``group`` share an actor."""
+
+    def __init__(self):
+        self.groups: dict[str, _Group] = {}
+
+    def get(self, name: str, options: dict) -> _Group:
+        group = self.groups.get(name)
+        if group is None:
+            group = self.groups[name] = _Group(name, options)
+        elif group.options != options:
+            raise BackendError(f"placement group {name!r}: its members ask for different actor options "
+                               f"({group.options} and {options}); give them the same")
+        return group
+
+
 class RaySlave(RemoteSlave):
-    """An FMU instance as a Ray actor (module docstring). ``actor_options``: Ray actor options
-    (``num_cpus``, ``resources``...); ``call_timeout`` (s): a call without answer by then stops
-    the run naming the FMU."""
+    """An FMU instance in a Ray actor (module docstring). ``actor_options``: Ray actor options
+    (``num_cpus``, ``resources``...) and ``group`` (instances of one group share one actor and step
+    in one call per macro step); ``call_timeout`` (s): a call after initialisation without answer
+    by then stops the run naming the FMU."""
 
     where = "Ray actor"
 
     def __init__(self, name: str, fmu: Path | str, actor_options: dict | None = None, logging: bool = False,
-                 call_timeout: float | None = None, fmu_ref: Any = None):
+                 call_timeout: float | None = None, fmu_ref: Any = None, groups: RayGroups | None = None):
         super().__init__(name, fmu)
         ray = require_ray()
         if not ray.is_initialized():
             connect()
         options = dict(actor_options or {})
+        group_name = options.pop("group", None)
         unknown = set(options) - set(ACTOR_OPTIONS)
         if unknown:
-            raise BackendError(f"{name}: unknown Ray actor option(s) {sorted(unknown)} (use {', '.join(ACTOR_OPTIONS)})")
+            raise BackendError(f"{name}: unknown Ray actor option(s) {sorted(unknown)} (use {', '.join(ACTOR_OPTIONS)}, "
+                               "group)")
         options.setdefault("num_cpus", 0)     # FMUs are placed by resources; CPUs only if asked for
         self.actor_options = options
         self.call_timeout = call_timeout
         self._dead: str | None = None
+        self._deferred: _GroupReply | None = None
         if fmu_ref is None:
             fmu_ref = ray.put(self.fmu.read_bytes())
-        self._actor = _fmu_actor().options(**options).remote(name, self.fmu.name, fmu_ref, logging)
+        if group_name is not None:
+            self._group = (groups or RayGroups()).get(str(group_name), options)
+            self._group.members.append(name)
+            self._group.slaves.append(self)
+            self._actor = self._group.actor
+        else:
+            self._group = None
+            self._actor = _fmu_actor().options(**options).remote()
+        self._added = self._actor.add.remote(name, self.fmu.name, fmu_ref, logging)
         self._exchange = self._actor.exchange.remote
         self._remote_call = self._actor.call.remote
 
@@ -209,12 +342,21 @@ class RaySlave(RemoteSlave):
     def _submit(self, method: str, *args: Any) -> _RayReply:
         if self._dead:
             raise SlaveError(self._dead)
-        return _RayReply(self, self._remote_call(method, args), method)
+        if self._deferred is not None:          # a grouped step still to send goes first
+            _GroupReply.collect([self._deferred])
+        return _RayReply(self, self._remote_call(self.name, method, args), method)
 
-    def _submit_exchange(self, in_key: int, u: np.ndarray, t: float, h: float, out_key: int) -> _RayReply:
+    def exchange_async(self, in_vrs: np.ndarray, in_values: np.ndarray, t: float, h: float, out_vrs: np.ndarray):
         if self._dead:
             raise SlaveError(self._dead)
-        return _RayReply(self, self._exchange(in_key, u, t, h, out_key), f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
+        in_key, out_key = self._key(in_vrs), self._key(out_vrs)
+        u = np.ascontiguousarray(in_values, dtype=np.float64)
+        if self._group is not None:
+            if self._deferred is not None:
+                _GroupReply.collect([self._deferred])
+            self._deferred = _GroupReply(self, (self.name, in_key, u, t, h, out_key), t, h)
+            return self._deferred
+        return _RayReply(self, self._exchange(self.name, in_key, u, t, h, out_key), None, t, h)
 
     def _get(self, reply: _RayReply) -> None:
         ray = sys.modules["ray"]
@@ -233,26 +375,43 @@ class RaySlave(RemoteSlave):
             self._kill()
             reply.error = self._dead
         except (rx.RayActorError, rx.ObjectLostError, rx.OwnerDiedError, rx.WorkerCrashedError) as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             self._dead = (f"{self.name} ({self.fmu.name}): its Ray actor died during {reply.what} "
-                          f"({type(exc).__name__}: {first}); the FMU instance is lost")
+                          f"({_describe_ray_error(exc)}); the FMU instance is lost")
+            if self._group is not None:
+                self._group.fail(f"its Ray actor (group {self._group.name!r}) died ({_describe_ray_error(exc)})")
             reply.error = self._dead
         reply.done = True
 
-    def where_is(self, timeout: float = 120.0) -> dict:
-        """Node, process and FMU path of the actor (for metadata, tests and diagnostics); waits until
-        the actor runs, at most ``timeout`` s (an actor Ray cannot place waits for ever)."""
+    def instantiate(self) -> None:
+        self._wait_added()
+        super().instantiate()
+
+    def _wait_added(self, timeout: float | None = None) -> None:
+        """The actor loaded the FMU (it was sent with the actor's first call)."""
+        if self._added is None:
+            return
         ray = sys.modules["ray"]
         from ray import exceptions as rx
 
         try:
-            return ray.get(self._actor.where.remote(), timeout=timeout)
+            ray.get(self._added, timeout=timeout)
         except rx.GetTimeoutError:
             raise SlaveError(f"{self.name}: Ray did not start its actor within {timeout:g} s; no node may have "
                              f"free resources for {self.actor_options} (cluster: {ray.cluster_resources()})") from None
-        except (rx.RayActorError, rx.RayTaskError) as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise SlaveError(f"{self.name} ({self.fmu.name}): its Ray actor could not start: {first}") from None
+        except rx.RayTaskError as exc:
+            cause = getattr(exc, "cause", None)
+            raise SlaveError(str(cause) if isinstance(cause, SlaveError) else
+                             f"{self.name} ({self.fmu.name}): its Ray actor cannot load the FMU: {cause or exc}") from None
+        except Exception as exc:
+            raise SlaveError(f"{self.name} ({self.fmu.name}): its Ray actor could not start: "
+                             f"{_describe_ray_error(exc)}") from None
+        self._added = None
+
+    def where_is(self, timeout: float = 120.0) -> dict:
+        """Node, process and FMU path of the actor (for metadata, tests and diagnostics); waits until
+        the actor runs, at most ``timeout`` s (an actor Ray cannot place waits for ever)."""
+        self._wait_added(timeout)
+        return sys.modules["ray"].get(self._actor.where.remote(self.name), timeout=timeout)
 
     @property
     def actor(self):
@@ -279,7 +438,13 @@ class RaySlave(RemoteSlave):
                 self._call("free")
             except SlaveError:
                 pass
-        self._kill()
+        if self._group is None:
+            self._kill()
+        else:
+            if self in self._group.slaves:
+                self._group.slaves.remove(self)
+            if not self._group.slaves:             # the last member ends the shared actor
+                self._kill()
         self._dead = self._dead or f"{self.name}: the Ray actor was freed"
 
 

@@ -34,8 +34,11 @@ REMOTE = ["process", "ray"]
 
 
 def factory_for(backend: str, request):
-    if backend == "ray":
+    """``ray-group``: every FMU in one shared actor (a placement group: one call per macro step)."""
+    if backend.startswith("ray"):
         request.getfixturevalue("ray_local")
+    if backend == "ray-group":
+        return make_slave_factory(BackendConfig("ray", placement={"*": {"group": "all"}}))
     return make_slave_factory(BackendConfig(backend))
 
 
@@ -85,7 +88,7 @@ def b3_system(fmus) -> System:
 
 # ---------------------------------------------------------------------- same numbers everywhere
 
-@pytest.mark.parametrize("backend", REMOTE)
+@pytest.mark.parametrize("backend", REMOTE + ["ray-group"])
 @pytest.mark.parametrize("method,extrapolation", [("jacobi", 0), ("jacobi", 2), ("gauss-seidel", 1)])
 def test_fixed_step_is_bitwise_equal_to_in_process(payload_fmu, backend, method, extrapolation, request):
     make = lambda: FixedStepAlgorithm(method=method, extrapolation=extrapolation)
@@ -105,8 +108,8 @@ ADAPTIVE = {
 STOP = {"ecco": 0.3, "error-control": 0.2, "iterative": 0.06}     # iterative: ~20 iterations a step on B3
 
 
-@pytest.mark.parametrize("backend", REMOTE)
-@pytest.mark.parametrize("name", sorted(ADAPTIVE))
+@pytest.mark.parametrize("backend,name", [(b, n) for b in REMOTE for n in sorted(ADAPTIVE)]
+                         + [("ray-group", "error-control")])
 def test_adaptive_and_rollback_algorithms_are_bitwise_equal_to_in_process(b3_fmus, backend, name, request):
     """ECCO (steps from the bond power), error control (rollback through remote FMU states, the
     rollback self-test) and iterative coupling (rollback, feedthrough reads) on B3."""
@@ -205,9 +208,10 @@ def test_unknown_backend_missing_ray_and_bad_placement_are_clear(payload_fmu, mo
         resolve_backend(s, "process", placement={"a": {"resources": {"windows": 1}}})
     with pytest.raises(BackendError, match=r"unknown component\(s\) \['crane'\]"):
         resolve_backend(s, "ray", placement={"crane": {"num_cpus": 1}})
-    assert parse_place_arguments(["a=windows=1,licence=2", 'b={"num_cpus": 1}']) == {
-        "a": {"resources": {"windows": 1.0, "licence": 2.0}}, "b": {"num_cpus": 1}}
-    for bad in ["a", "a=windows=x", "a={nope"]:
+    assert parse_place_arguments(["a=windows=1,licence=2", 'b={"num_cpus": 1}', "c=group=light,gpu=1"]) == {
+        "a": {"resources": {"windows": 1.0, "licence": 2.0}}, "b": {"num_cpus": 1},
+        "c": {"group": "light", "resources": {"gpu": 1.0}}}
+    for bad in ["a", "a=windows=x", "a={nope", "a=group="]:
         with pytest.raises(BackendError, match="--place"):
             parse_place_arguments([bad])
     monkeypatch.setitem(sys.modules, "ray", None)          # as if Ray were not installed
@@ -296,3 +300,10 @@ def test_cli_ray_backend_matches_in_process(payload_fmu, tmp_path, ray_local, ca
     actors = json.loads((tmp_path / "ray" / "metadata.json").read_text())["actors"]
     assert sorted(actors) == ["a", "b", "c"] and all("mc_ray_fmu_" in v["fmu"] for v in actors.values())
     assert len({v["pid"] for v in actors.values()}) == 3
+    # a placement group: b and c share one actor (one call per macro step for both)
+    assert main(["run", str(path), *common, "--backend", "ray", "--place", "b=group=light", "--place", "c=group=light",
+                 "--out", str(tmp_path / "group")]) == 0
+    actors = json.loads((tmp_path / "group" / "metadata.json").read_text())["actors"]
+    assert actors["b"]["pid"] == actors["c"]["pid"] != actors["a"]["pid"] and actors["b"]["hosts"] == ["b", "c"]
+    g = load_results(tmp_path / "group")
+    assert all(np.array_equal(a[k], g[k]) for k in a.columns)

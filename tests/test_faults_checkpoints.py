@@ -79,21 +79,25 @@ def same_results(a: Path, b: Path) -> None:
     assert np.array_equal(ca, cb)
 
 
-@pytest.mark.parametrize("backend", ["process", "ray"])
+@pytest.mark.parametrize("backend", ["process", "ray", "ray-group"])
 def test_killed_worker_names_the_fmu_keeps_results_and_resumes_exactly(payload_fmu, tmp_path, backend, request):
-    if backend == "ray":
+    """ray-group: b and c share one actor; killing it loses both (the error names the first)."""
+    if backend.startswith("ray"):
         request.getfixturevalue("ray_local")
     system = chain_file(payload_fmu, tmp_path)
     common = dict(system=str(system), stop=2.0, step=0.05, options={"method": "jacobi"}, quiet=True)
     run_system(RunSettings(out=str(tmp_path / "ref"), **common))
 
     out = tmp_path / "run"
-    settings = RunSettings(out=str(out), backend=backend, checkpoint_every=0.5, flush_every=10_000, **common)
+    placement = {"b": {"group": "bc"}, "c": {"group": "bc"}} if backend == "ray-group" else {}
+    settings = RunSettings(out=str(out), backend=backend.split("-")[0], placement=placement, checkpoint_every=0.5,
+                           flush_every=10_000, **common)
     pids = Pids()
     with pytest.raises(ExecutionError) as failure:
         run_system(settings, manipulators=[Killer("b", 1.2)], observers=[pids])
     message = str(failure.value)
-    died = "worker process .* was killed by signal SIGKILL" if backend == "process" else "Ray actor died"
+    died = {"process": "worker process .* was killed by signal SIGKILL", "ray": "Ray actor died",
+            "ray-group": r"Ray actor \(group 'bc', hosting b, c\) died"}[backend]
     import re
 
     assert message.startswith("b (Payload.fmu)") and re.search(died, message) and "doStep(t = 1.2 s" in message, message
@@ -108,7 +112,7 @@ def test_killed_worker_names_the_fmu_keeps_results_and_resumes_exactly(payload_f
             os.kill(pid, 0)
     # checkpoints at 0.5 and 1.0 s; resume from the last one with the same backend
     assert [read_manifest(c)["time"] for c in list_checkpoints(out / "checkpoints")] == pytest.approx([0.5, 1.0])
-    assert read_manifest(find_checkpoint(out))["settings"]["backend"] == backend
+    assert read_manifest(find_checkpoint(out))["settings"]["backend"] == backend.split("-")[0]
     report = resume_run(out)
     assert report.start_time == pytest.approx(1.0) and report.time == pytest.approx(2.0)
     same_results(out, tmp_path / "ref")
