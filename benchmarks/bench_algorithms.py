@@ -248,6 +248,12 @@ def ecco(tol: float, method: str) -> EccoAlgorithm:
     return make_algorithm("ecco", {**ecco_options(tol), "method": method})
 
 
+def ecco_extrapolated(tol: float, method: str) -> EccoAlgorithm:
+    """Our ECCO with libcosim's options plus linear input extrapolation (``"extrapolation": 1``),
+    which libcosim's ECCO does not have."""
+    return make_algorithm("ecco", {**ecco_options(tol), "method": method, "extrapolation": 1})
+
+
 def ecco_small_atol(tol: float, method: str) -> EccoAlgorithm:
     return EccoAlgorithm(rtol=tol, atol=1e-3 * tol, method=method, controller=PIController(**PI))
 
@@ -271,12 +277,14 @@ FAMILIES = {
     "error-control": (EC_TOLS, error_control, METHODS),
     "ecco-libcosim-convention": (ECCO_TOLS, ecco_libcosim_convention, ("jacobi",)),
 }
+#: run by the ``extrapolated`` part only (added to each variant's points)
+EXTRAPOLATED = {"ecco-extrapolated": (ECCO_TOLS, ecco_extrapolated, ("jacobi",))}
 #: the road variant's libcosim twin (see LibcosimConventionEcco.first)
 SIGNAL_FAMILIES = {**FAMILIES, "ecco-libcosim-convention": (ECCO_TOLS, ecco_libcosim_convention_keep, ("jacobi",))}
 
 
 def transient(fmus: dict[str, Path], variant: str = "transient", quick: bool = False,
-              log: Callable[[str], None] = print) -> list[Point]:
+              log: Callable[[str], None] = print, families: dict | None = None) -> list[Point]:
     """Error against macro steps of every algorithm on the quarter car in one of VARIANTS."""
     car = QuarterCar()
     ref = Reference(car)
@@ -291,13 +299,13 @@ def transient(fmus: dict[str, Path], variant: str = "transient", quick: bool = F
 
     points = []
     thin = (lambda seq: seq[::2]) if quick else (lambda seq: seq)
-    for method in METHODS:
+    for method in (METHODS if families is None else ()):
         for h in thin(FIXED_STEPS):
             p = point("fixed", method, h, run_ours(system(), FixedStepAlgorithm(method), h,
                                                    manipulators=manipulators()), ref)
             points.append(p)
             log(f"  {road} fixed {method} h={h:g}: {p.steps} steps, error {p.error:.3e} ({p.wall:.1f} s)")
-    for family, (tols, make, methods) in (FAMILIES if builtin else SIGNAL_FAMILIES).items():
+    for family, (tols, make, methods) in (families or (FAMILIES if builtin else SIGNAL_FAMILIES)).items():
         for method in methods:
             for tol in thin(tols):
                 p = point(family, method, tol, run_ours(system(), make(tol, method), H0,
@@ -537,7 +545,7 @@ def savings_table(points: list[Point], title: str) -> str:
         if not fixed:
             continue
         best = min(fixed, key=lambda p: p.error)
-        for family in ("ecco", "ecco-small-atol", "error-control", "libcosim-ecco"):
+        for family in ("ecco", "ecco-small-atol", "ecco-extrapolated", "error-control", "libcosim-ecco"):
             curve = [p for p in points if p.family == family and p.method == method]
             if not curve:
                 continue
@@ -558,18 +566,22 @@ def savings_table(points: list[Point], title: str) -> str:
 def libcosim_table(ours: list[Point], theirs: list[Point], title: str) -> str:
     out = [f"### {title}", "", "| tol | libcosim steps | libcosim error | "
            "ours, libcosim's conventions: steps / error | "
-           "ours: steps | ours: error | ours: error at libcosim's steps | ours / libcosim at equal steps |",
-           "|---|---|---|---|---|---|---|---|"]
+           "ours: steps | ours: error | ours: error at libcosim's steps | ours / libcosim at equal steps | "
+           "ours, extrapolated: error at libcosim's steps | extrapolated / libcosim |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     curve = [p for p in ours if p.family == "ecco" and p.method == "jacobi"]
+    extrapolated = [p for p in ours if p.family == "ecco-extrapolated" and p.method == "jacobi"]
     same_convention = [p for p in ours if p.family == "ecco-libcosim-convention"]
     for q in theirs:
         same = next((p for p in curve if p.setting == q.setting), None)
         twin = next((p for p in same_convention if p.setting == q.setting), None)
         at = interpolate_error(curve, q.steps)
+        ext = interpolate_error(extrapolated, q.steps) if extrapolated else math.nan
         out.append(f"| {q.setting:g} | {q.steps} | {q.error:.3e} | "
                    f"{f'{twin.steps} / {twin.error:.3e}' if twin else '–'} | {same.steps if same else '–'} | "
                    f"{fmt(same.error, 3) if same else '–'} | {fmt(at, 3)} | "
-                   f"{'–' if math.isnan(at) else f'{at / q.error:.2f}'} |")
+                   f"{'–' if math.isnan(at) else f'{at / q.error:.2f}'} | {fmt(ext, 3)} | "
+                   f"{'–' if math.isnan(ext) else f'{ext / q.error:.2f}'} |")
     return "\n".join(out)
 
 
@@ -601,6 +613,7 @@ def plot(results: dict, path: Path = PLOT) -> Path:
              ("ecco", "gauss-seidel"): ("tab:blue", "s", "--", "ECCO Gauss-Seidel (ours)"),
              ("ecco-small-atol", "jacobi"): ("tab:cyan", "o", "-", "ECCO Jacobi, atol = 1e-3 rtol"),
              ("ecco-small-atol", "gauss-seidel"): ("tab:cyan", "s", "--", "ECCO Gauss-Seidel, atol = 1e-3 rtol"),
+             ("ecco-extrapolated", "jacobi"): ("tab:purple", "D", "-", "ECCO Jacobi, linear extrapolation"),
              ("error-control", "jacobi"): ("tab:green", "o", "-", "error control Jacobi (accepted steps)"),
              ("error-control", "gauss-seidel"): ("tab:green", "s", "--", "error control Gauss-Seidel (accepted steps)"),
              ("libcosim-ecco", "jacobi"): ("tab:red", "^", ":", "libcosim ECCO")}
@@ -649,8 +662,9 @@ def report(results: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--parts", default=",".join([*VARIANTS, "libcosim", "b3"]),
-                    help=f"comma-separated: {', '.join(VARIANTS)}, libcosim (beside each variant run), b3")
+    ap.add_argument("--parts", default=",".join([*VARIANTS, "libcosim", "extrapolated", "b3"]),
+                    help=f"comma-separated: {', '.join(VARIANTS)}, libcosim (beside each variant run), "
+                         "extrapolated (our ECCO with linear extrapolation, added to every variant), b3")
     ap.add_argument("--quick", action="store_true", help="every other point of each ladder")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--plot", type=Path, default=PLOT)
@@ -675,6 +689,12 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"libcosim ({key}):", flush=True)
                     results[f"libcosim_{key}"] = [asdict(p) for p in libcosim_side_by_side(
                         fmus, work, key, args.quick, log=lambda s: print(s, flush=True))]
+        if "extrapolated" in parts:
+            for key in VARIANTS:
+                print(f"extrapolated ECCO ({key}):", flush=True)
+                kept = [p for p in results.get(key, []) if p["family"] != "ecco-extrapolated"]
+                results[key] = kept + [asdict(p) for p in transient(fmus, key, args.quick, families=EXTRAPOLATED,
+                                                                    log=lambda s: print(s, flush=True))]
         if "b3" in parts:
             print("b3:", flush=True)
             results["b3"] = [asdict(r) for r in b3_table(work, log=lambda s: print(s, flush=True))]

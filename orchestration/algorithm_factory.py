@@ -45,7 +45,9 @@ def make_algorithm(name: str, options: dict[str, Any] | None = None) -> Algorith
         h0 = _get(o, "step_size", "h0")
         return EccoAlgorithm(rtol=float(_get(o, "relative_tolerance", "rtol", default=1e-4)),
                              atol=float(_get(o, "absolute_tolerance", "atol", default=1e-6)),
-                             h0=None if h0 is None else float(h0), controller=controller, method=method)
+                             h0=None if h0 is None else float(h0), controller=controller, method=method,
+                             extrapolation=int(_get(o, "extrapolation", default=0)),
+                             energy_reference=str(_get(o, "energy_reference", default="bond")))
     if name == "error-control":
         from orchestration.error_control import ErrorControlAlgorithm
 
@@ -55,7 +57,7 @@ def make_algorithm(name: str, options: dict[str, Any] | None = None) -> Algorith
                                      h0=None if h0 is None else float(h0),
                                      min_step=float(_get(o, "min_step", "minimum_step_size", default=1e-6)),
                                      max_step=float(_get(o, "max_step", "maximum_step_size", default=1.0)),
-                                     method=method)
+                                     method=method, extrapolation=int(_get(o, "extrapolation", default=0)))
     if name == "iterative":
         from orchestration.iterative import IterativeAlgorithm
 

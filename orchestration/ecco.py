@@ -74,8 +74,13 @@ class EccoAlgorithm(AdaptiveAlgorithm):
 
     def __init__(self, rtol: float = 1e-4, atol: float = 1e-6, h0: float | None = None,
                  controller: PIController | None = None, method: str = "jacobi",
-                 order: Sequence[str] | None = None) -> None:
-        super().__init__(method, order)
+                 order: Sequence[str] | None = None, extrapolation: int = 0,
+                 energy_reference: str = "bond") -> None:
+        super().__init__(method, order, extrapolation)
+        if energy_reference not in ("bond", "residual"):
+            raise ValueError(f"ecco: energy_reference {energy_reference!r}: 'bond' (the paper's: the energy "
+                             f"through the bond) or 'residual' (libcosim's: the largest residual)")
+        self.energy_reference = energy_reference
         if not (rtol >= 0.0 and atol >= 0.0 and rtol + atol > 0.0):
             raise ValueError(f"ecco: rtol = {rtol!r}, atol = {atol!r} must be >= 0 and not both 0")
         self.rtol, self.atol = float(rtol), float(atol)
@@ -94,6 +99,7 @@ class EccoAlgorithm(AdaptiveAlgorithm):
 
     def settings(self) -> dict:
         return {"algorithm": self.name, "method": self.method, "rtol": self.rtol, "atol": self.atol,
+                "extrapolation": self.extrapolation, "energy_reference": self.energy_reference,
                 **self.controller.settings(), "bonds": [b.name for b in self.bonds]}
 
     def bond_powers(self) -> list[tuple[float, float]]:
@@ -107,10 +113,13 @@ class EccoAlgorithm(AdaptiveAlgorithm):
     def step(self, t: float, h: float) -> float:
         self.coupling_step(t, h)
         terms, row = [], {"time": t + h, "step": h}
-        for b, (pa, pb) in zip(self.bonds, self.bond_powers()):
+        powers = self.bond_powers()
+        level = max(abs(pa - pb) for pa, pb in powers) * h
+        for b, (pa, pb) in zip(self.bonds, powers):
             dE = abs(pa - pb) * h
             self.energy_residual[b.name] += dE
-            terms.append(dE / (self.atol + self.rtol * max(abs(pa), abs(pb)) * h))
+            ref = max(abs(pa), abs(pb)) * h if self.energy_reference == "bond" else level
+            terms.append(dE / (self.atol + self.rtol * ref))
             row[f"{b.name}.energy_residual"] = dE
         error = math.sqrt(float(np.mean(np.square(terms))))
         row["error"] = error

@@ -77,6 +77,8 @@ class IterativeAlgorithm(Algorithm):
         try:
             u0 = np.concatenate([ex.compute_inputs(i, t, h, 0, updated=()) for i in everyone])
             u = u0.copy()                # the coupling values at t + h, iterated
+            # Aitken's inner products in tolerance units: forces (1e6 N) and positions (1 m) count alike
+            weight = 1.0 / (self.atol + self.rtol * np.abs(u0))
             r_prev, w = None, self.relaxation
             for k in range(1, self.max_iterations + 1):
                 if k > 1:
@@ -96,10 +98,10 @@ class IterativeAlgorithm(Algorithm):
                     self.iterations.append(k)
                     return h
                 if r_prev is not None:
-                    dr = r - r_prev
+                    dr = (r - r_prev) * weight
                     denom = float(dr @ dr)
                     if denom > 0.0:
-                        w = float(np.clip(-w * float(r_prev @ dr) / denom, -2.0, 2.0)) or self.relaxation
+                        w = float(np.clip(-w * float((r_prev * weight) @ dr) / denom, -2.0, 2.0)) or self.relaxation
                 u, r_prev = u + w * r, r
             j = int(np.argmax(scaled))
             i = int(np.searchsorted(np.cumsum(self._sizes), j, side="right"))

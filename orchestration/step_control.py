@@ -73,10 +73,13 @@ class AdaptiveAlgorithm(Algorithm):
 
     adaptive = True
 
-    def __init__(self, method: str = "jacobi", order: Sequence[str] | None = None) -> None:
+    def __init__(self, method: str = "jacobi", order: Sequence[str] | None = None, extrapolation: int = 0) -> None:
         if method not in ("jacobi", "gauss-seidel"):
             raise ValueError(f"unknown coupling method {method!r} (jacobi or gauss-seidel)")
+        if extrapolation not in (0, 1, 2):
+            raise ValueError(f"extrapolation order {extrapolation!r}: 0 (hold), 1 (linear) or 2 (quadratic)")
         self.method, self.order = method, list(order) if order else None
+        self.extrapolation = int(extrapolation)
         self.next_step = math.nan
         self.log: list[dict] = []          # one row per accepted step, for results and plots
 
@@ -102,13 +105,13 @@ class AdaptiveAlgorithm(Algorithm):
         ex = self.execution
         ex.before_step(t, h)
         if self.method == "jacobi":
-            inputs = [ex.compute_inputs(i, t, h, 0, updated=()) for i in self._order]
+            inputs = [ex.compute_inputs(i, t, h, self.extrapolation, updated=()) for i in self._order]
             for i, u in zip(self._order, inputs):
                 ex.advance(i, u, t, h)
         else:
             updated: set[int] = set()
             for i in self._order:
-                ex.advance(i, ex.compute_inputs(i, t, h, 0, updated=updated), t, h)
+                ex.advance(i, ex.compute_inputs(i, t, h, self.extrapolation, updated=updated), t, h)
                 updated.add(i)
         ex.refresh_feedthrough(t + h, self._refresh_order)
 
