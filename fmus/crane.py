@@ -112,7 +112,10 @@ class Crane(Fmi2Slave):
             if not path.is_absolute() and self.resources and (Path(self.resources) / name).exists():
                 path = Path(self.resources) / name
             return path
-        return PRESET_DIR / f"{name}.json"
+        # this instance's own copy: the components package in sys.modules may come from another
+        # instance's unpacked FMU, deleted when that instance was freed
+        own = Path(self.resources) / "components" / "data" / "cranes" / f"{name}.json" if self.resources else None
+        return own if own is not None and own.is_file() else PRESET_DIR / f"{name}.json"
 
     def check_parameters(self):
         problems = []

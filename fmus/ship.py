@@ -137,7 +137,10 @@ class Ship(Fmi2Slave):
     def _vessel_path(self) -> Path:
         name = self.v["vessel_file"]
         if not name:
-            return default_vessel_path()
+            # this instance's own copy: the components package in sys.modules may come from another
+            # instance's unpacked FMU, deleted when that instance was freed
+            own = Path(self.resources) / "components" / "data" / "vessels" / "supply.nc" if self.resources else None
+            return own if own is not None and own.is_file() else default_vessel_path()
         path = Path(name)
         if not path.is_absolute() and self.resources:
             candidate = Path(self.resources) / name

@@ -61,3 +61,4 @@ def test_instantiate_free_loop_does_not_leak(payload_fmu, tmp_path):
         cycle()
     growth = rss_bytes() - before
     assert growth < 8 * 2**20, f"RSS grew by {growth / 2**20:.1f} MiB over 100 instantiate/free cycles"
+

@@ -16,6 +16,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tests.fmu_runner import FmuUnderTest
 
@@ -73,3 +74,28 @@ def test_payload_runs_from_its_resources_alone(payload_fmu, tmp_path):
     finally:
         here.close()
     assert np.array_equal(np.array(out["rows"]), rows)
+
+
+SECOND_INSTANCE = r"""
+import fmpy
+# simulate_fmu unpacks into a temporary folder and deletes it at the end; the second run imports
+# nothing new (components is in sys.modules from the first, deleted, folder)
+for k in range(2):
+    fmpy.simulate_fmu({fmu!r}, stop_time=0.02, step_size=0.01)
+    print("run", k, "ok", flush=True)
+"""
+
+
+@pytest.mark.parametrize("model", ["Ship", "Crane"])
+def test_a_second_instance_after_the_first_is_freed_finds_its_bundled_data(fmu_dir, model, tmp_path):
+    """Each instance unpacks the FMU into its own folder, but Python keeps the `components` package
+    imported by the first one; once that instance is freed its folder is gone.  The bundled vessel
+    file and crane presets must come from the instance's own resources (found by the third-party
+    ship swap: the second Ship instance reported supply.nc not found).  Run without the project on
+    the path, so `components` really comes from the FMU."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "LD_PRELOAD")}
+    env["PYTHONPATH"] = str(site_without_project(tmp_path))
+    script = SECOND_INSTANCE.format(fmu=str(Path(fmu_dir) / f"{model}.fmu"))
+    result = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True, env=env,
+                            cwd=tmp_path, timeout=300)
+    assert result.returncode == 0 and "run 1 ok" in result.stdout, result.stderr[-3000:] + result.stdout[-2000:]
