@@ -235,6 +235,19 @@ class ProcessSlave(RemoteSlave):
         if self._dead:
             raise SlaveError(self._dead)
         channel = self._channel
+        if not channel.buffer:                     # fast path: the whole answer in one read
+            try:
+                chunk = os.read(channel.fd, 1 << 20)
+            except BlockingIOError:
+                chunk = None
+            except OSError:
+                raise SlaveError(self._death(reply.what)) from None
+            if chunk is not None:
+                if not chunk:
+                    raise SlaveError(self._death(reply.what))
+                if len(chunk) >= 4 and _LENGTH.unpack_from(chunk)[0] == len(chunk) - 4:
+                    return chunk[4:]
+                channel.buffer += chunk
         started = None
         while True:
             message = channel.take()
