@@ -17,8 +17,6 @@ Physics checks, each with its tolerance:
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
@@ -46,16 +44,6 @@ def _run(system, stop, names, manipulators=()):
     out = {n: data[:, k] for k, n in enumerate(names)}
     out["time"] = np.array(memory.time)
     return out
-
-
-def _calm(system, current=False):
-    for comp in system.components.values():
-        if "sea.spectrum" in comp.parameters:
-            comp.parameters["sea.spectrum"] = 0
-        if not current:
-            for i in range(3):
-                comp.parameters.pop(f"current.velocity[{i}]", None)
-    return system
 
 
 # --------------------------------------------------------------------------------- system files
