@@ -657,7 +657,10 @@ def write_systems(names: Sequence[str] = NAMES, fmu_dir: Path = DEFAULT_FMU_DIR)
     from orchestration.ssp import write_ssp
 
     ensure_fmus(sorted({m for n in names for m in MODELS[n]}), fmu_dir)
-    written = []
+    crane = ROOT / CRANE_FILE
+    crane.parent.mkdir(parents=True, exist_ok=True)
+    crane.write_text(json.dumps(lift_crane_data(), indent=2) + "\n")
+    written = [crane]
     for name in names:
         build, events = BUILDERS[name]
         path = system_file(name)

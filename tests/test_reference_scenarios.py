@@ -17,6 +17,8 @@ Physics checks, each with its tolerance:
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -72,6 +74,9 @@ def test_system_file_loads_validates_and_matches_its_builder(name, fmu_dir, tmp_
     pairs = lambda s: sorted((c.source, c.target, c.factor, c.offset) for c in s.connections)
     assert pairs(system) == pairs(built)
     assert system.base_step == built.base_step and system.stop_time == built.stop_time
+    assert [c.step_multiple for c in system.components.values()] == [c.step_multiple for c in built.components.values()]
+    if "crane" in system.components:
+        assert json.loads((rs.ROOT / rs.CRANE_FILE).read_text()) == rs.lift_crane_data()
 
 
 # --------------------------------------------------------------------------------- offshore lift
