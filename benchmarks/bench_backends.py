@@ -2,7 +2,7 @@
 gains with two compute-heavy FMUs on 2 cores. Figures go in docs/distributed.md and
 benchmarks/data/backends.json; they are measured, never asserted by the tests.
 
-    python benchmarks/bench_backends.py [--steps N] [--repeat R] [--skip-ray] [--out FILE]
+    python benchmarks/bench_backends.py [--steps N] [--repeat R] [--skip-ray] [--part overhead|speedup]
 
 1. **Overhead.** A chain of 5 plain-C oscillator FMUs (tests/c_fmu: microseconds per doStep, so
    the time per macro step is almost all master and transport) runs Jacobi fixed steps in-process,
@@ -78,64 +78,80 @@ def timed_run(system: System, backend: str, steps: int, h: float, cpu: list | No
         ex.free()
 
 
+def overhead_part(oscillator: Path, args) -> dict:
+    n, h = 5, 1e-3
+    backends = ["inprocess", "process"] + ([] if args.skip_ray else ["ray", "ray-group"])
+    if "ray" in backends:
+        from orchestration import ray_backend
+
+        ray_backend.connect(None)
+    per_step, cpu_step = {}, {}
+    for backend in backends:
+        steps = args.steps if not backend.startswith("ray") else max(200, args.steps // 4)
+        cpu: list[float] = []
+        best = min(timed_run(oscillator_chain(oscillator, n), backend, steps, h, cpu) for _ in range(args.repeat))
+        per_step[backend], cpu_step[backend] = best / steps, min(cpu) / steps
+        print(f"{n} oscillators, {backend:9s}: {per_step[backend] * 1e6:9.1f} us per macro step, master CPU "
+              f"{cpu_step[backend] * 1e6:7.1f} us (best of {args.repeat}, {steps} steps, load "
+              f"{os.getloadavg()[0]:.1f})", flush=True)
+    overhead = {b: (per_step[b] - per_step["inprocess"]) for b in backends if b != "inprocess"}
+    for b, v in overhead.items():
+        print(f"  overhead {b}: {v * 1e6:.1f} us per macro step with {n} FMUs")
+    return {"fmus": n, "fmu": "tests/c_fmu oscillator (C)", "algorithm": "fixed Jacobi",
+            "per_step_us": {b: round(v * 1e6, 1) for b, v in per_step.items()},
+            "master_cpu_per_step_us": {b: round(v * 1e6, 1) for b, v in cpu_step.items()},
+            "overhead_us": {b: round(v * 1e6, 1) for b, v in overhead.items()},
+            "goals_us": {"process": 100, "ray": 1500, "ray-group": 1500}}
+
+
+def speedup_part(payload: Path, args) -> dict:
+    substep, hh = 2.5e-4, 0.01
+    single = timed_run(heavy_pair(payload, substep), "inprocess", 20, hh) / 20 / 2
+    print(f"heavy Payload step (max_substep {substep:g} s, macro step {hh:g} s): {single * 1e3:.2f} ms each",
+          flush=True)
+    times = {}
+    for backend in ("inprocess", "process"):
+        times[backend] = min(timed_run(heavy_pair(payload, substep), backend, args.heavy_steps, hh)
+                             for _ in range(args.repeat))
+        print(f"2 heavy Payloads, {backend:9s}: {times[backend] / args.heavy_steps * 1e3:.2f} ms per macro step "
+              f"(load {os.getloadavg()[0]:.1f})", flush=True)
+    speedup = times["inprocess"] / times["process"]
+    print(f"  process-backend speedup on {os.cpu_count()} cores: {speedup:.2f}x (goal >= 1.6x)")
+    return {"fmus": "2 x Payload", "max_substep_s": substep, "macro_step_s": hh,
+            "compute_per_fmu_step_ms": round(single * 1e3, 2), "steps": args.heavy_steps,
+            "ms_per_step": {b: round(t / args.heavy_steps * 1e3, 2) for b, t in times.items()},
+            "speedup": round(speedup, 2), "goal": 1.6}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2000, help="macro steps for the overhead runs")
     parser.add_argument("--heavy-steps", type=int, default=200, help="macro steps for the speedup runs")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-ray", action="store_true")
+    parser.add_argument("--part", choices=["overhead", "speedup"],
+                        help="only this part (the other part's figures stay in --out)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "data" / "backends.json")
     args = parser.parse_args(argv)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import build_fmus
     from tests.c_fmu.build import build_oscillator_fmu
 
-    report: dict = {"date": datetime.date.today().isoformat(), "python": platform.python_version(),
-                    "cpus": os.cpu_count(), "platform": platform.platform(), "load_average_before": os.getloadavg()}
+    report: dict = json.loads(args.out.read_text()) if args.part and args.out.is_file() else {}
+    report.update({"date": datetime.date.today().isoformat(), "python": platform.python_version(),
+                   "cpus": os.cpu_count(), "platform": platform.platform()})
     with tempfile.TemporaryDirectory() as tmp:
-        oscillator = build_oscillator_fmu(Path(tmp))
-        payload = build_fmus.build_all(Path(tmp) / "fmus", ["Payload"])[0]
-        n, h = 5, 1e-3
-        backends = ["inprocess", "process"] + ([] if args.skip_ray else ["ray", "ray-group"])
-        if "ray" in backends:
-            from orchestration import ray_backend
-
-            ray_backend.connect(None)
-        per_step, cpu_step = {}, {}
-        for backend in backends:
-            steps = args.steps if not backend.startswith("ray") else max(200, args.steps // 4)
-            cpu: list[float] = []
-            best = min(timed_run(oscillator_chain(oscillator, n), backend, steps, h, cpu) for _ in range(args.repeat))
-            per_step[backend], cpu_step[backend] = best / steps, min(cpu) / steps
-            print(f"{n} oscillators, {backend:9s}: {per_step[backend] * 1e6:9.1f} us per macro step, master CPU "
-                  f"{cpu_step[backend] * 1e6:7.1f} us (best of {args.repeat}, {steps} steps, load "
-                  f"{os.getloadavg()[0]:.1f})", flush=True)
-        overhead = {b: (per_step[b] - per_step["inprocess"]) for b in backends if b != "inprocess"}
-        for b, v in overhead.items():
-            print(f"  overhead {b}: {v * 1e6:.1f} us per macro step with {n} FMUs")
-        report["overhead"] = {"fmus": n, "fmu": "tests/c_fmu oscillator (C)", "algorithm": "fixed Jacobi",
-                              "per_step_us": {b: round(v * 1e6, 1) for b, v in per_step.items()},
-                              "master_cpu_per_step_us": {b: round(v * 1e6, 1) for b, v in cpu_step.items()},
-                              "overhead_us": {b: round(v * 1e6, 1) for b, v in overhead.items()},
-                              "goals_us": {"process": 100, "ray": 1500, "ray-group": 1500}}
-
-        substep, hh = 2.5e-4, 0.01
-        single = timed_run(heavy_pair(payload, substep), "inprocess", 20, hh) / 20 / 2
-        print(f"heavy Payload step (max_substep {substep:g} s, macro step {hh:g} s): {single * 1e3:.2f} ms each",
-              flush=True)
-        times = {}
-        for backend in ("inprocess", "process"):
-            times[backend] = min(timed_run(heavy_pair(payload, substep), backend, args.heavy_steps, hh)
-                                 for _ in range(args.repeat))
-            print(f"2 heavy Payloads, {backend:9s}: {times[backend] / args.heavy_steps * 1e3:.2f} ms per macro step",
-                  flush=True)
-        speedup = times["inprocess"] / times["process"]
-        print(f"  process-backend speedup on {os.cpu_count()} cores: {speedup:.2f}x (goal >= 1.6x)")
-        report["speedup"] = {"fmus": "2 x Payload", "max_substep_s": substep, "macro_step_s": hh,
-                             "compute_per_fmu_step_ms": round(single * 1e3, 2), "steps": args.heavy_steps,
-                             "ms_per_step": {b: round(t / args.heavy_steps * 1e3, 2) for b, t in times.items()},
-                             "speedup": round(speedup, 2), "goal": 1.6}
-    report["load_average_after"] = os.getloadavg()
+        for part in ("overhead", "speedup"):
+            if args.part not in (None, part):
+                continue
+            report[f"load_average_before_{part}"] = os.getloadavg()
+            if part == "overhead":
+                report[part] = overhead_part(build_oscillator_fmu(Path(tmp)), args)
+            else:
+                report[part] = speedup_part(build_fmus.build_all(Path(tmp) / "fmus", ["Payload"])[0], args)
+            report[f"load_average_after_{part}"] = os.getloadavg()
+    for stale in ("load_average_before", "load_average_after"):
+        report.pop(stale, None)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"written {args.out}")
