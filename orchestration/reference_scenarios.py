@@ -85,7 +85,7 @@ WEIGHT_WATER = (PAYLOAD_MASS - RHO * PAYLOAD_VOLUME) * G
 #: 10 t lift).  Elements of 3 m (the winch element splits above 4.8 m, merges below 1.2 m).  Axial
 #: damping 10 % of critical per element (-0.1): the Cable FMU gives a node created by a winch split
 #: the chord's interpolated velocity, which its element's damper reads as a stretch rate (a tension
-#: spike of c_e frac u / l0 at every split: 14 kN at 1 m/s with the default -1, measured).  The
+#: spike of c_e frac u / l0 at every split: 16 kN at 1 m/s with the default -1, measured).  The
 #: wire sees calm water (its own wave loads on a 40 mm wire are negligible beside the payload's;
 #: docs/scenarios.md measures it) and no seabed (500 m).
 WIRE = {"diameter": 0.040, "mass_per_length": 6.7, "EA": 7.5e7, "damping": -0.1, "EI": 0.0,
