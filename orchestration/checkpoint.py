@@ -34,7 +34,6 @@ import shutil
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-import numpy as np
 
 from orchestration.execution import Execution, ExecutionError, Observer
 from orchestration.observers import FileObserver
