@@ -24,3 +24,19 @@ def fmu_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def payload_fmu(fmu_dir) -> Path:
     return fmu_dir / "Payload.fmu"
+
+
+# ---------------------------------------------------------------------------- validation records
+# the `validation` fixture records comparisons with published numbers for docs/validation_report.md
+# (tests/validation_record.py); tests that use it carry the `validation` marker: pytest -m validation
+from tests.validation_record import validation  # noqa: E402,F401  (the fixture)
+from tests import validation_record as _validation_record  # noqa: E402
+
+
+def pytest_configure(config):
+    _validation_record.configure(config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    _validation_record.mark_items(items)
