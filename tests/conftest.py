@@ -39,4 +39,4 @@ def pytest_configure(config):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    _validation_record.mark_items(items)
+    _validation_record.mark_items(items, config)

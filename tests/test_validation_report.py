@@ -66,7 +66,7 @@ def test_recorder_appends_json_lines_and_round_trips(tmp_path, monkeypatch):
     assert quiet.out is None and len(quiet.records) == 1
 
 
-def test_component_of_a_module_and_the_marker():
+def test_component_of_a_module_and_the_marker(monkeypatch):
     assert component_for(SimpleNamespace(__name__="tests.test_catenary")) == "cable"
     assert component_for(SimpleNamespace(__name__="tests.test_unknown")) == "other"
     assert component_for(SimpleNamespace(__name__="tests.test_x", VALIDATION_COMPONENT="B4")) == "B4"
@@ -85,6 +85,16 @@ def test_component_of_a_module_and_the_marker():
     validation_record.mark_items([a, b])
     validation_record.mark_items([a])
     assert a.marks == ["validation"] and b.marks == []
+    # --quick leaves out the validation tests that build or run FMUs
+    fmu, plain, other = Item(["validation", "fmu_dir"]), Item(["validation"]), Item(["fmu_dir"])
+    items = [fmu, plain, other]
+    monkeypatch.setenv(vr.ENV_QUICK, "1")
+    validation_record.mark_items(items)
+    assert items == [plain, other]
+    monkeypatch.setenv(vr.ENV_QUICK, "0")
+    items = [fmu, plain, other]
+    validation_record.mark_items(items)
+    assert items == [fmu, plain, other]
 
 
 def test_conftest_registers_the_marker(request):

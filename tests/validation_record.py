@@ -37,10 +37,13 @@ from typing import Any
 
 import pytest
 
-from orchestration.validation_report import (ENV_OUT, ORDER, TOL_KINDS, ValidationRecord,  # noqa: F401
-                                             append_record, compute_error, make_record, read_records)
+from orchestration.validation_report import (ENV_OUT, ENV_QUICK, ORDER, TOL_KINDS,  # noqa: F401
+                                             ValidationRecord, append_record, compute_error, make_record,
+                                             read_records)
 
 MARKER = "validation"
+# fixtures (in a test's closure) that build or run FMUs: the tests --quick leaves out
+FMU_FIXTURES = {"fmu_dir", "payload_fmu", "b3_fmus", "fmus"}
 
 # component of each validation test module (the report groups its tables by these names)
 COMPONENTS = {
@@ -121,8 +124,17 @@ def configure(config) -> None:
                             "`validation` fixture)")
 
 
-def mark_items(items) -> None:
-    """Give every test that uses the ``validation`` fixture the ``validation`` marker."""
+def mark_items(items, config=None) -> None:
+    """Give every test that uses the ``validation`` fixture the ``validation`` marker. With
+    MARINE_COSIM_VALIDATION_QUICK=1 (``validation_report --quick``) drop the validation tests that need
+    FMUs (built FMUs or co-simulation runs: the slow part), keeping the component-level cases."""
     for item in items:
         if "validation" in getattr(item, "fixturenames", ()) and item.get_closest_marker(MARKER) is None:
             item.add_marker(MARKER)
+    if os.environ.get(ENV_QUICK) == "1":
+        slow = [item for item in items if item.get_closest_marker(MARKER) is not None
+                and FMU_FIXTURES & set(getattr(item, "fixturenames", ()))]
+        if slow:
+            items[:] = [item for item in items if item not in slow]
+            if config is not None:
+                config.hook.pytest_deselected(items=slow)
