@@ -762,7 +762,10 @@ class Line:
             i, j, frac = 1, 0, l0 / lw
             new_l = (lw - l0, l0)
         rn = self.r[i] + frac * (self.r[j] - self.r[i])
-        vn = self.v[i] + frac * (self.v[j] - self.v[i])
+        # the material velocity of the new node: the element's points also stream away from the
+        # drum at the pay-out speed (d/dt of r_j + (s/l)(r_i - r_j) with s' = l' = u); the chord
+        # interpolation alone reads as stretching of the new element (a tension spike at each split)
+        vn = self.v[i] + frac * (self.v[j] - self.v[i]) + frac * self.payout_speed * (self.r[i] - self.r[j]) / lw
         pos = e + 1
         self.r = np.insert(self.r, pos, rn, axis=0)
         self.v = np.insert(self.v, pos, vn, axis=0)
