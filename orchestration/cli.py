@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO = ROOT / "scenarios" / "payload_drop.json"
 
 
 class Progress:
@@ -210,18 +209,11 @@ def _simulate(args) -> int:
 
 
 def _demo(args) -> int:
-    import build_fmus
-    from orchestration.standalone import run_fmu
+    """The README's main job: the offshore-lift reference scenario (or another one) in-process."""
+    from orchestration.reference_scenarios import run_reference
 
-    scenario = json.loads(DEMO.read_text())
-    fmu_dir = args.out / "fmus"
-    print(f"building FMUs into {fmu_dir} ...", file=sys.stderr)
-    build_fmus.build_all(fmu_dir)
-    print(f"scenario {DEMO.name}: {scenario['description']}", file=sys.stderr)
-    csv_path = run_fmu(fmu_dir / f"{scenario['fmu']}.fmu", args.out, scenario["stop_time"], scenario["step_size"],
-                       scenario["start_values"], scenario["outputs"],
-                       title=f"{scenario['fmu']}: {DEMO.stem.replace('_', ' ')}")
-    print(f"results: {csv_path} and {csv_path.with_suffix('.png')}")
+    out = run_reference(args.scenario, args.out, stop_time=args.stop, fmu_dir=args.fmus)
+    print(f"results, summary and plots: {out}")
     return 0
 
 
@@ -336,8 +328,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-plot", action="store_true")
     p.set_defaults(func=_simulate)
 
-    p = sub.add_parser("demo", help="build the FMUs and run the reference scenario")
+    p = sub.add_parser("demo", help="build the FMUs and run a reference scenario (default: the offshore lift)")
+    p.add_argument("scenario", nargs="?", default="offshore_lift",
+                   choices=["offshore_lift", "deck_landing", "moored_barge"])
     p.add_argument("--out", type=Path, default=Path("results/demo"))
+    p.add_argument("--stop", type=float, help="stop time [s] (default: the scenario's)")
+    p.add_argument("--fmus", type=Path, help="FMU folder (default build/fmus; rebuilt when the sources changed)")
     p.set_defaults(func=_demo)
 
     p = sub.add_parser("docs", help="regenerate docs/interfaces.md from the FMUs")
