@@ -21,7 +21,6 @@ Errors end with exit status 2 and one message; ``--debug`` shows the traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
