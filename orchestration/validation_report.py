@@ -259,23 +259,23 @@ def plot_component(records: Sequence[ValidationRecord], title: str, path: Path) 
 
     floor, ceil = 1e-10, 1e3
     ratios = np.array([min(max(r.ratio, floor), ceil) for r in records])
-    labels = [(r.case if len(r.case) <= 80 else r.case[:77] + "...") for r in records]
+    labels = [(r.case if len(r.case) <= 75 else r.case[:72] + "...") for r in records]
     colours = ["tab:green" if r.passed else "tab:red" for r in records]
     height = max(2.0, 0.6 + 0.24 * len(records))
-    fig, ax = plt.subplots(figsize=(11.0, height))
+    fig, ax = plt.subplots(figsize=(12.0, height))
     y = np.arange(len(records))[::-1]
-    ax.barh(y, ratios / floor, left=floor, color=colours, height=0.7)
+    ax.barh(y, ratios - floor, left=floor, color=colours, height=0.7)      # from the floor to the ratio
     ax.set_xscale("log")
     ax.set_xlim(floor, ceil)
     ax.axvline(1.0, color="k", lw=1.0, ls="--")
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=7)
     ax.set_ylim(-0.7, len(records) - 0.3)
-    ax.set_xlabel("error / tolerance (log; < 1 passes; exact matches drawn at 1e-10)")
+    ax.set_xlabel("error / tolerance (log; < 1 passes; below 1e-10, e.g. exact, no bar)")
     passed = sum(r.passed for r in records)
     ax.set_title(f"{title}: {passed} of {len(records)} cases within tolerance", fontsize=10)
     ax.grid(axis="x", which="major", alpha=0.3)
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.42, right=0.98, bottom=0.55 / height, top=1.0 - 0.35 / height)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)
     plt.close(fig)
