@@ -145,9 +145,11 @@ def tip_nominal() -> np.ndarray:
     return np.array(_tip_nominal())
 
 
-def progress(t: float, motion: str) -> float:
+def progress(t: float, motion: str, delay: float = LIFT_TIMES[0]) -> float:
     """How far the commanded motion is at t: lift, the fraction of the 0.5 m the tip is up (up at 10 s, down
-    at 15 s, minimum-jerk ramps of 2 s); slew, the fraction of the way from sway to surge (10-30 s)."""
+    at 15 s, minimum-jerk ramps of 2 s); slew, the fraction of the way from sway to surge (10-30 s). With
+    ``delay`` the motion starts at that time instead of 10 s (the tests' shortened runs)."""
+    t = t - (delay - LIFT_TIMES[0])
     if motion == "lift":
         return minimum_jerk((t - LIFT_TIMES[0]) / LIFT_RAMP) - minimum_jerk((t - LIFT_TIMES[1]) / LIFT_RAMP)
     if motion == "slew":
@@ -167,10 +169,10 @@ def tip_at(u: float, motion: str) -> np.ndarray:
     return p
 
 
-def tip_target(t: float, motion: str) -> np.ndarray:
+def tip_target(t: float, motion: str, delay: float = LIFT_TIMES[0]) -> np.ndarray:
     """Commanded tip relative to B, ship axes. hold; lift: up 0.5 m at 10 s, back down at 15 s;
     slew: from sway to surge over 10-30 s at constant height."""
-    return tip_at(progress(t, motion), motion)
+    return tip_at(progress(t, motion, delay), motion)
 
 
 def inverse_kinematics(p: np.ndarray) -> np.ndarray:
@@ -191,24 +193,25 @@ def hanging_weight(payload: float, hook: bool = True) -> float:
     return (payload + (HOOK_MASS if hook else 0.0)) * G
 
 
-def reference_positions(t: float, motion: str, payload: float, hook: bool = True, u: float | None = None) -> np.ndarray:
+def reference_positions(t: float, motion: str, payload: float, hook: bool = True, u: float | None = None,
+                        delay: float = LIFT_TIMES[0]) -> np.ndarray:
     """Slew, boom, jib position references r(t) (or at progress u): inverse kinematics of the commanded tip,
     plus the static torque / kp that a PD servo needs to hold the crane and the hanging load there (level
     ship), so the tip sits where commanded."""
-    q = inverse_kinematics(tip_target(t, motion) if u is None else tip_at(u, motion))
+    q = inverse_kinematics(tip_target(t, motion, delay) if u is None else tip_at(u, motion))
     c = crane()
     tau = c.static_torques(q, np.array([0.0, 0.0, G]), np.array([0.0, 0.0, hanging_weight(payload, hook)]))
     return q + tau / c.kp
 
 
 @lru_cache(maxsize=None)
-def reference_spline(motion: str, payload: float, horizon: float, hook: bool = True):
+def reference_spline(motion: str, payload: float, horizon: float, hook: bool = True, delay: float = LIFT_TIMES[0]):
     """r(t) of the slew, boom and jib as a cubic spline through ``reference_positions`` every 20 ms: cheap
     to evaluate, and the same function for the monolithic reference and the co-simulation."""
     from scipy.interpolate import CubicSpline
 
     t = np.arange(0.0, horizon + 1e-9, 0.02)
-    return CubicSpline(t, np.array([reference_positions(x, motion, payload, hook) for x in t]))
+    return CubicSpline(t, np.array([reference_positions(x, motion, payload, hook, delay=delay) for x in t]))
 
 
 class RateReference:
@@ -250,6 +253,7 @@ class Scenario:
     sea: dict = field(default_factory=lambda: dict(CALM))
     start: str = "static"
     compensate: bool = True            # cancel the body-axis hydrostatics' horizontal force (docs)
+    delay: float = LIFT_TIMES[0]       # s, when the lift or slew starts (the paper's 10 s)
 
     def reference(self) -> "RateReference":
         """The slew, boom, jib rate command (RateReference) from this scenario's initial state."""
@@ -257,7 +261,7 @@ class Scenario:
 
     def position_setpoint(self, t: float) -> np.ndarray:
         """Position setpoints of all six joints (the position-servo crane; the static solve)."""
-        r = reference_spline(self.motion, self.payload, math.ceil(self.stop) + 2.0)(t)
+        r = reference_spline(self.motion, self.payload, math.ceil(self.stop) + 2.0, delay=self.delay)(t)
         return np.concatenate([r, [0.0, 0.0, WIRE_LENGTH]])
 
     def setpoint(self, t: float) -> np.ndarray:
@@ -267,13 +271,19 @@ class Scenario:
 
     def key(self) -> tuple:
         return (self.name, self.payload, self.stop, self.motion, tuple(sorted(self.sea.items())), self.start,
-                self.compensate)
+                self.compensate, self.delay)
+
+    def shortened(self, stop: float, delay: float = 2.0) -> "Scenario":
+        """The same scenario with its motion starting at ``delay`` and ending at ``stop`` (the tests)."""
+        from dataclasses import replace
+
+        return replace(self, stop=stop, delay=delay)
 
     def hardpoint_forces(self, t: float):
         """(body points, NED forces) of the compensation at t (hardpoints 2 and 3), or None."""
         if not (self.compensate and self.start == "static"):
             return None
-        return COMPENSATION_POINTS, compensation(self.motion, self.payload)(progress(t, self.motion))
+        return COMPENSATION_POINTS, compensation(self.motion, self.payload)(progress(t, self.motion, self.delay))
 
     def __hash__(self):
         return hash(self.key())
@@ -324,7 +334,8 @@ def _rate_reference(scenario: Scenario) -> RateReference:
     key = scenario.key()
     if key not in _REFS:
         c = crane()
-        _REFS[key] = RateReference(reference_spline(scenario.motion, scenario.payload, math.ceil(scenario.stop) + 2.0),
+        _REFS[key] = RateReference(reference_spline(scenario.motion, scenario.payload, math.ceil(scenario.stop) + 2.0,
+                                                    delay=scenario.delay),
                                    initial_state(scenario).q[:CRANE_JOINTS], c.kp, c.kd)
     return _REFS[key]
 
@@ -409,7 +420,7 @@ _CABLE_REFS: dict = {}
 @lru_cache(maxsize=None)
 def cable_initial_state(scenario: Scenario) -> CableInitialState:
     """Static equilibrium of the bare crane with the payload on the external wire (no hook block)."""
-    sp = reference_spline(scenario.motion, scenario.payload, math.ceil(scenario.stop) + 2.0, False)
+    sp = reference_spline(scenario.motion, scenario.payload, math.ceil(scenario.stop) + 2.0, False, scenario.delay)
     model = Monolithic(build_ship(None, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)), crane(None, "position"), sp, wire=wire(),
                        payload_mass=scenario.payload)
     z, roll, pitch, q, rp, _ = static_equilibrium(model, sp(0.0), ship=scenario.start == "static")
@@ -421,7 +432,7 @@ def cable_reference_rates(scenario: Scenario) -> RateReference:
     if key not in _CABLE_REFS:
         c = crane()
         _CABLE_REFS[key] = RateReference(reference_spline(scenario.motion, scenario.payload,
-                                                          math.ceil(scenario.stop) + 2.0, False),
+                                                          math.ceil(scenario.stop) + 2.0, False, scenario.delay),
                                          cable_initial_state(scenario).q, c.kp, c.kd)
     return _CABLE_REFS[key]
 
