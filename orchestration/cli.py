@@ -249,10 +249,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Ray cluster to use with --backend ray ('auto': the one `ray start` runs here; default: "
                         "start a local Ray instance)")
     p.add_argument("--place", action="append", metavar="COMPONENT=OPTIONS",
-                   help="Ray placement of a component ('*' for all): windows=1 (custom resources) or a JSON object "
-                        "of actor options, e.g. '{\"num_cpus\": 1, \"resources\": {\"windows\": 1}}'; repeatable")
+                   help="Ray placement of a component ('*' for all): windows=1 (custom resources), group=NAME "
+                        "(components of a group share one actor: one call per macro step) or a JSON object of "
+                        "actor options, e.g. '{\"num_cpus\": 1, \"resources\": {\"windows\": 1}}'; repeatable")
     p.add_argument("--call-timeout", type=float, metavar="S",
-                   help="stop the run when a worker or actor does not answer within S seconds (a hung FMU)")
+                   help="stop the run when a worker or actor does not answer within S seconds after "
+                        "initialisation (a hung FMU)")
     p.add_argument("--checkpoint-every", type=float, metavar="T",
                    help="write a checkpoint (every FMU state + the master's) every T s of simulated time into "
                         "<out>/checkpoints/")
