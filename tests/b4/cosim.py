@@ -136,7 +136,7 @@ def system(fmus: Path, scenario: b4.Scenario, coupling: str = "mass-aware", hois
     folder = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="b4_"))
     if hoist == "crane":
         mech = b4.write_mechanism(scenario.payload, folder)
-        values = crane_values(scenario, mech, b4.initial_state(scenario).q, crane_substep)
+        values = crane_values(scenario, mech, b4.initial_state(scenario, level=coupling == "one-way").q, crane_substep)
         values[f"joint{b4.WIRE_JOINT + 1}.setpoint"] = b4.WIRE_LENGTH
     elif hoist == "cable":
         values = crane_values(scenario, b4.write_mechanism(None, folder), b4.cable_initial_state(scenario).q,
@@ -176,7 +176,7 @@ def setpoint_signals(scenario: b4.Scenario, refresh=True, hoist: str = "crane",
     """The slew, boom and jib rate setpoints, each step's exact average rate (RateReference.step), and the
     compensation forces on the ship's hardpoints 2 and 3 (their midpoint values). refresh: False, True, or
     'midpoint' (outputs for the ship evaluated with the servo torque of the step's midpoint)."""
-    ref = b4.cable_reference_rates(scenario) if hoist == "cable" else scenario.reference()
+    ref = b4.cable_reference_rates(scenario) if hoist == "cable" else scenario.reference(level=coupling == "one-way")
     c = b4.crane()
     T = c.kd / c.kp                   # the rate servos' integral time kp_v / ki
 

@@ -255,9 +255,10 @@ class Scenario:
     compensate: bool = True            # cancel the body-axis hydrostatics' horizontal force (docs)
     delay: float = LIFT_TIMES[0]       # s, when the lift or slew starts (the paper's 10 s)
 
-    def reference(self) -> "RateReference":
-        """The slew, boom, jib rate command (RateReference) from this scenario's initial state."""
-        return _rate_reference(self)
+    def reference(self, level: bool = False) -> "RateReference":
+        """The slew, boom, jib rate command (RateReference) from this scenario's initial state (level: from
+        the crane's equilibrium on the level ship, the one-way coupling's start)."""
+        return _rate_reference(self, level)
 
     def position_setpoint(self, t: float) -> np.ndarray:
         """Position setpoints of all six joints (the position-servo crane; the static solve)."""
@@ -321,22 +322,24 @@ def static_state(payload: float, q_set: np.ndarray, free_ship: bool = True) -> I
     return _static(float(payload), tuple(float(x) for x in q_set), free_ship)
 
 
-def initial_state(scenario: Scenario) -> InitialState:
+def initial_state(scenario: Scenario, level: bool = False) -> InitialState:
     """Static equilibrium with the position references at t = 0 ('static'), or the level ship with the
-    crane settled on it ('level')."""
-    return static_state(scenario.payload, scenario.position_setpoint(0.0), free_ship=scenario.start == "static")
+    crane settled on it ('level' scenarios, or ``level=True``: the one-way coupling's ship ignores the
+    crane)."""
+    return static_state(scenario.payload, scenario.position_setpoint(0.0),
+                        free_ship=scenario.start == "static" and not level)
 
 
 _REFS: dict = {}
 
 
-def _rate_reference(scenario: Scenario) -> RateReference:
-    key = scenario.key()
+def _rate_reference(scenario: Scenario, level: bool = False) -> RateReference:
+    key = scenario.key() + (level,)
     if key not in _REFS:
         c = crane()
         _REFS[key] = RateReference(reference_spline(scenario.motion, scenario.payload, math.ceil(scenario.stop) + 2.0,
                                                     delay=scenario.delay),
-                                   initial_state(scenario).q[:CRANE_JOINTS], c.kp, c.kd)
+                                   initial_state(scenario, level).q[:CRANE_JOINTS], c.kp, c.kd)
     return _REFS[key]
 
 
