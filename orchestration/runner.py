@@ -97,8 +97,9 @@ def apply_parameters(system: System, parameters: dict[str, Any]) -> None:
 
 def build_execution(settings: RunSettings, system: System | None = None, manipulators: Sequence[Manipulator] = (),
                     observers: Sequence[Observer] = (), log: Callable[[str], None] = _stderr,
-                    resumed_from: Path | None = None):
-    """The system, algorithm, execution and its file observer for ``settings`` (not initialized)."""
+                    resumed_from: Path | None = None) -> tuple[Execution, Path, float, float, Any]:
+    """The execution for ``settings`` (not initialized), its result folder, stop time, base step and
+    checkpoint observer (None without checkpoints)."""
     from orchestration.algorithm_factory import make_algorithm
     from orchestration.backends import make_slave_factory, resolve_backend
     from orchestration.checkpoint import CheckpointObserver, ResumingFileObserver
