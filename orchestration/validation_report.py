@@ -403,6 +403,11 @@ def write_report(records: Sequence[ValidationRecord], out: str | os.PathLike, ou
           "error <= tolerance; the tolerances are the tests' own assertions. Sources name the digests in "
           "`../shared/reference/` and their sections.", ""]
 
+    if meta.get("notes"):
+        L += ["## Notes", ""]
+        L += [f"* {note}" for note in meta["notes"]]
+        L.append("")
+
     if failed_tests:
         L += ["## Failed tests", ""]
         for o in failed_tests:
@@ -486,10 +491,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="render from this JSON-lines file of records instead of running the tests")
     ap.add_argument("--junit", default=None, help="with --records: pytest's junit XML of that run (test outcomes)")
     ap.add_argument("--keep", default=None, help="also copy the records (JSON lines) to this file")
+    ap.add_argument("--note", action="append", default=[],
+                    help="a note for the report, e.g. why a test was deselected (repeatable)")
     ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --), e.g. -- -x tests/test_ship.py")
     args = ap.parse_args(argv)
 
-    meta: dict = {}
+    meta: dict = {"notes": list(args.note)}
     if args.records:
         records = read_records(args.records)
         outcomes = read_junit(args.junit) if args.junit else []
@@ -501,7 +508,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             records, outcomes = read_records(rec_path), read_junit(junit)
             if args.keep:
                 Path(args.keep).write_text(rec_path.read_text() if rec_path.exists() else "")
-        shown = ["pytest"] + [c for c in cmd[3:] if not c.startswith("--junitxml")]
+        shown = ["pytest", "-m", "validation"] + list(args.pytest_args)
         meta.update(command="python -m orchestration.validation_report" + (" --quick" if args.quick else "")
                     + " -> " + " ".join(shown).replace(str(ROOT) + os.sep, ""), seconds=seconds, quick=args.quick)
         if code not in (0, 1) and not records:

@@ -125,8 +125,10 @@ def test_report_tables_plots_and_fail(tmp_path):
                 vr.TestOutcome("tests/test_d.py::test_moordyn", "skipped", "moordyn not installed"),
                 vr.TestOutcome("tests/test_e.py::test_silent", "passed")]
     out = tmp_path / "docs" / "validation_report.md"
-    vr.write_report(records, out, outcomes, meta={"date": "2025-01-01", "commit": "abc", "machine": "test box"})
+    vr.write_report(records, out, outcomes, meta={"date": "2025-01-01", "commit": "abc", "machine": "test box",
+                                                  "notes": ["one test deselected: it hangs"]})
     text = out.read_text()
+    assert "## Notes\n\n* one test deselected: it hangs" in text
     assert "**4 validation cases** from 4 tests: 3 pass, **1 outside tolerance**" in text
     assert "* git commit: abc" in text and "* machine: test box" in text and "* date: 2025-01-01" in text
     # one table per component, in the report's order (payload before cable), unknown ones last
