@@ -57,7 +57,7 @@ ALGORITHMS = {
 
 @pytest.mark.parametrize("case", ["T3-3", "T3-4"])
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
-def test_b3_with_every_algorithm(b3_fmus, case, name):
+def test_b3_with_every_algorithm(b3_fmus, case, name, validation):
     """Measured (30 s): ECCO (Gauss-Seidel, rtol 1e-2, atol 1e-3 J) +0.0002 1/s in ~4900 steps; error control
     (rtol 1e-4) -0.0038 / -0.0033 in ~6 500 steps (~1 100 rejected); iterative (trapezoidal, Aitken,
     h = 0.01) -0.0003 in 3000 steps of ~5.7 iterations."""
@@ -67,6 +67,8 @@ def test_b3_with_every_algorithm(b3_fmus, case, name):
     re, target = re_lambda(r), b3.physical_mode(p).real
     print(f"\nB3 {case} {name}: Re lambda {re:+.5f} (monolithic {target:+.5f}, error {re - target:+.5f}) "
           f"in {len(r.time) - 1} steps")
+    validation.record(case=f"B3 {case}, {name}: Re lambda vs monolithic", reference=target, ours=re, tolerance=0.005,
+                      tol_kind="abs", unit="1/s", source="ship_crane_digest.md 7.5 B3 acceptance")
     assert np.sign(re) == np.sign(target)
     assert abs(re - target) < 0.005
     assert r.time[-1] == pytest.approx(30.0)

@@ -241,7 +241,7 @@ def test_dh_geometry_matches_paul_convention():
 
 
 @pytest.mark.parametrize("name", list(MECHANISMS))
-def test_fixed_base_aba_matches_pinocchio(name):
+def test_fixed_base_aba_matches_pinocchio(name, validation):
     m = MECHANISMS[name]()
     ab = ArticulatedBody(m)
     model = pin_model(m)
@@ -261,11 +261,14 @@ def test_fixed_base_aba_matches_pinocchio(name):
     Hp = np.triu(Hp) + np.triu(Hp, 1).T
     assert rel_err(ab.mass_matrix(q), Hp) < 1e-12
     print(f"\n{name}: fixed-base qdd worst relative error vs pin.aba {worst:.2e}")
+    validation.record(case=f"{name}: fixed-base joint accelerations vs Pinocchio ({N_STATES} random states)",
+                      reference="pin.aba", ours=f"worst {worst:.1e}", error=worst, tolerance=REL,
+                      source="Pinocchio (pin)")
     assert worst < REL
 
 
 @pytest.mark.parametrize("name", list(MECHANISMS))
-def test_moving_base_matches_pinocchio_free_flyer(name):
+def test_moving_base_matches_pinocchio_free_flyer(name, validation):
     """Base as a free-flyer joint with prescribed acceleration: qdd from pin.crba/pin.rnea
     (M_jj qdd = tau - rnea(q, v, [a_base; 0])_j), base wrench = -(pin.rnea free-flyer force),
     with random link wrenches (pin fext), and I_A against pin's articulated inertia Yaba."""
@@ -313,6 +316,10 @@ def test_moving_base_matches_pinocchio_free_flyer(name):
         e_bias = max(e_bias, rel_err(-wrench2, pred))
     print(f"\n{name}: moving base, worst relative errors vs pinocchio: qdd {e_qdd:.2e}, base wrench {e_w:.2e}, "
           f"I_A {e_ia:.2e}, I_A a + p_A {e_bias:.2e}")
+    for what, ref, err in (("joint accelerations", "pin.crba/pin.rnea", e_qdd), ("base wrench", "pin.rnea", e_w),
+                           ("articulated inertia I_A", "pin Yaba", e_ia)):
+        validation.record(case=f"{name}: moving base, {what} vs Pinocchio ({N_STATES} random states)", reference=ref,
+                          ours=f"worst {err:.1e}", error=err, tolerance=REL, source="Pinocchio (pin), free flyer")
     assert e_qdd < REL and e_w < REL and e_ia < REL and e_bias < REL
     IA = r.articulated_inertia
     assert np.allclose(IA, IA.T, rtol=0, atol=1e-9 * np.abs(IA).max())
@@ -449,7 +456,7 @@ def passive_chain() -> Mechanism:
     return Mechanism("passive7", links)
 
 
-def test_passive_chain_conserves_energy_rk4():
+def test_passive_chain_conserves_energy_rk4(validation):
     """tau = 0, no limits, fixed base, gravity 9.81: RK4 with dt = 4 ms over 100 s keeps the total
     energy within 1e-6 of the largest kinetic energy reached."""
     m = passive_chain()
@@ -481,6 +488,9 @@ def test_passive_chain_conserves_energy_rk4():
     wall = time.perf_counter() - t0
     print(f"\npassive 7-DOF chain, RK4 dt = {dt} s, 100 s: |E - E0|max / KE_max = {dev / ke_max:.2e} "
           f"(KE_max {ke_max:.1f} J), wall time {wall:.1f} s")
+    validation.record(case="passive 7-DOF chain under gravity, RK4 100 s: total energy conserved", reference="E0",
+                      ours=f"max |E - E0| / KE_max {dev / ke_max:.1e}", error=dev / ke_max, tolerance=1e-6,
+                      source="analytic (conservative system)")
     assert dev / ke_max < 1e-6
 
 

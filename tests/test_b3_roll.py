@@ -49,10 +49,12 @@ def _digits_tolerance(value: float) -> float:
 # ============================================================================ (a) monolithic model
 
 @pytest.mark.parametrize("case", ["T3-2", "T3-3", "T3-4"])
-def test_monolithic_unstable_mode(case):
+def test_monolithic_unstable_mode(case, validation):
     p = b3.TABLES[case]
     lam = b3.physical_mode(p)
     target, decimals = b3.MONOLITHIC_TARGETS[case]
+    validation.record(case=f"B3 {case}: monolithic Re lambda of the roll mode", reference=target, ours=lam.real,
+                      tolerance=0.5 * 10.0 ** -decimals, tol_kind="abs", unit="1/s", source="ship_crane_digest.md 5.3, 7.5 B3 (to the printed digits)")
     assert round(lam.real, decimals) == target, (case, lam)
     assert 4.93 < lam.imag < 4.96, (case, lam)
     assert np.sign(lam.real) == np.sign(target)
@@ -63,9 +65,13 @@ def test_monolithic_unstable_mode(case):
     ("T3-3", -2.3836 + 6.1676j, 0.0502 + 4.9494j),
     ("T3-4", -2.5533 + 6.3470j, -0.00204 + 4.93757j),
 ])
-def test_monolithic_eigenvalues_match_digest(case, other, unstable):
+def test_monolithic_eigenvalues_match_digest(case, other, unstable, validation):
     lam = b3.eigenvalues(b3.TABLES[case])
     lam = lam[lam.imag > 0]
+    for what, ref in (("other mode", other), ("roll mode", unstable)):
+        got = lam[np.argmin(np.abs(lam - ref))]
+        validation.record(case=f"B3 {case}: monolithic eigenvalue, {what}", reference=f"{ref:.6g}", ours=f"{got:.6g}",
+                          error=abs(got - ref), tolerance=1e-4, tol_kind="abs", unit="1/s", source="ship_crane_digest.md 5.3, 7.5 B3")
     assert np.min(np.abs(lam - other)) < 1e-4, lam
     assert np.min(np.abs(lam - unstable)) < 1e-4, lam
 
@@ -102,13 +108,17 @@ def test_split_reassembles_the_monolithic_model(case, split):
 # ============================================================================ (b) discrete reference
 
 @pytest.mark.parametrize("key", list(b3.DIGEST_TABLE), ids=lambda k: "-".join(k))
-def test_reference_reproduces_digest_table(key):
+def test_reference_reproduces_digest_table(key, validation):
     """The state-exchange split reproduces every entry within 10 % and, in fact, to the printed digits."""
     scheme, extrapolation, case = key
     schemes = ("gs-pb", "gs-bp") if scheme == "gauss-seidel" else (scheme,)
     for s in schemes:
         for h, expected in zip(b3.DIGEST_STEPS, b3.DIGEST_TABLE[key]):
             got = b3.cosim_re_lambda(b3.TABLES[case], h, s, extrapolation, split="state")
+            validation.record(case=f"B3 {case} co-simulation table, {s} {extrapolation}, h {h} s: Re lambda "
+                              "(exact discrete map, state split)", reference=expected, ours=got,
+                              tolerance=_digits_tolerance(expected), tol_kind="abs", unit="1/s",
+                              source="ship_crane_digest.md 5.3, 7.5 B3 co-simulation table (to the printed digits)")
             assert abs(got - expected) <= 0.1 * abs(expected), (s, h, got, expected)
             assert abs(got - expected) <= _digits_tolerance(expected), (s, h, got, expected)
 
@@ -333,13 +343,16 @@ def _states(result) -> np.ndarray:
 
 @pytest.mark.parametrize("order", [None, ["B", "P"]], ids=["default-order", "boat-first"])
 @pytest.mark.parametrize("case", CASES)
-def test_master_gauss_seidel_acceptance(b3_fmus, case, order):
+def test_master_gauss_seidel_acceptance(b3_fmus, case, order, validation):
     """Digest §7.5 acceptance: the sign of Re lambda right and |error| < 0.005 1/s at the default step."""
     p = b3.TABLES[case]
     result = _master_run(b3_fmus, p, "torque", 30.0, step=0.01, method="gauss-seidel", extrapolation=0,
                          order=order)
     re = b3.estimate_mode(result.time, result["B.angle"]).real
     target = b3.physical_mode(p).real
+    validation.record(case=f"B3 {case}: our master, Gauss-Seidel ({'boat first' if order else 'default order'}), "
+                      "h 0.01 s: Re lambda vs monolithic", reference=target, ours=re, tolerance=0.005, tol_kind="abs",
+                      unit="1/s", source="ship_crane_digest.md 5.3, 7.5 B3 acceptance (sign right, within 0.005 1/s)")
     assert np.sign(re) == np.sign(target), (re, target)
     assert abs(re - target) < 0.005, (re, target)
     # and it is the discrete Gauss-Seidel map itself
@@ -349,11 +362,13 @@ def test_master_gauss_seidel_acceptance(b3_fmus, case, order):
 @pytest.mark.parametrize("split", b3.SPLITS)
 @pytest.mark.parametrize("h", [0.01, 0.02, 0.05])
 @pytest.mark.parametrize("case", CASES)
-def test_master_jacobi_zoh_reproduces_table(b3_fmus, case, h, split):
+def test_master_jacobi_zoh_reproduces_table(b3_fmus, case, h, split, validation):
     p = b3.TABLES[case]
     result = _master_run(b3_fmus, p, split, 30.0, step=h, method="jacobi", extrapolation=0)
     re = b3.estimate_mode(result.time, result["B.angle"]).real
     expected = b3.DIGEST_TABLE[("jacobi", "zoh", case)][b3.DIGEST_STEPS.index(h)]
+    validation.record(case=f"B3 {case}: our master, Jacobi ZOH, h {h} s, {split} split: Re lambda vs the table",
+                      reference=expected, ours=re, tolerance=0.1, unit="1/s", source="ship_crane_digest.md 5.3, 7.5 B3 co-simulation table")
     assert abs(re - expected) <= 0.1 * abs(expected), (re, expected)
 
 

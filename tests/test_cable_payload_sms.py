@@ -133,7 +133,7 @@ def upward_zero_crossings(t: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------- 4.3.4
 
-def test_4_3_4_payload_hangs_at_m_g_and_the_stretched_length(fmu_dir):
+def test_4_3_4_payload_hangs_at_m_g_and_the_stretched_length(fmu_dir, validation):
     r = run(fmu_dir, [0.0, 0.0, L])            # 20 m below the anchor: the payload drops by the stretch
     t = r["time"]
     last = t >= STOP - 10.0 - 1e-9
@@ -151,6 +151,13 @@ def test_4_3_4_payload_hangs_at_m_g_and_the_stretched_length(fmu_dir):
     print(f"  depth           {depth:.6f} m   expected {L_EFF:.6f} m (20 m + stretch {1000 * STRETCH:.3f} mm):"
           f" error {1000 * (depth - L_EFF):+.4f} mm   (report: 20.00108 m with its unlisted EA)")
     print(f"  bounce ptp 1-5 s {1000 * bounce:.2f} mm, ptp over the last 10 s {1000 * residual:.2e} mm")
+    src = "sms_api_digest.md 4.3.4 (erratum 8: 49.05 N)"
+    validation.record(case="SMS 4.3.4 payload on a cable: end tension vs m g", reference=SMS_TENSION, ours=tension,
+                      tolerance=5e-3, unit="N", source=src + ", report simulated 49.06894 N")
+    validation.record(case="SMS 4.3.4 payload on a cable: force on the payload vs m g", reference=M * G, ours=force_mag,
+                      tolerance=1e-5, unit="N", source=src)
+    validation.record(case="SMS 4.3.4 payload on a cable: depth = stretched length", reference=L_EFF, ours=depth,
+                      tolerance=1e-3, tol_kind="abs", unit="m", source=src + ", report 20.00108 m (unlisted EA)")
     assert r["payload.position[0]"][-1] == pytest.approx(0.0, abs=1e-9)      # stays on the vertical
     assert bounce > 0.03                   # it did start 5 cm above equilibrium and fall into it
     assert residual < 1e-4                 # ... and the bounce is gone: the means are the equilibrium
@@ -167,7 +174,7 @@ def test_4_3_4_payload_hangs_at_m_g_and_the_stretched_length(fmu_dir):
 
 # ---------------------------------------------------------------------- 4.3.5
 
-def test_4_3_5_pendulum_period_and_no_energy_growth(fmu_dir):
+def test_4_3_5_pendulum_period_and_no_energy_growth(fmu_dir, validation):
     theta0 = math.radians(3.0)
     # start on the circle of the stretched length: no bounce is excited (the span 20.05 m is within
     # the cable's 1.05 x length limit)
@@ -206,6 +213,13 @@ def test_4_3_5_pendulum_period_and_no_energy_growth(fmu_dir):
     print(f"  amplitudes {np.array2string(np.array(amplitudes), precision=5)} m: last/first "
           f"{amplitudes[-1] / amplitudes[0]:.4f}; decay rate {decay_rate:.3e} 1/s vs Gauss-Seidel's "
           f"omega^2 h / 4 = {gs_rate:.3e} 1/s")
+    src = "sms_api_digest.md 4.3.5"
+    validation.record(case="SMS 4.3.5 payload-cable pendulum period vs 2 pi sqrt(L_eff / g)", reference=t_ref,
+                      ours=period, tolerance=1e-2, unit="s", source=src)
+    validation.record(case="SMS 4.3.5 pendulum period vs the report's expected 8.97 s", reference=SMS_PERIOD,
+                      ours=period, tolerance=1.5e-2, unit="s", source=src + " Table 11, report simulated 8.85 s")
+    validation.record(case="SMS 4.3.5 pendulum period with the line's mass and the 3 deg amplitude", reference=t_line,
+                      ours=period, tolerance=1e-3, unit="s", source="Rayleigh quotient of the lumped line")
     assert float(np.max(np.abs(r["payload.position[1]"]))) < 1e-9           # a planar swing
     assert np.ptp(periods) < 1e-3 * period                                  # a steady period
     # SMS 4.3.5: t = 2 pi sqrt(L/g) with L the stretched length, within 1 %

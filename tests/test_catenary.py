@@ -64,39 +64,53 @@ TABLE_33_ELASTIC = [
 KIM_L, KIM_W, KIM_CHORD = 1026.0, 2000.0, 1000.0
 KIM_WTOT = KIM_W * KIM_L                                     # W = 2,052,000 N
 KN, M = 0.05 + 1e-9, 0.005 + 1e-9                            # half a unit of the printed digit
+TABLE_33 = "wire_rope_mooring_digest.md 2.9, Table 3-3 (Kim et al.)"
 
 
 @pytest.mark.parametrize("theta, TH, TA, TB, sag", TABLE_33_INEXT)
-def test_table_3_3_inextensible(theta, TH, TA, TB, sag):
+def test_table_3_3_inextensible(theta, TH, TA, TB, sag, validation):
     b, h = KIM_CHORD * math.cos(math.radians(theta)), KIM_CHORD * math.sin(math.radians(theta))
     r = solve_catenary(b, h, KIM_L, KIM_W, math.inf, seabed=False)
+    s, x, z = r.profile(100001)
+    for what, ref, ours, tol, unit in (("T_H", TH, r.H / 1e3, KN, "kN"), ("T_A", TA, r.tension_anchor / 1e3, KN, "kN"),
+                                       ("T_B", TB, r.tension_fairlead / 1e3, KN, "kN"),
+                                       ("max sag", sag, np.max(x * h / b - z), M, "m")):
+        validation.record(case=f"Table 3-3 inextensible, theta {theta} deg: {what}", reference=ref, ours=ours,
+                          tolerance=tol, tol_kind="abs", unit=unit, source=TABLE_33)
     assert abs(r.H / 1e3 - TH) <= KN
     assert abs(r.tension_anchor / 1e3 - TA) <= KN
     assert abs(r.tension_fairlead / 1e3 - TB) <= KN
-    s, x, z = r.profile(100001)
     assert abs(np.max(x * h / b - z) - sag) <= M            # vertical distance below the chord
 
 
 @pytest.mark.parametrize("k, TH, sag_mid, Tmax", TABLE_33_ELASTIC)
-def test_table_3_3_elastic(k, TH, sag_mid, Tmax):
+def test_table_3_3_elastic(k, TH, sag_mid, Tmax, validation):
     r = solve_catenary(KIM_CHORD, 0.0, KIM_L, KIM_W, k * KIM_WTOT, seabed=False)
-    assert abs(r.H / 1e3 - TH) <= KN
     s, x, z = r.profile(200001)
+    for what, ref, ours, tol, unit in (("T_H", TH, r.H / 1e3, KN, "kN"),
+                                       ("mid-span sag", sag_mid, -np.interp(0.5 * KIM_CHORD, x, z), M, "m"),
+                                       ("T_max", Tmax, max(r.tension_fairlead, r.tension_anchor) / 1e3, KN, "kN")):
+        validation.record(case=f"Table 3-3 elastic, EA/W {k}: {what}", reference=ref, ours=ours, tolerance=tol,
+                          tol_kind="abs", unit=unit, source=TABLE_33)
+    assert abs(r.H / 1e3 - TH) <= KN
     assert abs(-np.interp(0.5 * KIM_CHORD, x, z) - sag_mid) <= M
     assert abs(max(r.tension_fairlead, r.tension_anchor) / 1e3 - Tmax) <= KN
     assert r.tension_fairlead == pytest.approx(r.tension_anchor, rel=1e-12)   # symmetric
 
 
 # --------------------------------------------------------------------- 50 m chain (anchors 3a)
-def test_chain_50m_vs_moorpy():
+def test_chain_50m_vs_moorpy(validation):
     """Same model as MoorPy's catenary (no friction): 1002.0 / 835.9 kN, to the printed digit."""
     r = solve_catenary(400.0, 50.0, 410.0, CHAIN_W, CHAIN_EA)
+    for what, ref, ours in (("fairlead", 1002.0, r.tension_fairlead / 1e3), ("anchor", 835.9, r.tension_anchor / 1e3)):
+        validation.record(case=f"50 m chain, {what} tension vs MoorPy's catenary", reference=ref, ours=ours,
+                          tolerance=0.05 + 1e-9, tol_kind="abs", unit="kN", source="anchors_marine.md 3a (MoorPy)")
     assert abs(r.tension_fairlead / 1e3 - 1002.0) <= 0.05 + 1e-9
     assert abs(r.tension_anchor / 1e3 - 835.9) <= 0.05 + 1e-9
     assert 0.0 < r.grounded_length < 410.0 and r.V_anchor == 0.0
 
 
-def test_chain_50m_vs_quasi_static_reference():
+def test_chain_50m_vs_quasi_static_reference(validation):
     """991.6 / 826.2 kN from the MoorDyn test: we are +1.05 % / +1.17 % (MoorPy identical).
 
     No frictionless catenary with the deck's inputs gets within 1 %: the 50 m line is nearly taut
@@ -107,6 +121,10 @@ def test_chain_50m_vs_quasi_static_reference():
     r = solve_catenary(400.0, 50.0, 410.0, CHAIN_W, CHAIN_EA)
     e_f = r.tension_fairlead / 991.6e3 - 1.0
     e_a = r.tension_anchor / 826.2e3 - 1.0
+    for what, ref, ours in (("fairlead", 991.6, r.tension_fairlead / 1e3), ("anchor", 826.2, r.tension_anchor / 1e3)):
+        validation.record(case=f"50 m chain, {what} tension vs MoorDyn's quasi-static reference", reference=ref,
+                          ours=ours, tolerance=0.015, unit="kN", source="anchors_marine.md 3a (MoorDyn test)",
+                          note="nearly taut line; MoorPy gives the same +1.1 %")
     assert abs(e_f) < 0.015 and abs(e_a) < 0.015, (e_f, e_a)
 
 
@@ -114,8 +132,11 @@ def test_chain_50m_vs_quasi_static_reference():
     (700.0, 200.0, 760.0, 2065.4, 1402.2),
     (1500.0, 600.0, 1700.0, 5232.6, 3244.2),
 ])
-def test_chain_deep_vs_quasi_static_reference(X, Z, L, ref_f, ref_a):
+def test_chain_deep_vs_quasi_static_reference(X, Z, L, ref_f, ref_a, validation):
     r = solve_catenary(X, Z, L, CHAIN_W, CHAIN_EA)
+    for what, ref, ours in (("fairlead", ref_f, r.tension_fairlead / 1e3), ("anchor", ref_a, r.tension_anchor / 1e3)):
+        validation.record(case=f"{Z:.0f} m chain, {what} tension vs MoorDyn's quasi-static reference", reference=ref,
+                          ours=ours, tolerance=0.005, unit="kN", source="anchors_marine.md 3a (MoorDyn test)")
     assert r.tension_fairlead / 1e3 == pytest.approx(ref_f, rel=0.005)
     assert r.tension_anchor / 1e3 == pytest.approx(ref_a, rel=0.005)
     assert r.grounded_length > 0.0
@@ -385,7 +406,7 @@ ID   LineType   AttachA  AttachB  UnstrLen  NumSegs  LineOutputs
 """
 
 
-def test_moordyn_static_side_by_side(tmp_path):
+def test_moordyn_static_side_by_side(tmp_path, validation):
     """MoorDyn's static 50 m chain vs ours.
 
     MoorDyn's seabed is a spring (kBot = 1e5 Pa/m per unit diameter), so the grounded chain
@@ -413,9 +434,18 @@ def test_moordyn_static_side_by_side(tmp_path):
     # MoorDyn's static initial-condition solve ignores the seabed friction (its result is
     # identical with FrictionCoefficient 0), so compare with our frictionless solution
     r = solve_catenary(400.0, 50.0 + delta, 410.0, CHAIN_W, CHAIN_EA, 0.0)
-    assert T_md == pytest.approx(r.tension_fairlead, rel=0.01)
-    assert abs(fh[0]) == pytest.approx(r.H, rel=0.005)
     # MoorDyn: z up, origin at the fairlead; ours in NED with the anchor on the sunk seabed
     P = node_positions_3d([400.0, 0.0, 50.0 + delta], [0.0, 0.0, 0.0], r, len(nodes))
     nodes_ned = nodes * np.array([1.0, 1.0, -1.0])
+    src = "MoorDyn (python moordyn), anchors_marine.md 3a deck"
+    validation.record(case="50 m chain static: fairlead tension, catenary vs MoorDyn", reference=T_md / 1e3,
+                      ours=r.tension_fairlead / 1e3, tolerance=0.01, unit="kN", source=src)
+    validation.record(case="50 m chain static: horizontal tension, catenary vs MoorDyn", reference=abs(fh[0]) / 1e3,
+                      ours=r.H / 1e3, tolerance=0.005, unit="kN", source=src)
+    validation.record(case="50 m chain static: node positions, catenary vs MoorDyn", reference="MoorDyn nodes",
+                      ours=f"worst {np.max(np.abs(P[1:] - nodes_ned[1:])):.3f} m",
+                      error=float(np.max(np.abs(P[1:] - nodes_ned[1:]))), tolerance=0.1, tol_kind="abs", unit="m",
+                      source=src)
+    assert T_md == pytest.approx(r.tension_fairlead, rel=0.01)
+    assert abs(fh[0]) == pytest.approx(r.H, rel=0.005)
     assert np.max(np.abs(P[1:] - nodes_ned[1:])) < 0.1      # node 0 is the anchor, 0.13 m above

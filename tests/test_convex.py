@@ -261,7 +261,7 @@ def _random_pairs(kind: str, n: int, seed: int):
 
 
 @pytest.mark.parametrize("kind", ["box-box", "box-sphere", "sphere-sphere"])
-def test_against_fcl(kind):
+def test_against_fcl(kind, validation):
     """1000 random pairs: signed distance (separated) and penetration depth (overlapping) agree
     with FCL to 1e-6 m; for box-box penetration the reference is the exact 15-axis SAT depth (see
     the module docstring) and FCL's face-biased depth is checked for what it is."""
@@ -312,6 +312,11 @@ def test_against_fcl(kind):
     if kind == "box-box":
         print(f"  fcl's face-biased box-box depth differs from the minimum in {fcl_off} of {n_pen} "
               f"overlaps, by up to {100 * fcl_excess:.2f} %")
+    for what, ref_name, err in (("signed distance", "fcl.distance", worst_d),
+                                ("witness points", "fcl nearest points", worst_pts),
+                                ("penetration depth", "exact SAT" if kind == "box-box" else "fcl.collide", worst_p)):
+        validation.record(case=f"{kind}, 1000 random pairs: {what}", reference=ref_name, ours=f"worst {err:.1e} m",
+                          error=err, tolerance=1e-6, tol_kind="abs", unit="m", source="python-fcl (FCL 0.7)")
     assert n_sep > 300 and n_pen > 300
     assert worst_d < 1e-6 and worst_pts < 1e-6 and worst_p < 1e-6 and worst_pn < 1e-6
 
@@ -404,12 +409,15 @@ def test_interference_box_one_mm_into_large_box():
 
 
 @pytest.mark.parametrize("delta", [1e-5, 7.9017e-3 / 25.0, 1e-3, 0.05])
-def test_interference_sms_4_5_1(delta):
+def test_interference_sms_4_5_1(delta, validation):
     """SMS 4.5.1 (report frame, z up): deck 100 x 100 x 10 m centred at [0, 0, -6.1] (top face at
     -1.1), payload 5 x 5 x 1 m sunk delta into it: V = 25 delta, centroid on the deck face mid-way
     into the overlap.  delta = 3.16e-4 m is the report's steady V_int = 7.9017e-3 m^3."""
     deck, pay = Box([50.0, 50.0, 5.0]), Box([2.5, 2.5, 0.5])
     r = shape_interference(pay, ([0.0, 0.0, -0.6 - delta], I3), deck, ([0.0, 0.0, -6.1], I3))
+    validation.record(case=f"SMS 4.5.1 geometry: interference volume of the box {delta:.3g} m into the deck",
+                      reference=25.0 * delta, ours=r.volume, tolerance=1e-9, unit="m^3",
+                      source="sms_api_digest.md 4.5.1 (V = 25 delta)")
     assert r.volume == pytest.approx(25.0 * delta, rel=1e-9)
     np.testing.assert_allclose(r.centroid, [0.0, 0.0, -1.1 - 0.5 * delta], atol=1e-9)
 

@@ -21,7 +21,7 @@ def settle(crane, seconds, dt=0.01, sub=0.002):
         crane.step(dt, sub)
 
 
-def test_knuckle_boom_holds_its_pose_and_loads_the_base_with_its_weight():
+def test_knuckle_boom_holds_its_pose_and_loads_the_base_with_its_weight(validation):
     mech = preset("knuckle_boom")
     mass = sum(l.mass for l in mech.links)
     crane = Crane(mech, gravity=G)
@@ -31,6 +31,8 @@ def test_knuckle_boom_holds_its_pose_and_loads_the_base_with_its_weight():
     q0 = np.array([l.initial_position for l in mech.links])
     assert np.max(np.abs(crane.q - q0)[[1, 2, 3, 4, 6]]) < 2e-2        # position-controlled joints hold (P droop)
     assert np.max(np.abs(crane.qd)) < 1e-3
+    validation.record(case="knuckle boom at rest: vertical base force = weight", reference=mass * G / 1e3,
+                      ours=result.base_wrench[2] / 1e3, tolerance=1e-3, unit="kN", source="static equilibrium")
     # fixed base, static: the crane pushes the ship down with its weight and the weight's moment
     assert result.base_wrench[0:3] == pytest.approx([0.0, 0.0, mass * G], rel=1e-3, abs=50.0)
     cg = sum(l.mass * pose_cg for l, pose_cg in zip(mech.links, link_cgs(crane))) / mass
@@ -47,7 +49,7 @@ def link_cgs(crane):
     return out
 
 
-def test_base_wrench_on_a_heaving_base_carries_the_inertia():
+def test_base_wrench_on_a_heaving_base_carries_the_inertia(validation):
     """Base accelerating upward at 2 m/s2 (NED -z): once the joints have settled under their
     controllers the crane moves rigidly with the base and the base force is m (g + 2); at any instant
     the articulated inertia predicts the wrench: -base_wrench = I_A [a; alpha] + bias."""
@@ -67,6 +69,9 @@ def test_base_wrench_on_a_heaving_base_carries_the_inertia():
         crane.base = BaseMotion(crane.base.position, crane.base.quaternion, crane.base.velocity,
                                 crane.base.angular_velocity, np.array([0, 0, -2.0]), np.zeros(3))
     result, _ = crane.evaluate()
+    validation.record(case="knuckle boom on a base accelerating up at 2 m/s^2: base force = m (g + 2)",
+                      reference=mass * (G + 2.0) / 1e3, ours=result.base_wrench[2] / 1e3, tolerance=5e-3, unit="kN",
+                      source="Newton's second law (rigid crane)")
     assert result.base_wrench[2] == pytest.approx(mass * (G + 2.0), rel=5e-3)
 
 

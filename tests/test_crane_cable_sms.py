@@ -24,7 +24,7 @@ G, M, L, EA, MPL = 9.81, 5.0, 20.0, 2e4, 0.01
 MECHANISM = Path(__file__).parent / "data" / "cranes" / "sms_crane_cable.json"
 
 
-def test_sms_4_4_7_crane_cable_payload_static(fmu_dir):
+def test_sms_4_4_7_crane_cable_payload_static(fmu_dir, validation):
     crane = {"mechanism": str(MECHANISM), "gravity": G, "base.position[0]": -1.0}
     cable = {"length": L, "n_segments": 2, "EA": EA, "diameter": 0.005, "mass_per_length": MPL, "damping": -1.0,
              "water_density": 0.0, "gravity": G, "seabed.depth": 1e4, "end_a.position[2]": 0.0,
@@ -53,6 +53,11 @@ def test_sms_4_4_7_crane_cable_payload_static(fmu_dir):
     print(f"\n4.4.7: payload CG z {z:.6f} m (21 m + stretch: {expected:.6f}; report 21.00141 with its EA), "
           f"x, y {np.max(np.abs(r['payload.position[0]'][late])):.1e}, {np.max(np.abs(r['payload.position[1]'][late])):.1e}; "
           f"crane base force {base:.3f} N vs weight {weight:.3f} N")
+    validation.record(case="SMS 4.4.7 crane + cable + payload static: payload CG depth (21 m + stretch)",
+                      reference=expected, ours=z, tolerance=1e-4, tol_kind="abs", unit="m",
+                      source="sms_api_digest.md 4.4.7 (report 21.00141 m with its unlisted EA)")
+    validation.record(case="SMS 4.4.7 crane base vertical force = total weight", reference=weight, ours=base,
+                      tolerance=1e-3, unit="N", source="static equilibrium")
     assert z == pytest.approx(expected, abs=1e-4)
     assert np.max(np.abs(r["payload.position[0]"][late])) < 1e-6
     assert np.max(np.abs(r["payload.position[1]"][late])) < 1e-6

@@ -68,6 +68,9 @@ def crossings(t: np.ndarray, x: np.ndarray) -> np.ndarray:
     return t[i] - x[i] * (t[i + 1] - t[i]) / (x[i + 1] - x[i])
 
 
+SMS44 = "sms_api_digest.md 4.4"
+
+
 def report(case: str, quantity: str, expected, report_sim, ours, reference=None, tol: str = ""):
     ref = f", reference {reference}" if reference is not None else ""
     print(f"\nSMS {case} {quantity}: report expected {expected}, report simulated {report_sim}, "
@@ -77,7 +80,7 @@ def report(case: str, quantity: str, expected, report_sim, ours, reference=None,
 # ------------------------------------------------------------------------------------------------
 
 
-def test_4_4_1_revolute_pendulum_period():
+def test_4_4_1_revolute_pendulum_period(validation):
     """Single physical pendulum, amplitude 0.1 deg. Report: expected 2.3153 s (printed from
     I_p = 14.1667, which gives 2.3877 s: erratum 9), simulated 2.3076 s (-0.33 %).
     Corrected reference 2 pi sqrt(13.334 / (10 * 9.81 * 1)) = 2.31646 s (I_p = 3.334 + 10 * 1^2).
@@ -102,11 +105,16 @@ def test_4_4_1_revolute_pendulum_period():
     err_printed = period / 2.3153 - 1
     report("4.4.1", "period [s]", 2.3153, 2.3076, f"{period:.6f} ({len(tc) - 1} periods; "
            f"{err_printed:+.3%} vs 2.3153, {err_ref:+.1e} vs corrected)", f"{ref:.6f}", "1e-5 vs corrected, 0.33 % vs printed")
+    validation.record(case="SMS 4.4.1 revolute pendulum period vs corrected reference", reference=ref, ours=period,
+                      tolerance=1e-5, unit="s", source=SMS44 + " (erratum 9: I_p = 13.334)")
+    validation.record(case="SMS 4.4.1 revolute pendulum period vs printed 2.3153 s (tolerance: the report's own error)",
+                      reference=2.3153, ours=period, tolerance=abs(2.3076 / 2.3153 - 1), unit="s",
+                      source=SMS44 + ", report simulated 2.3076 s")
     assert abs(err_ref) < 1e-5
     assert abs(err_printed) < abs(2.3076 / 2.3153 - 1)
 
 
-def test_4_4_2_prismatic_free_fall():
+def test_4_4_2_prismatic_free_fall(validation):
     """Free fall along a vertical prismatic joint for 30 s. Report: expected 0.5 * 9.81 * 30^2 =
     4414.5 m (printed without the sign; z is up, so the fall is -4414.5 m), simulated 4414.5 m.
     RK4 is exact for a constant acceleration: tolerance 1e-9 relative."""
@@ -115,10 +123,12 @@ def test_4_4_2_prismatic_free_fall():
     q0, qd0 = m.initial_state()
     y = rk4(free_dynamics(ab), np.concatenate((q0, qd0)), 0.01, 3000)
     report("4.4.2", "q(30 s) [m]", 4414.5, 4414.5, f"{y[0]:.9f}", -4414.5, "1e-9 relative")
+    validation.record(case="SMS 4.4.2 prismatic free fall, q(30 s)", reference=-0.5 * 9.81 * 30.0**2, ours=y[0],
+                      tolerance=1e-9, unit="m", source=SMS44 + " (z up: -4414.5 m)")
     assert y[0] == pytest.approx(-0.5 * 9.81 * 30.0**2, rel=1e-9)
 
 
-def test_4_4_3_double_pendulum_periods():
+def test_4_4_3_double_pendulum_periods(validation):
     """Double pendulum (10 kg spheres on massless 10 m and 7 m rods), 0.1 deg initial offset of
     joint 1. Report (Table 18): expected 3.104088 s and 7.662144 s, which match g = 9.82 (erratum
     10); simulated 3.114829 s (+0.35 %) and 7.550230 s (-1.46 %). Point-mass reference with
@@ -171,13 +181,19 @@ def test_4_4_3_double_pendulum_periods():
            f"{periods.round(6).tolist()} (PSD only {np.sort(1 / f_psd).round(4).tolist()}; errors vs reference "
            f"{(periods / ref - 1).round(6).tolist()}; linearised model {lin.round(6).tolist()})",
            ref.tolist(), "1e-6 vs linearised model, 2e-4 vs point-mass reference")
+    validation.record(case="SMS 4.4.3 double pendulum periods vs point-mass reference (g = 9.81)", reference=ref,
+                      ours=periods, error=float(np.max(np.abs(periods / ref - 1))), tolerance=2e-4, unit="s",
+                      source=SMS44 + " Table 18 (erratum 10: g = 9.82)")
+    validation.record(case="SMS 4.4.3 double pendulum periods vs linearisation of the same model", reference=lin,
+                      ours=periods, error=float(np.max(np.abs(periods / lin - 1))), tolerance=1e-6, unit="s",
+                      source="eigenvalues of M^-1 K at the hanging equilibrium")
     assert np.all(np.abs(periods / lin - 1) < 1e-6)
     assert np.all(np.abs(periods / ref - 1) < 2e-4)
     assert np.all(np.abs(periods / ref - 1) < np.abs(rep_sim / ref - 1))
     assert np.all(np.abs(np.sort(1 / f_psd) / ref - 1) < 2e-3)   # the PSD peaks alone (resolution 1/160 Hz, interpolated by padding)
 
 
-def test_4_4_4_centripetal_force():
+def test_4_4_4_centripetal_force(validation):
     """Joint 1 (vertical axis) held at 1 rad/s; the force holding prismatic joint 2 at 0 must be
     -m2 w^2 r = -10 N. Report: expected -10 N, simulated -10.000010 N (1e-6). Ours: (a) inverse
     dynamics and the ABA at the state, exact to 1e-12; (b) simulated 3 s like the report, joint 1
@@ -204,11 +220,15 @@ def test_4_4_4_centripetal_force():
     report("4.4.4", "joint-2 force [N]", -10.0, -10.000010,
            f"{inv.tau[1]:.12f} (inverse dynamics), {force:.10f} (PID after 3 s, rate {y[2]:.12f} rad/s)", -10.0,
            "1e-12 exact, 1e-7 PID")
+    validation.record(case="SMS 4.4.4 centripetal force, inverse dynamics", reference=-10.0, ours=inv.tau[1],
+                      tolerance=1e-12, unit="N", source=SMS44 + " (-m w^2 r)")
+    validation.record(case="SMS 4.4.4 centripetal force, PID-held joint after 3 s", reference=-10.0, ours=force,
+                      tolerance=1e-7, unit="N", source=SMS44 + ", report simulated -10.000010 N")
     assert force == pytest.approx(-10.0, rel=1e-7)
     assert y[2] == pytest.approx(1.0, abs=1e-12)
 
 
-def test_4_4_5_coriolis_acceleration():
+def test_4_4_5_coriolis_acceleration(validation):
     """Joint 1 held at 1 rad/s, joint 2 free, starting at rest at r = 1 m: r = cosh t. When the
     joint-2 rate reaches 0.009901 m/s the Coriolis acceleration of the link-2 CG (tangential, the
     w x r direction) is 2 * 1 * 0.009901 = 0.019802 m/s^2. Report: simulated 0.019465 m/s^2
@@ -234,6 +254,8 @@ def test_4_4_5_coriolis_acceleration():
     expected = 2 * qd[0] * qd[1]
     report("4.4.5", "Coriolis acceleration [m/s^2]", 0.019802, 0.019465,
            f"{a_cor:.10f} at qd2 = {qd[1]:.9f} m/s, qdd1 = {r.qdd[0]:.1e}", f"2 qd1 qd2 = {expected:.10f}", "1e-8")
+    validation.record(case="SMS 4.4.5 Coriolis acceleration at qd2 = 0.009901 m/s", reference=0.019802, ours=a_cor,
+                      tolerance=1e-8, unit="m/s^2", source=SMS44 + ", report simulated 0.019465")
     assert qd[1] == pytest.approx(0.009901, rel=1e-9)
     assert a_cor == pytest.approx(expected, rel=1e-8)
     assert a_cor == pytest.approx(0.019802, rel=1e-8)
@@ -250,7 +272,7 @@ def _run_until_joint1_stops(ab: ArticulatedBody, q0, qd0, w_stop: float, dt: flo
     return y, t
 
 
-def test_4_4_6_energy_conservation():
+def test_4_4_6_energy_conservation(validation):
     """Joint 1 free, starting at 1 rad/s with joint 2 at r = 1 m; run until joint 1 has (almost)
     stopped; all kinetic energy is then in the radial motion. Report: expected
     sqrt((10 + 3.334) / 10) = 1.1547 m/s (eq. 144), simulated 1.1565 m/s (+0.16 %).
@@ -280,6 +302,12 @@ def test_4_4_6_energy_conservation():
         report(f"4.4.6 ({variant})", "final joint-2 rate [m/s]", 1.1547, 1.1565,
                f"{qd[1]:.6f} after {t:.0f} s (qd1 = {qd[0]:.1e} rad/s, {qd[1] / 1.1547 - 1:+.4%} vs 1.1547, "
                f"energy drift {E / E0 - 1:.1e})", f"sqrt(2 E0 / m2) = {limit:.6f}", "1e-4 vs limit, 1e-9 energy")
+        validation.record(case=f"SMS 4.4.6 ({variant}) final joint-2 rate vs sqrt(2 E0 / m2)", reference=limit,
+                          ours=qd[1], tolerance=1e-4, unit="m/s", source=SMS44 + " eq. 144")
+        if variant == "eq144":
+            validation.record(case="SMS 4.4.6 (eq144) final joint-2 rate vs printed 1.1547 (tolerance: the report's error)",
+                              reference=1.1547, ours=qd[1], tolerance=abs(1.1565 / 1.1547 - 1), unit="m/s",
+                              source=SMS44 + ", report simulated 1.1565 m/s")
         assert abs(E / E0 - 1) < 1e-9
         assert qd[1] == pytest.approx(limit, rel=1e-4)
     assert results["eq144"][1] == pytest.approx(math.sqrt((10 + 3.334) / 10), rel=1e-12)

@@ -27,10 +27,12 @@ def ref():
     return Reference(CASE, bench.STOP + 0.05)
 
 
-def test_reference_uses_the_contact_law_and_free_fall(ref):
+def test_reference_uses_the_contact_law_and_free_fall(ref, validation):
     assert check_force_law(CASE) < 1e-9
     # touchdown: 0.3 m at 1 m/s plus free fall
     t_touch = (-CASE.speed + math.sqrt(CASE.speed ** 2 + 2 * G * CASE.drop)) / G
+    validation.record(case="deck landing: monolithic reference touchdown time vs free fall", reference=t_touch,
+                      ours=ref.touchdown, tolerance=1e-9, tol_kind="abs", unit="s", source="analytic (free fall)")
     assert ref.touchdown == pytest.approx(t_touch, abs=1e-9)
     assert ref.impact_speed == pytest.approx(2.6241, abs=1e-4)
     # settles on the pads: static penetration m g / (E_eff A)
@@ -41,7 +43,7 @@ def test_reference_uses_the_contact_law_and_free_fall(ref):
     assert ref.peak_penetration == pytest.approx(0.0407, abs=5e-4)
 
 
-def test_fixed_step_converges_and_error_control_needs_3x_fewer_steps(fmu_dir, ref):
+def test_fixed_step_converges_and_error_control_needs_3x_fewer_steps(fmu_dir, ref, validation):
     fixed_2ms = bench.run_point(fmu_dir, ref, "fixed", 2e-3, 0)
     fixed_1ms = bench.run_point(fmu_dir, ref, "fixed", 1e-3, 0)
     print(f"\nfixed 2 ms: {fixed_2ms.error:.4f}, 1 ms: {fixed_1ms.error:.4f}")
@@ -49,6 +51,12 @@ def test_fixed_step_converges_and_error_control_needs_3x_fewer_steps(fmu_dir, re
     adaptive = bench.run_point(fmu_dir, ref, "error-control", 3e-2, 1)
     print(f"error control (tol 3e-2, linear extrapolation): {adaptive.steps} steps, {adaptive.do_steps} doSteps, "
           f"error {adaptive.error:.4f}")
+    validation.record(case="deck landing (Payload + Contact FMUs): fixed step 1 ms vs monolithic ODE",
+                      reference="monolithic ODE", ours=f"error {fixed_1ms.error:.4f}", error=fixed_1ms.error,
+                      tolerance=fixed_2ms.error, source="tests/data/deck_landing (tolerance: the 2 ms error, first order)")
+    validation.record(case=f"deck landing: error control (tol 3e-2, {adaptive.steps} steps) vs monolithic ODE",
+                      reference="monolithic ODE", ours=f"error {adaptive.error:.4f}", error=adaptive.error,
+                      tolerance=fixed_1ms.error, source="tests/data/deck_landing (tolerance: fixed step 1 ms)")
     assert adaptive.error < fixed_1ms.error
     assert fixed_1ms.steps / adaptive.steps >= 3.0                               # measured 4.6
 

@@ -24,7 +24,7 @@ def coupled(payload_fmu) -> System:
     return s
 
 
-def test_osp_export_agrees_with_our_master(payload_fmu, tmp_path):
+def test_osp_export_agrees_with_our_master(payload_fmu, tmp_path, validation):
     system = coupled(payload_fmu)
     steps = 100
     theirs = run_libcosim("osp", write_osp(system, tmp_path / "osp"), VARIABLES, tmp_path, n_steps=steps)
@@ -33,6 +33,10 @@ def test_osp_export_agrees_with_our_master(payload_fmu, tmp_path):
     for name in VARIABLES:
         libcosim, master = theirs["values"][name], ours[name][1:]
         scale = max(1.0, float(np.max(np.abs(master))))
+        validation.record(case=f"OSP export in libcosim vs our master (Jacobi), 100 steps: {name}",
+                          reference="libcosim", ours=f"max diff {np.max(np.abs(libcosim - master)) / scale:.1e}",
+                          error=float(np.max(np.abs(libcosim - master))) / scale, tolerance=1e-9,
+                          source="OSP libcosim (libcosimpy)", note="error relative to max(1, max|value|)")
         assert np.max(np.abs(libcosim - master)) <= 1e-9 * scale, (name, np.max(np.abs(libcosim - master)))
     # the coupling is really exercised: b is pushed and turns (force off its CG)
     assert np.ptp(ours["b.cg.force[0]"]) > 10.0 and abs(ours["b.angular_velocity[2]"][-1]) > 1e-5

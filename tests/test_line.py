@@ -103,7 +103,7 @@ def test_rest_from_catenary():
     assert T1 == pytest.approx(T0, rel=1e-6)
 
 
-def test_static_vs_moordyn(tmp_path):
+def test_static_vs_moordyn(tmp_path, validation):
     """(2) Static fairlead / anchor tensions vs MoorDyn 2.7.2 within 3 % (measured: < 0.2 %)."""
     md = run_moordyn(tmp_path, None)
     line = make_line()
@@ -112,6 +112,14 @@ def test_static_vs_moordyn(tmp_path):
     print(f"\nstatic: fairlead segment tension ours {T[-1]/1e3:.1f} kN, MoorDyn "
           f"{md['ten_fair']/1e3:.1f} kN; anchor {T[0]/1e3:.1f} / {md['ten_anchor']/1e3:.1f} kN; "
           f"fairlead force ours {F/1e3} kN, MoorDyn {md['F_fair0'] * UP / 1e3} kN")
+    fh, fv, ah, av = md["fast"]
+    for what, ref, ours in (("fairlead segment tension", md["ten_fair"], T[-1]),
+                            ("anchor segment tension", md["ten_anchor"], T[0]),
+                            ("fairlead force", np.linalg.norm(md["F_fair0"]), np.linalg.norm(F)),
+                            ("horizontal fairlead force", abs(fh[0]), abs(F[0])),
+                            ("horizontal anchor force", abs(ah[0]), abs(line.anchor_force()[0]))):
+        validation.record(case=f"lumped-mass line at rest, 50 m chain: {what} vs MoorDyn", reference=ref / 1e3,
+                          ours=ours / 1e3, tolerance=0.03, unit="kN", source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
     assert T[-1] == pytest.approx(md["ten_fair"], rel=0.03)
     assert T[0] == pytest.approx(md["ten_anchor"], rel=0.03)
     assert np.linalg.norm(F) == pytest.approx(np.linalg.norm(md["F_fair0"]), rel=0.03)
@@ -121,7 +129,7 @@ def test_static_vs_moordyn(tmp_path):
     assert abs(line.anchor_force()[0]) == pytest.approx(abs(ah[0]), rel=0.03)
 
 
-def test_dynamic_heave_vs_moordyn(tmp_path):
+def test_dynamic_heave_vs_moordyn(tmp_path, validation):
     """(3) 1 m / 10 s heave (20 s ramp): max fairlead force over 30 s within 5 % of MoorDyn's
     (measured ~0.1 %); also prints the wall time of the 60 s case at 0.1 s coupling steps."""
     md = run_moordyn(tmp_path, 60.0)
@@ -133,11 +141,15 @@ def test_dynamic_heave_vs_moordyn(tmp_path):
           f"MoorDyn {md['T'].max()/1e3:.1f} kN")
     print(f"wall time 60 s at 0.1 s coupling: ours {wall:.2f} s (RK2, sub-step "
           f"{line.substep*1e3:.2f} ms), MoorDyn {md['wall']:.2f} s (RK2, dtM 1 ms)")
+    validation.record(case="50 m chain, 1 m / 10 s fairlead heave: max fairlead force over 30 s vs MoorDyn (explicit)",
+                      reference=theirs / 1e3, ours=ours / 1e3, tolerance=0.05, unit="kN", source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
+    validation.record(case="50 m chain, 1 m / 10 s fairlead heave: min fairlead force vs MoorDyn (explicit)",
+                      reference=np.min(md["T"]) / 1e3, ours=np.min(T) / 1e3, tolerance=0.05, unit="kN", source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
     assert ours == pytest.approx(theirs, rel=0.05)
     assert np.min(T) == pytest.approx(np.min(md["T"]), rel=0.05)
 
 
-def test_dynamic_heave_vs_moordyn_implicit(tmp_path):
+def test_dynamic_heave_vs_moordyn_implicit(tmp_path, validation):
     """(3b) The same heave with the implicit theta-method at its default 0.02 s sub-step (17x the
     explicit limit): max and min fairlead force within 1 % of MoorDyn's (measured -0.05 %/+0.06 %)."""
     md = run_moordyn(tmp_path, 60.0)
@@ -145,6 +157,10 @@ def test_dynamic_heave_vs_moordyn_implicit(tmp_path):
     assert line.substep == pytest.approx(0.02) and line.substep > 4 * line.dt_stable
     print(f"\nimplicit: max {T.max()/1e3:.1f} kN vs MoorDyn {md['T'].max()/1e3:.1f} kN "
           f"({T.max()/md['T'].max() - 1:+.3%}); wall {wall:.2f} s vs MoorDyn {md['wall']:.2f} s")
+    validation.record(case="50 m chain, fairlead heave: max fairlead force vs MoorDyn (implicit, 0.02 s sub-step)",
+                      reference=md["T"].max() / 1e3, ours=T.max() / 1e3, tolerance=0.01, unit="kN", source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
+    validation.record(case="50 m chain, fairlead heave: min fairlead force vs MoorDyn (implicit, 0.02 s sub-step)",
+                      reference=md["T"].min() / 1e3, ours=T.min() / 1e3, tolerance=0.01, unit="kN", source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
     assert T.max() == pytest.approx(md["T"].max(), rel=0.01)
     assert T.min() == pytest.approx(md["T"].min(), rel=0.01)
 

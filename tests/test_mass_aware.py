@@ -30,11 +30,14 @@ DIVERGING = {1.5, 4.0}
 
 # ---------------------------------------------------------------------- the scheme's limits (no FMUs)
 
-def test_textbook_limits_are_the_digests():
+def test_textbook_limits_are_the_digests(validation):
     """Digest 7.3: the ship steps with the attachment's force held or extrapolated to the step end,
     the attachment answers the new acceleration, one sweep per step: rho < 1, 1/3, 1/7."""
     for order, expected in ((0, 1.0), (1, 1.0 / 3.0), (2, 1.0 / 7.0)):
         scheme = Scheme(method="gauss-seidel", extrapolation=order, weights="end", refresh=False)
+        validation.record(case=f"explicit coupling stability limit on the mass ratio, extrapolation order {order}",
+                          reference=expected, ours=stability_limit(scheme), tolerance=1e-6,
+                          source="ship_crane_digest.md 7.3")
         assert stability_limit(scheme) == pytest.approx(expected, rel=1e-6)
 
 
@@ -97,7 +100,7 @@ def test_the_mass_ratios_are_the_digests(cases, fmu_dir):
     assert np.allclose(IA_fd, IA, rtol=1e-5, atol=1e-6 * np.abs(IA).max())
 
 
-def test_b2_explicit_coupling_diverges_where_predicted(cases, reference_runs):
+def test_b2_explicit_coupling_diverges_where_predicted(cases, reference_runs, validation):
     """(a) Gauss-Seidel and Jacobi with held inputs: stable at 0.2 and 0.5, diverging at 1.5 and 4 at
     the predicted rate per macro step (rho^2 and rho) - from one initial sweep, so the stepping is
     what diverges. Execution.initialize's own 200 sweeps fail from about 0.79 on."""
@@ -111,6 +114,9 @@ def test_b2_explicit_coupling_diverges_where_predicted(cases, reference_runs):
                 r = b2.run(system, EXPLICIT_STOP, method=method, single_sweep_init=True, blowup=1e4)
                 measured = b2.measured_growth(r, aware)
                 table.append((ratio, method, r.status, measured, predicted))
+                validation.record(case=f"B2 mass ratio {ratio}, explicit {method}: growth per macro step (diverges)",
+                                  reference=predicted, ours=measured, tolerance=0.05,
+                                  source="ship_crane_digest.md 7.3/7.5 B2 (growth rho^2 / rho predicted)")
                 assert r.status == "diverged"
                 assert measured == pytest.approx(predicted, rel=0.05)
             else:
@@ -124,7 +130,7 @@ def test_b2_explicit_coupling_diverges_where_predicted(cases, reference_runs):
     print("\nB2 explicit:", *table, sep="\n  ")
 
 
-def test_b2_mass_aware_interface_matches_the_monolithic_ship(reference_runs):
+def test_b2_mass_aware_interface_matches_the_monolithic_ship(reference_runs, validation):
     """(b) Heave, roll and pitch within 1 % of the monolithic reference at every mass ratio (and
     with the mass's weight at 0.2), where explicit coupling diverges as well."""
     for (ratio, gravity), (mono, aware) in reference_runs.items():
@@ -132,6 +138,10 @@ def test_b2_mass_aware_interface_matches_the_monolithic_ship(reference_runs):
         errors = b2.relative_error(aware, mono)
         print(f"\nB2 mass-aware, ratio {ratio}{' with weight' if gravity else ''}: "
               + ", ".join(f"{k} {100 * v:.3f} %" for k, v in errors.items()))
+        validation.record(case=f"B2 mass ratio {ratio}{' with weight' if gravity else ''}: mass-aware interface vs "
+                          "monolithic ship (heave, roll, pitch)", reference="monolithic ship",
+                          ours=f"{100 * max(errors.values()):.3f} %", error=max(errors.values()), tolerance=0.01,
+                          source="ship_crane_digest.md 7.5 B2")
         assert max(errors.values()) < 0.01
         assert np.max(np.abs(mono.data["ship.euler[0]"])) > 0.01      # the sea moves it (rad)
     # the mass matters: the reference motions differ between the ratios

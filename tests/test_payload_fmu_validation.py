@@ -25,7 +25,7 @@ VELOCITIES = ["cg.velocity[0]", "cg.velocity[1]", "cg.velocity[2]",
     ("4.3.2", ANGULAR, [0.0, 0.0, 0.0, 0.04, 0.04, 0.04]),
     ("4.3.3", {**LINEAR, **ANGULAR}, [0.04] * 6),
 ])
-def test_sms_payload_case(payload_fmu, case, loads, expected):
+def test_sms_payload_case(payload_fmu, case, loads, expected, validation):
     fmu = FmuUnderTest(payload_fmu)
     try:
         fmu.initialize(BOX)
@@ -36,6 +36,9 @@ def test_sms_payload_case(payload_fmu, case, loads, expected):
     final = rows[-1]
     expected = np.array(expected)
     loaded = expected != 0.0
+    validation.record(case=f"SMS {case} loaded velocities at 20 s through Payload.fmu", reference=expected[loaded],
+                      ours=final[:6][loaded], tolerance=1e-6, unit="m/s, rad/s",
+                      source="sms_api_digest.md 4.3, Tables 7-9 (errata 7)")
     assert np.allclose(final[:6][loaded], expected[loaded], rtol=1e-6, atol=0.0), (case, final[:6])
     assert np.allclose(final[:6][~loaded], 0.0, atol=1e-12), (case, final[:6])
     if LINEAR.items() <= loads.items():

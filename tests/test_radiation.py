@@ -67,7 +67,7 @@ def test_wild_point_screening(vessel):
     assert m.omega_fit.size == w.size - 1
 
 
-def test_reconstruction_within_5_percent(vessel):
+def test_reconstruction_within_5_percent(vessel, validation):
     """Every fitted entry reproduces A(w) and B(w) within 5 % RMS (metric above) over
     the fitted frequencies (0.21 .. 3.14 rad/s)."""
     w, A, B, m = _fitted_data(vessel)
@@ -82,6 +82,11 @@ def test_reconstruction_within_5_percent(vessel):
     # the fitted set: diagonal + heave-pitch + sway-roll-yaw couplings (both triangles)
     fitted = {(e.i, e.j) for e in m.entries}
     expected = {(k, k) for k in range(6)} | {(2, 4), (4, 2), (1, 3), (3, 1), (1, 5), (5, 1), (3, 5), (5, 3)}
+    for k, what in ((0, "A(w)"), (1, "B(w)")):
+        key = max(errs, key=lambda e: errs[e][k])
+        validation.record(case=f"{vessel}: radiation fit reproduces {what}, worst entry {key} (RMS, {len(errs)} entries)",
+                          reference=f"{what} data", ours=f"RMS error {errs[key][k]:.4f}", error=errs[key][k],
+                          tolerance=0.05, source=f"MSS {vessel}.mat (hydrodynamic data)")
     assert fitted == expected
     for key, (eA, eB) in errs.items():
         assert eA < 0.05 and eB < 0.05, (key, eA, eB)
@@ -171,7 +176,7 @@ def _cosine_transform(wq: np.ndarray, Bq: np.ndarray, t: np.ndarray, w_tail: flo
 
 
 @pytest.mark.parametrize("dof", [HEAVE, ROLL])
-def test_impulse_response_matches_quadrature(vessel, dof):
+def test_impulse_response_matches_quadrature(vessel, dof, validation):
     """Time domain: Cr exp(Ar t) Br vs K(t) = (2/pi) int_0^inf B(w) cos(wt) dw (B_inf = 0)
     by quadrature, for t in 0..40 s:
     (1) data B(w) (PCHIP through (0, 0) and the fitted points) on [0, w_max], continued
@@ -199,6 +204,10 @@ def test_impulse_response_matches_quadrature(vessel, dof):
     e_model = np.abs(Kss - k_model).max() / peak
     print(f"\n{vessel} DOF {dof}: max|K_ss - K_quad(data)| = {100 * e_data:.2f} % of peak, "
           f"vs K_quad(fit) {100 * e_model:.3f} %")
+    name = {HEAVE: "heave", ROLL: "roll"}[dof]
+    validation.record(case=f"{vessel}: {name} retardation function K(t) vs quadrature of the data B(w)",
+                      reference="(2/pi) int B cos(wt) dw", ours=f"max error {e_data:.4f} of peak", error=e_data,
+                      tolerance=0.04, source=f"MSS {vessel}.mat (Cummins/Ogilvie)")
     assert e_model <= 2e-3
     assert e_data <= 0.04
 

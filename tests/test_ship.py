@@ -61,7 +61,7 @@ def settle(ship, seconds, dt=0.1):
         ship.step(dt, dt)
 
 
-def test_static_sinkage_under_100_t_at_the_cg(vessel, radiation):
+def test_static_sinkage_under_100_t_at_the_cg(vessel, radiation, validation):
     """Digest B2: 100 t at the CG sinks the supply vessel ~0.0705 m (linear hydrostatics). The
     parallel sinkage is measured at the centre of flotation x_f = -C35/C33 (a load at the CG, aft
     of the centre of flotation, also trims the ship)."""
@@ -72,17 +72,21 @@ def test_static_sinkage_under_100_t_at_the_cg(vessel, radiation):
     z, theta = ship.position[2], ship.euler[1]
     x_f = -vessel.restoring[2, 4] / vessel.restoring[2, 2]
     sinkage = z - x_f * theta
+    validation.record(case="static sinkage, 100 t at the CG (time domain, at the centre of flotation)",
+                      reference=0.0705, ours=sinkage, tolerance=0.01, unit="m", source="ship_crane_digest.md 7.5 B2")
     assert sinkage == pytest.approx(0.0705, rel=0.01)
     assert sinkage == pytest.approx(weight / vessel.restoring[2, 2], rel=1e-6)   # linear hydrostatics exactly
     assert abs(ship.nu).max() < 1e-6                                              # at rest
 
 
-def test_heel_per_100_t_at_5_m(vessel, radiation):
+def test_heel_per_100_t_at_5_m(vessel, radiation, validation):
     """Digest B2: ~2.1 deg of heel per 100 t at 5 m off the centreline."""
     ship = make_ship(vessel, radiation, hardpoints=[(vessel.cg[0], 5.0, 0.0)])
     ship.set_loads(np.array([[0.0, 0.0, 100e3 * 9.81]]), np.zeros((1, 3)))
     settle(ship, 400.0)
     heel = math.degrees(ship.euler[0])
+    validation.record(case="static heel, 100 t at 5 m off the centreline (time domain)", reference=2.1, ours=heel,
+                      tolerance=0.03, unit="deg", source="ship_crane_digest.md 7.5 B2")
     assert heel == pytest.approx(2.1, rel=0.03)
 
 
@@ -128,7 +132,11 @@ def measured_period(t: np.ndarray, x: np.ndarray) -> float:
 @pytest.mark.parametrize("dof, start, expected_digest", [(2, {"position": (0.0, 0.0, 0.3)}, 6.36),
                                                          (3, {"quaternion": quat_from_euler_zyx(0.05, 0, 0)}, 10.86),
                                                          (4, {"quaternion": quat_from_euler_zyx(0, 0.01, 0)}, 6.04)])
-def test_free_decay_natural_periods(vessel, radiation, dof, start, expected_digest):
+def test_free_decay_natural_periods(vessel, radiation, dof, start, expected_digest, validation):
+    name = {2: "heave", 3: "roll", 4: "pitch"}[dof]
+    validation.record(case=f"{name} natural period from A(w), C (decoupled)", reference=expected_digest,
+                      ours=natural_period(vessel, radiation, dof), tolerance=0.01, unit="s",
+                      source="anchors_marine.md (MSS supply vessel)")
     assert natural_period(vessel, radiation, dof) == pytest.approx(expected_digest, rel=0.01)   # anchors' figure
     estimate = damped_period(vessel, [2, 4] if dof in (2, 4) else [1, 3, 5], dof)   # free sway and yaw couple with roll
     ship = make_ship(vessel, radiation, viscous=False, station=False, **start)
@@ -139,6 +147,9 @@ def test_free_decay_natural_periods(vessel, radiation, dof, start, expected_dige
         t.append(ship.time)
         x.append(ship.position[2] if dof == 2 else ship.euler[dof - 3])
     period = measured_period(np.array(t), np.array(x))
+    validation.record(case=f"{name} free-decay period (time domain) vs the damped frequency-domain mode",
+                      reference=estimate, ours=period, tolerance=0.05, unit="s",
+                      source="frequency-domain model from the same A(w), B(w), C")
     assert period == pytest.approx(estimate, rel=0.05), (period, estimate)
 
 
@@ -162,7 +173,7 @@ def regular_response(vessel, radiation, omega, beta, amplitude=0.5, periods=30):
     return (coef[0] + 1j * coef[1]) / amplitude          # complex amplitude per metre: x = Re(X e^{i w t})
 
 
-def test_harmonic_response_matches_the_frequency_domain_rao(vessel, radiation, record_property):
+def test_harmonic_response_matches_the_frequency_domain_rao(vessel, radiation, record_property, validation):
     """Time-domain response in regular waves vs the frequency-domain motion RAO from the same
     A(w), B(w), C and force RAOs: within 5 % of amplitude and 5 deg of phase, 5 frequencies x 3
     headings, for heave, roll and pitch wherever the response is not negligible."""
@@ -194,6 +205,16 @@ def test_harmonic_response_matches_the_frequency_domain_rao(vessel, radiation, r
                 report.append((math.degrees(beta), w, dof, abs(fd[dof]), abs(td[k]), amp_err, phase_err))
                 worst_amp, worst_phase = max(worst_amp, amp_err), max(worst_phase, phase_err)
                 assert amp_err < 0.05 and phase_err < 5.0, report[-1]
+    dofs = {2: "heave", 3: "roll", 4: "pitch"}
+    row = max(report, key=lambda r: r[5])
+    validation.record(case=f"regular waves, worst of {len(report)} points: |RAO| {dofs[row[2]]} at {row[0]:.0f} deg, "
+                      f"{row[1]:.3f} rad/s", reference=row[3], ours=row[4], tolerance=0.05,
+                      source="frequency-domain RAO from the same A(w), B(w), C, force RAOs")
+    row = max(report, key=lambda r: r[6])
+    validation.record(case=f"regular waves, worst of {len(report)} points: phase {dofs[row[2]]} at {row[0]:.0f} deg, "
+                      f"{row[1]:.3f} rad/s", reference="frequency-domain phase", ours=f"{row[6]:.2f} deg off",
+                      error=row[6], tolerance=5.0, tol_kind="abs", unit="deg",
+                      source="frequency-domain RAO from the same A(w), B(w), C, force RAOs")
     record_property("worst_amplitude_error", worst_amp)
     record_property("worst_phase_error_deg", worst_phase)
     assert len(report) >= 24
@@ -202,7 +223,7 @@ def test_harmonic_response_matches_the_frequency_domain_rao(vessel, radiation, r
         print("{:6.0f} {:6.3f} {:4d} {:9.4f} {:9.4f} {:8.4f} {:8.2f}".format(*row))
 
 
-def test_frequency_domain_rao_against_the_rao_stored_in_the_mss_file(vessel, radiation):
+def test_frequency_domain_rao_against_the_rao_stored_in_the_mss_file(vessel, radiation, validation):
     """Our frequency-domain RAO (same A, B, C, force RAOs, our viscous damping) against the motion
     RAOs ShipX/VERES stored in supply.mat, in head and beam seas: the stored RAOs include VERES's own
     viscous roll damping, so roll near resonance differs; heave and pitch agree closely."""
@@ -221,6 +242,11 @@ def test_frequency_domain_rao_against_the_rao_stored_in_the_mss_file(vessel, rad
             errors[(round(math.degrees(beta)), dof)] = float(np.sqrt(np.mean((np.abs(fd[dof, band]) - ref) ** 2))
                                                           / np.max(ref))
     print("\nRMS |RAO| difference to the MSS-stored RAOs (fraction of the peak), 0.3-1.5 rad/s:", errors)
+    for (heading, dof), what in (((180, 2), "heave, head seas"), ((180, 4), "pitch, head seas"),
+                                 ((90, 2), "heave, beam seas")):
+        validation.record(case=f"motion RAO {what} vs ShipX/VERES RAO in supply.mat (RMS over 0.3-1.5 rad/s)",
+                          reference="stored |RAO|", ours=f"RMS {errors[(heading, dof)]:.4f} of peak",
+                          error=errors[(heading, dof)], tolerance=0.05, source="MSS supply.mat (ShipX/VERES)")
     assert errors[(180, 2)] < 0.05 and errors[(180, 4)] < 0.05 and errors[(90, 2)] < 0.05
 
 

@@ -79,13 +79,18 @@ def test_read_supply(supply):
     assert vd.validate_vessel(v) == []
 
 
-def test_supply_hydrostatics(supply):
+def test_supply_hydrostatics(supply, validation):
     v = supply
     C33, C44 = v.restoring[2, 2], v.restoring[3, 3]
     p = v.particulars
     # C33 = rho g A_wp with a waterplane coefficient A_wp / (Lpp B) of a ship, 0.7..1
     cw = C33 / (v.rho * v.g * p["Lpp"] * p["B"])
     assert 0.7 < cw < 1.0, cw
+    validation.record(case="supply vessel: sinkage per 100 t from C33", reference=0.0705, ours=100e3 * 9.81 / C33,
+                      tolerance=0.01, unit="m", source="ship_crane_digest.md 7.5 B2")
+    validation.record(case="supply vessel: heel per 100 t at 5 m from C44", reference=2.1,
+                      ours=math.degrees(100e3 * 9.81 * 5.0 / C44), tolerance=0.03, unit="deg",
+                      source="ship_crane_digest.md 7.5 B2")
     # static sinkage for 100 t at the CG: 0.0705 m (digest B2), within 1 %
     assert 100e3 * 9.81 / C33 == pytest.approx(0.0705, rel=0.01)
     # heel for 100 t at 5 m: 2.1 deg, within 3 %
@@ -105,7 +110,11 @@ def _natural_periods(v: vd.VesselData) -> list[float]:
     return out
 
 
-def test_natural_periods(supply, s175):
+def test_natural_periods(supply, s175, validation):
+    for v, ref in ((supply, [6.36, 10.86, 6.04]), (s175, [7.45, 18.16, 7.13])):
+        validation.record(case=f"{v.name}: natural periods heave, roll, pitch (decoupled, from A(w))", reference=ref,
+                          ours=_natural_periods(v), error=float(np.max(np.abs(np.array(_natural_periods(v)) / ref - 1))),
+                          tolerance=0.01, unit="s", source="anchors_marine.md")
     np.testing.assert_allclose(_natural_periods(supply), [6.36, 10.86, 6.04], rtol=0.01)
     np.testing.assert_allclose(_natural_periods(s175), [7.45, 18.16, 7.13], rtol=0.01)
 

@@ -20,6 +20,7 @@ from components.waves import (
 from tests.conftest import VESSELS
 
 SUPPLY = VESSELS / "supply.mat"
+B1 = "ship_crane_digest.md 7.5 B1"
 needs_supply = pytest.mark.skipif(not SUPPLY.exists(), reason="MSS supply.mat not available")
 
 
@@ -39,29 +40,41 @@ def rao(supply) -> ForceRAO:
 
 # ----------------------------------------------------------------------------- spectra (B1)
 
-def test_pm_ittc_b1_targets():
+def test_pm_ittc_b1_targets(validation):
     """PM (ITTC, mean period), H = 4 m, T1 = 6.5 s: int S = 1.000 m^2, wp = 0.7446 rad/s,
     Tp = 8.44 s, Smax = 1.924 m^2 s, 97.6 % of the variance in 0.1-2 rad/s."""
     S = lambda w: float(pierson_moskowitz(np.array([w]), 4.0, 6.5)[0])
+    validation.record(case="B1 PM (ITTC), H 4 m, T1 6.5 s: variance m0", reference=1.000, ours=quad_inf(S),
+                      tolerance=1e-3, tol_kind="abs", unit="m^2", source=B1)
     assert quad_inf(S) == pytest.approx(1.000, abs=1e-3)
     w = np.linspace(0.01, 20.0, 200001)                       # a wide grid, trapezoid rule
     assert spectral_moment(w, pierson_moskowitz(w, 4.0, 6.5)) == pytest.approx(1.000, abs=1e-3)
     assert significant_height(w, pierson_moskowitz(w, 4.0, 6.5)) == pytest.approx(4.0, abs=2e-3)
     res = optimize.minimize_scalar(lambda x: -S(x), bounds=(0.3, 1.5), method="bounded",
                                    options=dict(xatol=1e-10))
+    for what, ref, ours, tol, unit in (("peak frequency", 0.7446, res.x, 1e-4, "rad/s"),
+                                       ("peak period", 8.44, 2 * math.pi / res.x, 5e-3, "s"),
+                                       ("spectral peak", 1.924, -res.fun, 1e-3, "m^2 s"),
+                                       ("variance in 0.1-2 rad/s", 0.976, integrate.quad(S, 0.1, 2.0)[0], 1e-3, "m^2")):
+        validation.record(case=f"B1 PM (ITTC), H 4 m, T1 6.5 s: {what}", reference=ref, ours=ours, tolerance=tol,
+                          tol_kind="abs", unit=unit, source=B1)
     assert res.x == pytest.approx(0.7446, abs=1e-4)
     assert 2 * math.pi / res.x == pytest.approx(8.44, abs=5e-3)
     assert -res.fun == pytest.approx(1.924, abs=1e-3)
     assert integrate.quad(S, 0.1, 2.0)[0] == pytest.approx(0.976, abs=1e-3)
 
 
-def test_jonswap_eq60_and_alpha_forms():
+def test_jonswap_eq60_and_alpha_forms(validation):
     """[S4] eq. (60) (0.2053 Hs^2), Hs = 4, wp = 1.3, gamma = 3.3 -> Hs = 4.004 m (1e-3);
     the alpha = 0.0081 form at wp = 1.3 -> Hs = 1.154 m (1e-3)."""
     tp = 2 * math.pi / 1.3
     m0 = quad_inf(lambda w: float(jonswap(np.array([w]), 4.0, tp, 3.3, normalise=False)[0]))
-    assert 4 * math.sqrt(m0) == pytest.approx(4.004, abs=1e-3)
     m0a = quad_inf(lambda w: float(jonswap_alpha(np.array([w]), 1.3)[0]))
+    validation.record(case="B1 JONSWAP eq. (60), Hs 4 m, wp 1.3 rad/s, gamma 3.3: 4 sqrt(m0)", reference=4.004,
+                      ours=4 * math.sqrt(m0), tolerance=1e-3, tol_kind="abs", unit="m", source=B1)
+    validation.record(case="B1 JONSWAP alpha = 0.0081 form, wp 1.3 rad/s: 4 sqrt(m0)", reference=1.154,
+                      ours=4 * math.sqrt(m0a), tolerance=1e-3, tol_kind="abs", unit="m", source=B1)
+    assert 4 * math.sqrt(m0) == pytest.approx(4.004, abs=1e-3)
     assert 4 * math.sqrt(m0a) == pytest.approx(1.154, abs=1e-3)
     # the peak of both forms is at wp (the shape is the same)
     w = np.linspace(1.0, 1.6, 60001)
@@ -69,9 +82,11 @@ def test_jonswap_eq60_and_alpha_forms():
 
 
 @pytest.mark.parametrize("gamma", [1.0, 3.3, 7.0])
-def test_jonswap_normalised_gives_hs_exactly(gamma):
+def test_jonswap_normalised_gives_hs_exactly(gamma, validation):
     """normalise=True: 4 sqrt(m0) == Hs to 1e-9 (relative) for gamma 1, 3.3, 7."""
     m0 = quad_inf(lambda w: float(jonswap(np.array([w]), 4.0, 8.0, gamma)[0]))
+    validation.record(case=f"JONSWAP normalised, Hs 4 m, Tp 8 s, gamma {gamma}: 4 sqrt(m0)", reference=4.0,
+                      ours=4 * math.sqrt(m0), tolerance=1e-9, unit="m", source="definition of Hs = 4 sqrt(m0)")
     assert 4 * math.sqrt(m0) == pytest.approx(4.0, rel=1e-9)
 
 
@@ -82,9 +97,11 @@ def test_jonswap_eq60_is_only_exact_near_gamma_3p3():
         assert abs(4 * math.sqrt(m0) / 4.0 - 1.0) > off
 
 
-def test_jonswap_ittc_b1():
+def test_jonswap_ittc_b1(validation):
     """ITTC JONSWAP, H = 4 m, T1 = 6.5 s: Hs = 4.002 m (1e-3)."""
     m0 = quad_inf(lambda w: float(jonswap_ittc(np.array([w]), 4.0, 6.5)[0]))
+    validation.record(case="B1 JONSWAP (ITTC), H 4 m, T1 6.5 s: 4 sqrt(m0)", reference=4.002, ours=4 * math.sqrt(m0),
+                      tolerance=1e-3, tol_kind="abs", unit="m", source=B1)
     assert 4 * math.sqrt(m0) == pytest.approx(4.002, abs=1e-3)
 
 
