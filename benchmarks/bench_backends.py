@@ -7,7 +7,7 @@ benchmarks/data/backends.json; they are measured, never asserted by the tests.
 1. **Overhead.** A chain of 5 plain-C oscillator FMUs (tests/c_fmu: microseconds per doStep, so
    the time per macro step is almost all master and transport) runs Jacobi fixed steps in-process,
    with the process backend, with the ray backend (a local Ray instance, one actor per FMU) and
-   with all five FMUs in one Ray placement group (one actor, one call per macro step); overhead per
+   with all five FMUs in one Ray actor group (one actor, one call per macro step); overhead per
    macro step = (backend - in-process) / steps, best of R runs. The CPU time of the master per
    step is recorded too (less sensitive to other load on the machine than the wall time). Goals:
    process <= 100 us, Ray <= 1.5 ms.

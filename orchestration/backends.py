@@ -147,7 +147,7 @@ def backend_from_system(system: System) -> BackendConfig | None:
 def parse_placement_value(text: str, where: str) -> dict[str, Any]:
     """Actor options from JSON (``{"num_cpus": 1, "resources": {"windows": 1}}``) or the short form
     ``windows=1,licence=2`` (custom resources), where ``group=NAME`` puts the component into a
-    placement group (one actor for all its members)."""
+    actor group (one actor for all its members)."""
     text = text.strip()
     if text.startswith("{"):
         try:

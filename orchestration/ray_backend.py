@@ -116,7 +116,7 @@ def _fmu_actor():
         ray = require_ray()
 
         class FmuActor:
-            """Hosts one FMU instance -- or several, for a placement group (module docstring) -- as
+            """Hosts one FMU instance -- or several, for an actor group (module docstring) -- as
             remote.SlaveHost objects by instance name, on whichever node Ray placed it."""
 
             def __init__(self):
@@ -207,7 +207,7 @@ class _RayReply:
 
 
 class _GroupReply:
-    """A step of an FMU that shares its actor with others (a placement group): sent when collected,
+    """A step of an FMU that shares its actor with others (an actor group): sent when collected,
     together with the steps of the other members, as one ``exchange_many`` call per actor."""
 
     __slots__ = ("slave", "item", "t", "h", "done", "value", "error")
@@ -283,7 +283,7 @@ class _Group:
 
 
 class RayGroups:
-    """The placement groups of one execution: FMU instances with the same ``group`` share an actor."""
+    """The actor groups of one execution: FMU instances with the same ``group`` share an actor."""
 
     def __init__(self):
         self.groups: dict[str, _Group] = {}
@@ -293,7 +293,7 @@ class RayGroups:
         if group is None:
             group = self.groups[name] = _Group(name, options)
         elif group.options != options:
-            raise BackendError(f"placement group {name!r}: its members ask for different actor options "
+            raise BackendError(f"actor group {name!r}: its members ask for different actor options "
                                f"({group.options} and {options}); give them the same")
         return group
 

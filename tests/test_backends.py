@@ -34,7 +34,7 @@ REMOTE = ["process", "ray"]
 
 
 def factory_for(backend: str, request):
-    """``ray-group``: every FMU in one shared actor (a placement group: one call per macro step)."""
+    """``ray-group``: every FMU in one shared actor (an actor group: one call per macro step)."""
     if backend.startswith("ray"):
         request.getfixturevalue("ray_local")
     if backend == "ray-group":
@@ -300,7 +300,7 @@ def test_cli_ray_backend_matches_in_process(payload_fmu, tmp_path, ray_local, ca
     actors = json.loads((tmp_path / "ray" / "metadata.json").read_text())["actors"]
     assert sorted(actors) == ["a", "b", "c"] and all("mc_ray_fmu_" in v["fmu"] for v in actors.values())
     assert len({v["pid"] for v in actors.values()}) == 3
-    # a placement group: b and c share one actor (one call per macro step for both)
+    # an actor group: b and c share one actor (one call per macro step for both)
     assert main(["run", str(path), *common, "--backend", "ray", "--place", "b=group=light", "--place", "c=group=light",
                  "--out", str(tmp_path / "group")]) == 0
     actors = json.loads((tmp_path / "group" / "metadata.json").read_text())["actors"]
