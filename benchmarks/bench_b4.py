@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import tempfile
 import time
@@ -162,11 +163,11 @@ def write_scenario(fmus: Path, folder: Path = SCENARIO_DIR, payload: float = 250
     write_ssp(s, path)
     text = path.read_text()
     for name in ("Ship", "Crane"):
-        text = text.replace(f'source="{(Path(fmus) / f"{name}.fmu").as_posix()}"', f'source="../../build/fmus/{name}.fmu"')
-        rel = Path(__import__("os").path.relpath(Path(fmus) / f"{name}.fmu", folder)).as_posix()
-        text = text.replace(f'source="{rel}"', f'source="../../build/fmus/{name}.fmu"')
+        built = Path(fmus) / f"{name}.fmu"
+        target = f'source="../../build/fmus/{name}.fmu"'
+        text = text.replace(f'source="{built.as_posix()}"', target)
+        text = text.replace(f'source="{Path(os.path.relpath(built, folder)).as_posix()}"', target)
     path.write_text(text)
-    up = sc.position_setpoint(0.0)
     events = ["description: >",
               "  Benchmark B4 (docs/b4_ship_heavy_crane.md), user version: the crane tip lifted 0.5 m at 10 s and",
               "  lowered back at 15 s ([S4] 8.1): the boom and jib setpoints of the benchmark's minimum-jerk moves",
@@ -184,7 +185,7 @@ def write_scenario(fmus: Path, folder: Path = SCENARIO_DIR, payload: float = 250
             events.append(f"  - {{time: {t:.2f}, model: crane, variable: \"joint{k + 1}.setpoint\", "
                           f"action: override, value: {r[k]:.9f}}}")
     (folder / "lift.yaml").write_text("\n".join(events) + "\n")
-    print(f"wrote {path}, {mech.name}, lift.yaml (hold setpoints {np.round(np.degrees(up[:3]), 4)} deg)")
+    print(f"wrote {path}, {mech.name}, lift.yaml (hold setpoints {np.round(np.degrees(r0[:3]), 4)} deg)")
     return path
 
 
@@ -232,7 +233,8 @@ def main(argv=None) -> int:
                                 "roll_change_one_way_deg": float(np.max(np.abs(r1 - r1[0]))),
                                 "roll_rms_one_way_error_deg": float(np.sqrt(np.mean((r1 - rr) ** 2))),
                                 "roll_std_reference_deg": float(np.std(rr)),
-                                "heave_rms_one_way_error_m": float(np.sqrt(np.mean((one["heave"] - ref["heave"]) ** 2))),
+                                "heave_rms_one_way_error_m": float(np.sqrt(np.mean((one["heave"] - ref["heave"])
+                                                                                    ** 2))),
                                 "one_way": compare(one, ref)}
         out["scenarios"][key] = entry
         log(f"{sc.name} ({co.wall:.0f} s wall): {fmt(entry['range'])} [std: {fmt(entry['std'])}]"

@@ -18,7 +18,6 @@
 """
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -28,16 +27,16 @@ from components.articulated_body import ArticulatedBody
 from components.mechanism import mechanism_from_dict, preset, validate_mechanism
 from components.rotations import quat_from_euler_zyx, quat_to_matrix
 from tests.b4 import cosim, model as b4
-from tests.b4.monolithic import G, Monolithic, SerialCrane, build_ship, static_equilibrium, vessel_and_radiation
+from tests.b4.monolithic import G, Monolithic, SerialCrane, build_ship, vessel_and_radiation
 
 TOLERANCE = 0.02
 DIGEST = "ship_crane_digest.md 7.5 (B4)"
 # the scenarios as the tests run them: (b) and (c) with their motion from 1 s, (a) and (e) shortened
 TEST_SCENARIOS = {
-    "a": b4.SCENARIOS["a"].shortened(10.0),
+    "a": b4.SCENARIOS["a"].shortened(8.0),
     "b": b4.SCENARIOS["b"].shortened(12.0, delay=1.0),
-    "c": b4.SCENARIOS["c"].shortened(22.0, delay=1.0),
-    "e": b4.SCENARIOS["e"].shortened(12.0),
+    "c": b4.SCENARIOS["c"].shortened(21.5, delay=1.0),
+    "e": b4.SCENARIOS["e"].shortened(10.0),
 }
 
 
@@ -93,7 +92,8 @@ def test_reference_equations_match_the_articulated_body_algorithm(validation):
         qdd = np.linalg.solve(H[6:, 6:], f[6:] - H[6:, :6] @ nud)
         R, p, rB = quat_to_matrix(ship[3:7]), ship[0:3], np.array(b4.HARDPOINT)
         v, w, vd, wd = nu[:3], nu[3:], nud[:3], nud[3:]
-        r = aba.forward_dynamics(Y[lay["q"]], Y[lay["qd"]], mono.joint_torques(0.3, Y[lay["q"]], Y[lay["qd"]], Y[lay["z"]]),
+        tau = mono.joint_torques(0.3, Y[lay["q"]], Y[lay["qd"]], Y[lay["z"]])
+        r = aba.forward_dynamics(Y[lay["q"]], Y[lay["qd"]], tau,
                                  R, p + R @ rB, R @ (v + np.cross(w, rB)), R @ w,
                                  R @ (vd + np.cross(w, v) + np.cross(wd, rB) + np.cross(w, np.cross(w, rB))), R @ wd,
                                  gravity=(0.0, 0.0, G))
@@ -121,7 +121,7 @@ def test_reference_energy_balance_in_still_water(validation):
     Y0 = model.initial_state(st.q, qd=[0.05, 0.05, -0.05, 0.1, 0.1, 0.05])
     Y0[model.layout["ship"]][7:13] = [0.1, 0.05, 0.05, 0.02, 0.01, 0.01]
     t = np.linspace(0.0, 5.0, 51)
-    res = model.run(Y0, t, rtol=1e-10, atol=1e-10)
+    res = model.run(Y0, t, rtol=1e-9, atol=1e-9)
     E = np.array([model.mechanical_energy(Y) - Y[-1] for Y in res.states])
     kinetic = model.mechanical_energy(Y0) - model.mechanical_energy(model.initial_state(st.q))
     drift = float(np.max(np.abs(E - E[0])) / kinetic)
@@ -183,7 +183,8 @@ def test_reference_statics(validation):
 
 @pytest.fixture(scope="module")
 def runs(fmu_dir, tmp_path_factory):
-    """Co-simulation runs and their references, computed once per (scenario, coupling)."""
+    """Co-simulation runs and their references (DOP853 at rtol 1e-6: 1e-6 of the signals' ranges from the
+    rtol 1e-9 solution, measured), computed once per (scenario, coupling)."""
     folder = tmp_path_factory.mktemp("b4")
     cache = {}
 
@@ -191,7 +192,7 @@ def runs(fmu_dir, tmp_path_factory):
         if (key, coupling) not in cache:
             sc = TEST_SCENARIOS[key]
             co = cosim.run(fmu_dir, sc, coupling, workdir=folder)
-            ref = b4.reference(sc, co.time, rtol=1e-7) if coupling != "one-way" else None
+            ref = b4.reference(sc, co.time, rtol=1e-6) if coupling != "one-way" else None
             cache[(key, coupling)] = (co, ref)
         return cache[(key, coupling)]
 
@@ -209,7 +210,8 @@ def test_b4_cosimulation_matches_the_monolithic_reference(runs, key, validation)
     for signal, e in errors.items():
         validation.record(case=f"B4 ({key}) {signal}: co-simulation vs monolithic, RMS / range", reference="monolithic",
                           ours=f"co-simulation, {cosim.b4.STEP} s", error=e, tolerance=TOLERANCE, source=DIGEST)
-    print(f"\nB4 {sc.name} [test run: motion from {sc.delay:g} s, {sc.stop:g} s, {co.wall:.1f} s wall]: "
+    timing = f"motion from {sc.delay:g} s, " if sc.motion != "hold" else ""
+    print(f"\nB4 {sc.name} [test run: {timing}{sc.stop:g} s, {co.wall:.1f} s wall]: "
           + ", ".join(f"{k} {100 * v:.2f} % (std {100 * strict[k]:.2f} %)" for k, v in errors.items()))
     assert max(errors.values()) < TOLERANCE
     # the scenario moves what it should: not a comparison of two flat lines

@@ -21,7 +21,6 @@ drive the wire's upper end (``end_a``), the wire's force on it goes back to the 
 """
 from __future__ import annotations
 
-import math
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -171,7 +170,7 @@ def system(fmus: Path, scenario: b4.Scenario, coupling: str = "mass-aware", hois
     return s
 
 
-def setpoint_signals(scenario: b4.Scenario, refresh=True, hoist: str = "crane",
+def setpoint_signals(scenario: b4.Scenario, refresh="midpoint", hoist: str = "crane",
                      coupling: str = "mass-aware") -> StepSignals:
     """The slew, boom and jib rate setpoints, each step's exact average rate (RateReference.step), and the
     compensation forces on the ship's hardpoints 2 and 3 (their midpoint values). refresh: False, True, or
@@ -190,11 +189,10 @@ def setpoint_signals(scenario: b4.Scenario, refresh=True, hoist: str = "crane",
         for k in range(b4.CRANE_JOINTS):
             key = ("crane", f"joint{k + 1}.setpoint")
             rate = execution.value("crane", f"joint{k + 1}.rate")
-            past = [r for tt, r in history.get(k, []) if tt < t]
+            past = [r for tt, r in history.get(k, []) if tt < t][::-1]          # newest first
             order = min(len(past), MIDPOINT_ORDER)
             weights = ((1.0,), (1.5, -0.5), (1.875, -1.25, 0.375))[order]
-            rate_mid = weights[0] * rate + sum(w * r for w, r in zip(weights[1:], reversed(past[-order:] if order
-                                                                                            else [])))
+            rate_mid = weights[0] * rate + sum(w * r for w, r in zip(weights[1:], past))
             history[k] = (history.get(k, []) + [(t, rate)])[-3:]
             out[key] = values[key] + (values[key] - rate) * 0.5 * h / T[k] - (rate_mid - rate)
         return out

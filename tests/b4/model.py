@@ -389,7 +389,7 @@ def compensation(motion: str, payload: float):
 
     from components.rotations import quat_from_euler_zyx, quat_to_matrix
 
-    us = [0.0] if motion == "hold" else list(np.linspace(0.0, 1.0, 9))
+    us = [0.0] if motion == "hold" else list(np.linspace(0.0, 1.0, 6))
     rows = []
     for u in us:
         q_set = np.concatenate([reference_positions(0.0, motion, payload, u=u), [0.0, 0.0, WIRE_LENGTH]])
