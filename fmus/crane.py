@@ -20,7 +20,8 @@ from fmus._base import Fmi2Slave
 
 FMU_RESOURCES = ("components/data/cranes/knuckle_boom.json", "components/data/cranes/sms_revolute.json",
                  "components/data/cranes/sms_prismatic.json", "components/data/cranes/sms_double_pendulum.json",
-                 "components/data/cranes/sms_centripetal.json", "components/data/cranes/sms_palfinger.json")
+                 "components/data/cranes/sms_centripetal.json", "components/data/cranes/sms_palfinger.json",
+                 "components/data/cranes/tysse_egeland.json")
 N_JOINTS = 7
 N_ATTACHMENTS = 3
 SYM = ("0,0", "1,1", "2,2", "0,1", "0,2", "1,2")
@@ -45,7 +46,7 @@ class Crane(Fmi2Slave):
         P, I, O = "parameter", "input", "output"
         self.string("mechanism", P, "knuckle_boom", "Mechanism: a preset name (knuckle_boom, sms_revolute, "
                                                     "sms_prismatic, sms_double_pendulum, sms_centripetal, "
-                                                    "sms_palfinger) or a JSON/YAML file (docs/crane_format.md)")
+                                                    "sms_palfinger, tysse_egeland) or a JSON/YAML file (docs/crane_format.md)")
         self.real("gravity", P, 9.81, "m/s2", "Acceleration of gravity (along NED down)", minimum=0.0)
         self.real("max_substep", P, 0.002, "s", "Largest internal RK4 sub-step", minimum=0.0)
         for k in range(1, N_JOINTS + 1):
