@@ -119,7 +119,7 @@ def overhead_part(oscillator: Path, args) -> dict:
 
 
 def speedup_part(payload: Path, args) -> dict:
-    substep, hh = 2.5e-4, 0.01
+    substep, hh = args.substep, 0.01
     single = timed_run(heavy_pair(payload, substep), "inprocess", 20, hh) / 20 / 2
     print(f"heavy Payload step (max_substep {substep:g} s, macro step {hh:g} s): {single * 1e3:.2f} ms each",
           flush=True)
@@ -143,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=2000, help="macro steps for the overhead runs")
     parser.add_argument("--heavy-steps", type=int, default=200, help="macro steps for the speedup runs")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--substep", type=float, default=2.5e-4,
+                        help="RK4 sub-step of the heavy Payloads [s] (smaller: more compute per macro step)")
     parser.add_argument("--skip-ray", action="store_true")
     parser.add_argument("--part", choices=["overhead", "speedup"],
                         help="only this part (the other part's figures stay in --out)")
