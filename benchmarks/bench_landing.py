@@ -77,7 +77,7 @@ def algorithm(family: str, setting: float, extrapolation: int):
         return EccoAlgorithm(rtol=setting, atol=setting, extrapolation=extrapolation,
                              controller=PIController(min_step=MIN_STEP, max_step=MAX_STEP))
     return ErrorControlAlgorithm(rtol=setting, atol=1e-3 * setting, min_step=MIN_STEP, max_step=MAX_STEP,
-                                 extrapolation=extrapolation)
+                                 extrapolation=extrapolation, hold_check=True)
 
 
 def run_point(fmu_dir: Path, ref: Reference, family: str, setting: float, extrapolation: int,

@@ -57,7 +57,8 @@ def make_algorithm(name: str, options: dict[str, Any] | None = None) -> Algorith
                                      h0=None if h0 is None else float(h0),
                                      min_step=float(_get(o, "min_step", "minimum_step_size", default=1e-6)),
                                      max_step=float(_get(o, "max_step", "maximum_step_size", default=1.0)),
-                                     method=method, extrapolation=int(_get(o, "extrapolation", default=0)))
+                                     method=method, extrapolation=int(_get(o, "extrapolation", default=0)),
+                                     hold_check=str(_get(o, "hold_check", default=False)).lower() in ("1", "true", "yes"))
     if name == "iterative":
         from orchestration.iterative import IterativeAlgorithm
 
