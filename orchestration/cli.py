@@ -216,6 +216,15 @@ def _demo(args) -> int:
     return 0
 
 
+def _report(args) -> int:
+    """Every validation case (pytest -m validation) into docs/validation_report.md with plots."""
+    from orchestration.validation_report import main as report_main
+
+    argv = (["--out", str(args.out)] if args.out else []) + (["--quick"] if args.quick else [])
+    argv += [x for n in args.note for x in ("--note", n)]
+    return report_main(argv + (["--", *args.pytest_args] if args.pytest_args else []))
+
+
 def _docs(args) -> int:
     from orchestration.interfaces_doc import main as docs_main
 
@@ -336,6 +345,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stop", type=float, help="stop time [s] (default: the scenario's)")
     p.add_argument("--fmus", type=Path, help="FMU folder (default build/fmus; rebuilt when the sources changed)")
     p.set_defaults(func=_demo)
+
+    p = sub.add_parser("report", help="run every validation case (pytest -m validation) and write "
+                                      "docs/validation_report.md")
+    p.add_argument("--out", type=Path, help="default docs/validation_report.md (plots in img/ beside it)")
+    p.add_argument("--quick", action="store_true", help="component-level cases only (no FMU runs)")
+    p.add_argument("--note", action="append", default=[], help="a note for the report, repeatable")
+    p.add_argument("pytest_args", nargs="*", help="extra pytest arguments after --")
+    p.set_defaults(func=_report)
 
     p = sub.add_parser("docs", help="regenerate docs/interfaces.md from the FMUs")
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "interfaces.md")
