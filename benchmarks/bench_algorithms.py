@@ -490,8 +490,7 @@ def b3_algorithms() -> dict[str, Callable[[], Algorithm]]:
 
 def b3_table(workdir: Path, log: Callable[[str], None] = print) -> list[B3Row]:
     from tests.b3 import model as b3
-    from tests.b3.build import build_b3_fmus
-    from orchestration.system import Component
+    from tests.b3.build import b3_system, build_b3_fmus
 
     fmus = build_b3_fmus(workdir / "b3")
     rows = []
@@ -499,12 +498,7 @@ def b3_table(workdir: Path, log: Callable[[str], None] = print) -> list[B3Row]:
         p = b3.TABLES[case]
         target = b3.physical_mode(p).real
         for name, make in b3_algorithms().items():
-            s = System("b3")
-            s.add_component(Component("P", fmus["B3Platform"], parameters=b3.platform_parameters(p)))
-            s.add_component(Component("B", fmus["B3Boat"], parameters=b3.boat_parameters(p, "torque")))
-            s.connect("B.angle", "P.boat_angle")
-            s.connect("B.rate", "P.boat_rate", power_bond="roll")
-            s.connect("P.torque", "B.torque", power_bond="roll")
+            s = b3_system(fmus, case)
             alg = make()
             traj = run_ours(s, alg, 0.01, stop=30.0, variables=["B.angle"])
             t = np.arange(0.0, traj.time[-1], 0.01)

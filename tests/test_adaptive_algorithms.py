@@ -18,7 +18,7 @@ from orchestration.slaves import InProcessSlave
 from orchestration.step_control import PIController
 from orchestration.system import Component, System
 from tests.b3 import model as b3
-from tests.b3.build import build_b3_fmus
+from tests.b3.build import b3_system as build_b3_system, build_b3_fmus
 
 G = 9.81
 
@@ -29,16 +29,7 @@ def b3_fmus(tmp_path_factory):
 
 
 def b3_system(fmus, p) -> System:
-    s = System("b3")
-    s.add_component(Component("P", fmus["B3Platform"], parameters=b3.platform_parameters(p)))
-    s.add_component(Component("B", fmus["B3Boat"], parameters=b3.boat_parameters(p, "torque")))
-    s.connect("B.angle", "P.boat_angle")
-    s.connect("B.rate", "P.boat_rate")
-    s.connect("P.torque", "B.torque")
-    for c in s.connections:                       # torque . rate: the roll power bond
-        if c.target[1] in ("boat_rate", "torque"):
-            c.power_bond = "roll"
-    return s
+    return build_b3_system(fmus, next(k for k, v in b3.TABLES.items() if v is p))
 
 
 def re_lambda(result) -> float:

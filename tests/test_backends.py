@@ -25,8 +25,7 @@ from orchestration.process_backend import ProcessSlave
 from orchestration.remote import RemoteState
 from orchestration.step_control import PIController
 from orchestration.system import Component, System
-from tests.b3 import model as b3
-from tests.b3.build import build_b3_fmus
+from tests.b3.build import b3_system as build_b3_system, build_b3_fmus
 from tests.ray_fixtures import ray_local  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,17 +72,7 @@ def b3_fmus(tmp_path_factory):
 
 
 def b3_system(fmus) -> System:
-    p = b3.TABLES["T3-3"]
-    s = System("b3")
-    s.add_component(Component("P", fmus["B3Platform"], parameters=b3.platform_parameters(p)))
-    s.add_component(Component("B", fmus["B3Boat"], parameters=b3.boat_parameters(p, "torque")))
-    s.connect("B.angle", "P.boat_angle")
-    s.connect("B.rate", "P.boat_rate")
-    s.connect("P.torque", "B.torque")
-    for c in s.connections:
-        if c.target[1] in ("boat_rate", "torque"):
-            c.power_bond = "roll"
-    return s
+    return build_b3_system(fmus, "T3-3")
 
 
 # ---------------------------------------------------------------------- same numbers everywhere

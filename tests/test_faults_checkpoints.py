@@ -140,19 +140,9 @@ def b3_fmus(tmp_path_factory):
 def test_adaptive_run_resumes_on_another_backend_to_the_same_numbers(b3_fmus, tmp_path, algorithm):
     """The adaptive step, the controller memory and the log come back with the checkpoint; a run
     checkpointed in-process continues in worker processes."""
-    from tests.b3 import model as b3
+    from tests.b3.build import b3_system
 
-    fmus = b3_fmus
-    p = b3.TABLES["T3-3"]
-    s = System("b3")
-    s.add_component(Component("P", fmus["B3Platform"], parameters=b3.platform_parameters(p)))
-    s.add_component(Component("B", fmus["B3Boat"], parameters=b3.boat_parameters(p, "torque")))
-    s.connect("B.angle", "P.boat_angle")
-    s.connect("B.rate", "P.boat_rate")
-    s.connect("P.torque", "B.torque")
-    for c in s.connections:
-        if c.target[1] in ("boat_rate", "torque"):
-            c.power_bond = "roll"
+    s = b3_system(b3_fmus, "T3-3")
     path = write_ssp(s, tmp_path / "b3.ssd")
     common = dict(system=str(path), stop=0.16, step=0.01, algorithm=algorithm,
                   options={"rtol": 1e-2, "atol": 1e-3, "method": "gauss-seidel"}, quiet=True)   # 20-40 steps
