@@ -77,7 +77,6 @@ def run_lift(stop: float | None = None, record=None, numerics: dict | None = Non
     names = record if record is not None else rs.RECORD["offshore_lift"]
     selected = [tuple(n.split(".", 1)) for n in names]
     memory = MemoryObserver(selected)
-    rs._typed_events(scenario, system)
     ex = Execution(system, make_algorithm(system.algorithm, dict(system.algorithm_options)), observers=[memory],
                    manipulators=manipulators, observed=selected)
     profiler = cProfile.Profile() if profile else None

@@ -129,6 +129,8 @@ class Execution:
         self.step_multiple = [max(1, int(c.step_multiple)) for c in system.components.values()]
         self.time = system.start_time
         self.steps_taken = 0
+        self._refeed_order: list[int] | None = None
+        self._touched: set[int] = set()      # slaves whose inputs a manipulator changed this step
         self._compile(list(observed))
 
     # ------------------------------------------------------------------ plan
@@ -152,7 +154,9 @@ class Execution:
         for m in self.manipulators:
             for comp, var in m.variables():
                 i = self.index[comp]
-                if self.slaves[i].variables[var].causality == "input":
+                info = self.slaves[i].variables[var]
+                # Integer/Boolean/String inputs are set by name with their own type (override)
+                if info.causality == "input" and info.type == "Real":
                     slot(in_names[i], var)
         for comp, var in observed:
             i = self.index[comp]
@@ -395,19 +399,32 @@ class Execution:
             else:
                 self.overrides[i][pos] = float(value)
                 self.inputs[i][pos] = float(value)
+            self._touched.add(i)
         elif value is not None:
             self.slaves[i].set_values({variable: value})
+        elif self.slaves[i].variables[variable].causality == "input":
+            # releasing a non-Real input (not in the Real input vector): back to its start value
+            info = self.slaves[i].variables[variable]
+            start = component_start(self.system, component, variable, info.start)
+            if isinstance(start, str) and info.type == "Boolean":   # a modelDescription start is text
+                start = start.strip().lower() in ("true", "1")
+            if start is not None:
+                self.slaves[i].set_values({variable: start})
 
     def bias(self, component: str, variable: str, value: float | None) -> None:
         i = self.index[component]
         if variable not in self.in_names[i]:
             raise ExecutionError(f"bias needs an input: {component}.{variable} is a "
                                  f"{self.slaves[i].variables[variable].causality}")
+        if variable not in self.in_names[i] or self.slaves[i].variables[variable].type != "Real":
+            raise ExecutionError(f"bias needs a Real input: {component}.{variable} is a "
+                                 f"{self.slaves[i].variables[variable].type}")
         pos = self.in_names[i].index(variable)
         if value is None:
             self.biases[i].pop(pos, None)
         else:
             self.biases[i][pos] = float(value)
+        self._touched.add(i)
 
     # ------------------------------------------------------------------ life cycle
 
@@ -438,6 +455,7 @@ class Execution:
         sweeps = self._propagate(max_sweeps, tolerance, in_init=True)
         self._for_each_slave(lambda slave: slave.exit_initialization())
         sweeps += self._propagate(max_sweeps, tolerance, in_init=False)
+        self._touched.clear()          # the propagation above already fed the start-time events
         for i in range(len(self.slaves)):
             self.history[i] = [(self.time, self.outputs[i].copy())]
         self.algorithm.setup(self)
@@ -469,8 +487,7 @@ class Execution:
 
     def step(self, h: float) -> float:
         t = self.time
-        for m in self.manipulators:
-            m.before_step(self, t, h)
+        self.before_step(t, h)
         taken = self.algorithm.step(t, h)
         if self._pending:
             self.sync()
@@ -483,8 +500,39 @@ class Execution:
 
     def before_step(self, t: float, h: float) -> None:
         """Manipulators act before a (possibly repeated) coupling step; adaptive algorithms call it."""
+        if not self.manipulators:
+            return
         for m in self.manipulators:
+            before = set(self._touched)
             m.before_step(self, t, h)
+            if getattr(m, "refreshes_feedthrough", False):
+                self._touched = before       # it fed the slaves itself, with values of its choosing
+        if self._touched:
+            self._refeed_manipulated(t)
+
+    def _refeed_manipulated(self, t: float) -> None:
+        """Manipulators act after the previous step's feedthrough refresh, so a direct-feedthrough
+        slave whose input they changed would show the others outputs of the old input during this
+        step. Feed the touched slaves again, then, sources first, every other feedthrough slave whose
+        inputs changed as a consequence. A manipulator that feeds slaves itself says so with a true
+        ``refreshes_feedthrough`` attribute and is left alone."""
+        touched, self._touched = self._touched, set()
+        if self._pending:
+            self.sync()
+        if self._refeed_order is None:
+            from orchestration.algorithms import gauss_seidel_order
+
+            self._refeed_order = gauss_seidel_order(len(self.slaves), self.slave_edges(),
+                                                    [s.name for s in self.slaves])
+        everyone = range(len(self.slaves))
+        fed = False
+        for i in self._refeed_order:
+            if not self.feedthrough[i] or abs(self.slave_time[i] - t) > 1e-12 * max(1.0, abs(t)):
+                continue
+            u = self.compute_inputs(i, t, 0.0, 0, updated=everyone)
+            if i in touched or (fed and not np.array_equal(u, self.inputs[i])):
+                self.feed(i, t, u)
+                fed = True
 
     def _after_step(self, t: float, taken: float) -> None:
         if self._pending:

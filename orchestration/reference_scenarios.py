@@ -801,20 +801,6 @@ def load_reference(name: str, fmu_dir: Path | None = None, out_dir: Path | None 
     return system, scenario, path
 
 
-def _typed_events(scenario, system) -> None:
-    """Work around Execution putting every manipulated input into its Real input vector: events on
-    Integer/Boolean inputs are left out of ``variables()``, so Execution.override sets them by name
-    with their own type (a "reset" of such an input then does nothing)."""
-    from fmpy import read_model_description
-
-    kinds = {}
-    for e in scenario.events:
-        md = read_model_description(str(system.components[e.component].source))
-        kinds[(e.component, e.variable)] = next((v.type for v in md.modelVariables if v.name == e.variable), "Real")
-    original = scenario.variables
-    scenario.variables = lambda: [cv for cv in original() if kinds.get(cv, "Real") == "Real"]
-
-
 # ==============================================================================================
 # Running
 # ==============================================================================================
@@ -901,8 +887,6 @@ def execute(system, scenario, stop: float, step: float, out_dir: Path | None, va
 
         observers.append(FileObserver(out_dir, selected, extra_metadata={
             "stop_time": stop, "base_step": step, "scenario": getattr(scenario, "source", None)}))
-    if scenario is not None:
-        _typed_events(scenario, system)
     execution = Execution(system, algorithm, observers=observers, manipulators=[scenario] if scenario else [],
                           observed=selected)
     try:

@@ -70,8 +70,9 @@ class Scenario(Manipulator):
                     info.causality == "parameter" and info.variability != "tunable"):
                 raise ScenarioError(f"{e.origin}: {e.component}.{e.variable} is a {info.variability or ''} "
                                     f"{info.causality}; only inputs and tunable parameters can change during a run")
-            if e.action == "bias" and info.causality != "input":
-                raise ScenarioError(f"{e.origin}: bias needs an input, {e.component}.{e.variable} is a parameter")
+            if e.action == "bias" and (info.causality != "input" or info.type != "Real"):
+                raise ScenarioError(f"{e.origin}: bias needs a Real input, {e.component}.{e.variable} is a "
+                                    f"{info.type} {info.causality}")
 
     def before_step(self, execution: Execution, t: float, h: float) -> None:
         while self._next < len(self.events) and self.events[self._next].time <= t + 1e-9 * max(1.0, h):
@@ -83,7 +84,8 @@ class Scenario(Manipulator):
                 execution.bias(e.component, e.variable, e.value)
             else:
                 execution.override(e.component, e.variable, None)
-                if e.variable in execution.in_names[execution.index[e.component]]:
+                if e.variable in execution.in_names[execution.index[e.component]] and \
+                        execution.slaves[execution.index[e.component]].variables[e.variable].type == "Real":
                     execution.bias(e.component, e.variable, None)
 
 

@@ -122,3 +122,79 @@ def test_a_failed_run_keeps_what_was_flushed(payload_fmu, tmp_path):
     assert meta["status"] == "failed" and "p (Payload.fmu)" in meta["error"]
     kept = load_results(tmp_path / "out")
     assert len(kept.time) >= 2 and kept.time[-1] == pytest.approx(meta["end_time"])
+
+
+WINCH_EVENTS = """
+events:
+  - {time: 0.2, model: w, variable: brake, value: true}
+  - {time: 0.2, model: w, variable: mode, value: 1}
+  - {time: 0.4, model: w, variable: brake, action: reset}
+  - {time: 0.4, model: w, variable: mode, action: reset}
+"""
+
+
+def test_events_set_integer_and_boolean_inputs_with_their_own_type(fmu_dir, tmp_path):
+    """The winch's brake (Boolean) and mode (Integer) inputs switched by events, then released back
+    to their start values (no Real-vector workaround needed)."""
+    path = tmp_path / "winch.yaml"
+    path.write_text(WINCH_EVENTS)
+    scenario = load_scenario(path)
+    s = System("winch")
+    s.add_component(Component("w", fmu_dir / "Winch.fmu", {"initial_line_length": 10.0, "max_substep": 1e-3}))
+    ex = Execution(s, FixedStepAlgorithm(), manipulators=[scenario])
+    seen = []
+    try:
+        scenario.check(ex)
+        ex.initialize()
+        for _ in range(6):
+            ex.step(0.1)
+            seen.append((round(ex.time, 6), ex.value("w", "brake"), ex.value("w", "mode"),
+                         ex.value("w", "brake.engaged")))
+    finally:
+        ex.free()
+    by_time = {t: rest for t, *rest in seen}
+    assert by_time[0.1] == [False, 0, False]
+    assert by_time[0.3] == [True, 1, True]          # the events at 0.2 act on the step 0.2 -> 0.3
+    assert by_time[0.5] == [False, 0, False]        # reset: the start values again
+
+
+def test_bias_on_a_boolean_input_is_refused_by_name(fmu_dir, tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("events: [{time: 0.1, model: w, variable: brake, action: bias, value: 1}]")
+    scenario = load_scenario(path)
+    s = System("winch")
+    s.add_component(Component("w", fmu_dir / "Winch.fmu"))
+    ex = Execution(s, FixedStepAlgorithm(), manipulators=[scenario])
+    try:
+        with pytest.raises(ScenarioError, match="bias needs a Real input, w.brake is a Boolean input"):
+            scenario.check(ex)
+    finally:
+        ex.free()
+
+
+def test_an_event_on_a_feedthrough_input_reaches_the_other_slaves_in_the_same_step(tmp_path):
+    """o's acceleration output depends directly on its force input; p is pushed by o's acceleration.
+    A scenario that steps o.F at t = 0.5 must change p's input for the step starting at 0.5 (before
+    the fix, p saw o's acceleration of the old force for one macro step)."""
+    from tests.c_fmu.build import build_oscillator_fmu
+
+    fmu = build_oscillator_fmu(tmp_path / "c_fmu")
+    path = tmp_path / "push.yaml"
+    path.write_text("events: [{time: 0.5, model: o, variable: F, value: 100.0}]")
+    scenario = load_scenario(path)
+    s = System("push")
+    s.add_component(Component("o", fmu, {"m": 10.0, "k": 1000.0, "c": 5.0, "x0": 0.01}))
+    s.add_component(Component("p", fmu, {"m": 10.0, "k": 1000.0, "c": 5.0}))
+    s.connect("o.a", "p.F", factor=2.0)
+    ex = Execution(s, FixedStepAlgorithm("jacobi"), manipulators=[scenario], observed=[("o", "x"), ("o", "v")])
+    try:
+        ex.initialize()
+        while ex.time < 0.5 - 1e-9:
+            ex.step(0.05)
+        x, v = ex.value("o", "x"), ex.value("o", "v")
+        ex.step(0.05)                                   # the event acts on this step
+        pushed = float(ex.inputs[ex.index["p"]][0])
+    finally:
+        ex.free()
+    expected = 2.0 * (100.0 - 1000.0 * x - 5.0 * v) / 10.0
+    assert pushed == pytest.approx(expected, rel=1e-12)

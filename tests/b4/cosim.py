@@ -70,6 +70,8 @@ class StepSignals(Manipulator):
                  sample: Callable | None = None):
         self.signals = dict(signals)
         self.refresh = refresh
+        # it feeds the slaves itself (with the sampled values); the master must not feed them again
+        self.refreshes_feedthrough = bool(refresh)
         self.sample = sample      # (execution, t, h, {(comp, var): value}) -> values to evaluate the outputs with
 
     def variables(self):
