@@ -1,9 +1,10 @@
 """Build the plain-C FMI 1.0 co-simulation Oscillator (oscillator_fmi1.c + modelDescription_fmi1.xml)
 into ``Oscillator1.fmu``.
 
-The FMU is compiled with gcc from the one C file, which declares the FMI 1.0 co-simulation API
-itself (every function exported as ``Oscillator1_fmi...``), so no header is needed; no Python and
-no code from this project goes into it.
+The FMU is compiled with gcc from the one C file (with the model it shares with the FMI 2.0
+Oscillator, oscillator_model.h, expanded into it, as in build.py), which declares the FMI 1.0
+co-simulation API itself (every function exported as ``Oscillator1_fmi...``), so no header is
+needed; no Python and no code from this project goes into it.
 
     python -m tests.c_fmu.build_fmi1 OUT_DIR
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.c_fmu.build import FmuBuildError, build_c_fmu
+from tests.c_fmu.build import FmuBuildError, build_c_fmu, build_main
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "oscillator_fmi1.c"
@@ -31,16 +32,7 @@ def build_oscillator_fmi1_fmu(out_dir: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m tests.c_fmu.build_fmi1 OUT_DIR", file=sys.stderr)
-        return 2
-    try:
-        print(build_oscillator_fmi1_fmu(Path(args[0])))
-    except FmuBuildError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    return build_main(argv, "python -m tests.c_fmu.build_fmi1 OUT_DIR", {"oscillator": build_oscillator_fmi1_fmu})
 
 
 if __name__ == "__main__":
