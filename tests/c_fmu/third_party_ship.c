@@ -2,8 +2,10 @@
  * OsvSeakeeper: a stand-alone FMI 2.0 co-simulation FMU of an offshore supply vessel, in plain C.
  *
  * It plays the part of a ship FMU from a third party in the marine-cosim tests (docs/ship_swap.md):
- * built from this one file with gcc against FMPy's FMI 2.0 headers, with no Python and no code of
- * this project, and with an interface in the style of the OSP vessel FMUs, NOT marine-cosim's:
+ * built from this one file (the FMI 2.0 functions, shared with oscillator.c, are expanded into it
+ * from fmi2_common.h/.c by the build) with gcc against FMPy's FMI 2.0 headers, with no Python and
+ * no code of this project, and with an interface in the style of the OSP vessel FMUs, NOT
+ * marine-cosim's:
  *
  *   inputs   additionalNedForce.force.{north,east,down}          [kN]   NED
  *            additionalNedForce.moment.{north,east,down}         [kN.m] NED, about the point of attack
@@ -54,20 +56,13 @@
  * All instance data lives in the instance struct (no globals), so any number of instances can run
  * side by side in one process.
  */
-#include <float.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "fmi2Functions.h"
-
 #define MODEL_IDENTIFIER "OsvSeakeeper"
 /* must equal the guid attribute in third_party_ship.xml */
 #define MODEL_GUID "{3f1d2c7e-9b4a-4e8f-a6d1-0c5b7e2f9a31}"
+
+/* the types of a model (Mode, Variable, ...); the FMI 2.0 functions are in fmi2_common.c,
+ * included at the end and expanded into the one shipped source by the build */
+#include "fmi2_common.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -105,17 +100,7 @@ static const double MASS_CG[6][6] = {
 };
 /* END VESSEL DATA */
 
-#define SUBSTEP_SLACK 1e-6
-#define MAX_SUBSTEPS_PER_STEP 100000000.0
 #define N_STATES 12
-
-typedef enum {
-    MODE_INSTANTIATED = 1,
-    MODE_INITIALIZATION = 2,
-    MODE_STEP_COMPLETE = 3,
-    MODE_TERMINATED = 4,
-    MODE_ERROR = 5
-} Mode;
 
 /* Everything that changes while the FMU runs. fmi2GetFMUstate copies exactly this struct. */
 typedef struct {
@@ -152,19 +137,6 @@ enum {
     VR_CG_X_REL_AP = 300, VR_CG_Y_REL_CL, VR_CG_Z_REL_BL, VR_LPP, VR_DRAUGHT
 };
 
-typedef enum { CAUSALITY_INDEPENDENT, CAUSALITY_PARAMETER, CAUSALITY_INPUT, CAUSALITY_OUTPUT, CAUSALITY_CONSTANT } Causality;
-
-typedef struct {
-    fmi2ValueReference vr;
-    const char *name;
-    Causality causality; /* parameters are all variability="fixed" */
-    size_t offset;       /* where the value lives in ModelState; NO_OFFSET if computed */
-    double min;          /* smallest legal value (parameters and inputs) */
-    int min_exclusive;   /* the value must be strictly greater than min */
-} Variable;
-
-#define NO_OFFSET ((size_t)-1)
-#define FIELD(name) offsetof(ModelState, name)
 #define FIELD_I(name, i) (offsetof(ModelState, name) + (i) * sizeof(double))
 #define OUT(vr, name) {vr, name, CAUSALITY_OUTPUT, NO_OFFSET, -INFINITY, 0}
 #define INP(vr, name, field, i) {vr, name, CAUSALITY_INPUT, FIELD_I(field, i), -INFINITY, 0}
@@ -496,587 +468,48 @@ static int state_is_finite(const ModelState *s) {
     return 1;
 }
 
-/* ========================================================================================== */
-/* 2. FMI plumbing                                                                            */
-/* ========================================================================================== */
+/* ---- the hooks of fmi2_common.c ---- */
 
-typedef struct {
-    char *instance_name;
-    fmi2CallbackFunctions functions; /* a copy: the master's struct need not outlive the call */
-    fmi2Boolean logging_on;
-    fmi2Boolean log_calls; /* category "logCalls" */
-    ModelState s;
-} Instance;
+static double model_max_substep(const ModelState *s) {
+    return s->max_substep;
+}
 
-/* what an fmi2FMUstate points to */
+static void model_substep(ModelState *s, double t, double dt) {
+    rk4_step(s, t, dt);
+}
+
+static void describe_state(const ModelState *s, char *text, size_t size) {
+    snprintf(text, size, "heave %g m, roll %g rad", s->y[2], s->y[3]);
+}
+
+/* what an fmi2FMUstate is marked with */
 #define FMU_STATE_MAGIC 0x4f535631u /* "OSV1" */
-typedef struct {
-    uint32_t magic;
-    ModelState s;
-} FmuState;
 
 /* serialized form: 8-byte tag, the size of ModelState as uint32, then ModelState's bytes; for the
  * same binary only (native layout and byte order) */
 static const char SERIAL_TAG[8] = {'O', 'S', 'V', 'S', 'T', 'v', '0', '1'};
 #define SERIAL_SIZE (sizeof(SERIAL_TAG) + sizeof(uint32_t) + sizeof(ModelState))
 
-static const char *mode_name(Mode mode) {
-    switch (mode) {
-    case MODE_INSTANTIATED: return "instantiated";
-    case MODE_INITIALIZATION: return "initialization mode";
-    case MODE_STEP_COMPLETE: return "step complete";
-    case MODE_TERMINATED: return "terminated";
-    case MODE_ERROR: return "error";
-    }
-    return "unknown";
+static void serialize_state(const ModelState *s, char *p) {
+    uint32_t n = (uint32_t)sizeof(ModelState);
+    memcpy(p, &n, sizeof(n));
+    p += sizeof(n);
+    memcpy(p, s, sizeof(ModelState));
 }
 
-static void *allocate(const fmi2CallbackFunctions *f, size_t n, size_t size) {
-    return f->allocateMemory ? f->allocateMemory(n, size) : calloc(n, size);
-}
-
-static void release(const fmi2CallbackFunctions *f, void *p) {
-    if (!p) return;
-    if (f->freeMemory) f->freeMemory(p);
-    else free(p);
-}
-
-/* The logger's message is a printf format: format here, then double any '%' so that it is
- * passed through literally by loggers that do format. */
-static void vlog_message(const fmi2CallbackFunctions *f, fmi2String instance_name, fmi2Status status,
-                         const char *category, const char *fmt, va_list args) {
-    char text[1024], escaped[2048];
-    size_t i, j = 0;
-    if (!f || !f->logger) return;
-    vsnprintf(text, sizeof(text), fmt, args);
-    for (i = 0; text[i] && j + 2 < sizeof(escaped); i++) {
-        if (text[i] == '%') escaped[j++] = '%';
-        escaped[j++] = text[i];
-    }
-    escaped[j] = '\0';
-    f->logger(f->componentEnvironment, instance_name ? instance_name : "", status, category, escaped);
-}
-
-static void log_with(const fmi2CallbackFunctions *f, fmi2String instance_name, fmi2Status status,
-                     const char *category, const char *fmt, ...) {
-    va_list args;
-    va_start(args, fmt);
-    vlog_message(f, instance_name, status, category, fmt, args);
-    va_end(args);
-}
-
-/* Log an error (errors are always reported), put the instance into the error state and return
- * fmi2Error. Recovery is possible with fmi2SetFMUstate or fmi2Reset. */
-static fmi2Status fail(Instance *inst, const char *function, const char *fmt, ...) {
-    char text[900];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(text, sizeof(text), fmt, args);
-    va_end(args);
-    log_with(&inst->functions, inst->instance_name, fmi2Error, "logStatusError", "%s: %s", function, text);
-    inst->s.mode = MODE_ERROR;
-    return fmi2Error;
-}
-
-static void log_call(Instance *inst, const char *fmt, ...) {
-    va_list args;
-    if (!inst->logging_on || !inst->log_calls) return;
-    va_start(args, fmt);
-    vlog_message(&inst->functions, inst->instance_name, fmi2OK, "logCalls", fmt, args);
-    va_end(args);
-}
-
-/* The component argument of every function goes through here; NULL cannot be logged. */
-#define GET_INSTANCE(c, function)                       \
-    Instance *inst = (Instance *)(c);                   \
-    if (!inst) return fmi2Error;                        \
-    log_call(inst, "%s", function)
-
-static fmi2Status require_mode(Instance *inst, const char *function, unsigned allowed) {
-    if (allowed & (1u << inst->s.mode)) return fmi2OK;
-    return fail(inst, function, "not allowed in state '%s'", mode_name(inst->s.mode));
-}
-#define IN(mode) (1u << (mode))
-/* states in which values may be read / written (FMI 2.0 co-simulation state machine) */
-#define GETTABLE (IN(MODE_INITIALIZATION) | IN(MODE_STEP_COMPLETE) | IN(MODE_TERMINATED) | IN(MODE_ERROR))
-#define SETTABLE (IN(MODE_INSTANTIATED) | IN(MODE_INITIALIZATION) | IN(MODE_STEP_COMPLETE))
-
-static const Variable *find_variable(fmi2ValueReference vr) {
-    size_t i;
-    for (i = 0; i < N_VARIABLES; i++)
-        if (VARIABLES[i].vr == vr) return &VARIABLES[i];
+static const char *deserialize_state(const char *p, ModelState *s) {
+    uint32_t n;
+    memcpy(&n, p, sizeof(n));
+    p += sizeof(n);
+    if (n != sizeof(ModelState)) return "serialized by another build of " MODEL_IDENTIFIER;
+    memcpy(s, p, sizeof(ModelState));
+    if (s->mode < MODE_INSTANTIATED || s->mode > MODE_ERROR || s->stop_time_defined > 1)
+        return "corrupt serialized state";
     return NULL;
 }
 
-static double *field(ModelState *s, const Variable *var) {
-    return (double *)((char *)s + var->offset);
-}
-
-/* time tolerance for comparing communication points */
-static double time_tolerance(double t) {
-    return 1e-9 * (1.0 + fabs(t));
-}
-
-static fmi2Status unsupported(fmi2Component c, const char *function, const char *why) {
-    GET_INSTANCE(c, function);
-    return fail(inst, function, "not supported (%s)", why);
-}
-
 /* ========================================================================================== */
-/* 3. FMI 2.0 functions                                                                       */
+/* 2. The FMI 2.0 functions                                                                   */
 /* ========================================================================================== */
 
-/* ---- inquiry, logging, instances ---- */
-
-const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
-
-const char *fmi2GetVersion(void) { return fmi2Version; }
-
-fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
-                               const fmi2String categories[]) {
-    size_t i;
-    fmi2Boolean log_calls = fmi2False;
-    GET_INSTANCE(c, "fmi2SetDebugLogging");
-    if (nCategories > 0 && !categories) return fail(inst, "fmi2SetDebugLogging", "categories is NULL");
-    for (i = 0; i < nCategories; i++) {
-        if (!categories[i]) return fail(inst, "fmi2SetDebugLogging", "category %u is NULL", (unsigned)i);
-        if (strcmp(categories[i], "logCalls") == 0) log_calls = fmi2True;
-        else if (strcmp(categories[i], "logStatusError") != 0)
-            return fail(inst, "fmi2SetDebugLogging", "unknown log category '%s'", categories[i]);
-    }
-    inst->logging_on = loggingOn ? fmi2True : fmi2False;
-    /* no categories given: all of them */
-    inst->log_calls = nCategories == 0 ? fmi2True : log_calls;
-    return fmi2OK;
-}
-
-fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
-                              fmi2String fmuResourceLocation, const fmi2CallbackFunctions *functions,
-                              fmi2Boolean visible, fmi2Boolean loggingOn) {
-    Instance *inst;
-    size_t len;
-    (void)fmuResourceLocation; /* the FMU has no resources */
-    (void)visible;
-    if (!functions) return NULL;
-    if (!instanceName || !instanceName[0]) {
-        log_with(functions, "", fmi2Error, "logStatusError", "fmi2Instantiate: missing instance name");
-        return NULL;
-    }
-    if (fmuType != fmi2CoSimulation) {
-        log_with(functions, instanceName, fmi2Error, "logStatusError",
-                 "fmi2Instantiate: %s supports co-simulation only", MODEL_IDENTIFIER);
-        return NULL;
-    }
-    if (!fmuGUID || strcmp(fmuGUID, MODEL_GUID) != 0) {
-        log_with(functions, instanceName, fmi2Error, "logStatusError",
-                 "fmi2Instantiate: wrong GUID '%s', expected '%s'", fmuGUID ? fmuGUID : "(null)", MODEL_GUID);
-        return NULL;
-    }
-    inst = (Instance *)allocate(functions, 1, sizeof(Instance));
-    if (!inst) {
-        log_with(functions, instanceName, fmi2Error, "logStatusError", "fmi2Instantiate: out of memory");
-        return NULL;
-    }
-    memset(inst, 0, sizeof(*inst));
-    inst->functions = *functions;
-    len = strlen(instanceName);
-    inst->instance_name = (char *)allocate(functions, len + 1, 1);
-    if (!inst->instance_name) {
-        log_with(functions, instanceName, fmi2Error, "logStatusError", "fmi2Instantiate: out of memory");
-        release(functions, inst);
-        return NULL;
-    }
-    memcpy(inst->instance_name, instanceName, len + 1);
-    inst->logging_on = loggingOn ? fmi2True : fmi2False;
-    inst->log_calls = fmi2True;
-    set_start_values(&inst->s);
-    log_call(inst, "fmi2Instantiate");
-    return inst;
-}
-
-void fmi2FreeInstance(fmi2Component c) {
-    Instance *inst = (Instance *)c;
-    fmi2CallbackFunctions f;
-    if (!inst) return;
-    log_call(inst, "fmi2FreeInstance");
-    f = inst->functions;
-    release(&f, inst->instance_name);
-    release(&f, inst);
-}
-
-/* ---- initialization, termination, reset ---- */
-
-fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fmi2Real tolerance,
-                               fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime) {
-    const char *fn = "fmi2SetupExperiment";
-    GET_INSTANCE(c, fn);
-    (void)toleranceDefined; /* fixed-step integrator: the tolerance is not used */
-    (void)tolerance;
-    if (require_mode(inst, fn, IN(MODE_INSTANTIATED)) != fmi2OK) return fmi2Error;
-    if (!isfinite(startTime)) return fail(inst, fn, "startTime is not finite");
-    if (stopTimeDefined && !(stopTime >= startTime))
-        return fail(inst, fn, "stopTime (%.17g) is before startTime (%.17g)", stopTime, startTime);
-    inst->s.start_time = startTime;
-    inst->s.time = startTime;
-    inst->s.stop_time_defined = stopTimeDefined ? fmi2True : fmi2False;
-    inst->s.stop_time = stopTimeDefined ? stopTime : 0.0;
-    return fmi2OK;
-}
-
-fmi2Status fmi2EnterInitializationMode(fmi2Component c) {
-    const char *fn = "fmi2EnterInitializationMode";
-    GET_INSTANCE(c, fn);
-    if (require_mode(inst, fn, IN(MODE_INSTANTIATED)) != fmi2OK) return fmi2Error;
-    apply_initial_values(&inst->s);
-    inst->s.mode = MODE_INITIALIZATION;
-    return fmi2OK;
-}
-
-fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
-    const char *fn = "fmi2ExitInitializationMode";
-    GET_INSTANCE(c, fn);
-    if (require_mode(inst, fn, IN(MODE_INITIALIZATION)) != fmi2OK) return fmi2Error;
-    apply_initial_values(&inst->s);
-    inst->s.time = inst->s.start_time;
-    inst->s.mode = MODE_STEP_COMPLETE;
-    return fmi2OK;
-}
-
-fmi2Status fmi2Terminate(fmi2Component c) {
-    const char *fn = "fmi2Terminate";
-    GET_INSTANCE(c, fn);
-    if (require_mode(inst, fn, IN(MODE_STEP_COMPLETE)) != fmi2OK) return fmi2Error;
-    inst->s.mode = MODE_TERMINATED;
-    return fmi2OK;
-}
-
-fmi2Status fmi2Reset(fmi2Component c) {
-    GET_INSTANCE(c, "fmi2Reset");
-    set_start_values(&inst->s);
-    return fmi2OK;
-}
-
-/* ---- getting and setting values ---- */
-
-fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[]) {
-    const char *fn = "fmi2GetReal";
-    size_t i;
-    GET_INSTANCE(c, fn);
-    if (require_mode(inst, fn, GETTABLE) != fmi2OK) return fmi2Error;
-    if (nvr > 0 && (!vr || !value)) return fail(inst, fn, "vr or value is NULL");
-    for (i = 0; i < nvr; i++) {
-        const Variable *var = find_variable(vr[i]);
-        if (!var) return fail(inst, fn, "unknown value reference %u", (unsigned)vr[i]);
-        value[i] = var->offset == NO_OFFSET ? computed_value(&inst->s, var->vr) : *field(&inst->s, var);
-    }
-    return fmi2OK;
-}
-
-/* checks all values first, so a refused call changes nothing */
-fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[]) {
-    const char *fn = "fmi2SetReal";
-    size_t i;
-    Mode mode;
-    GET_INSTANCE(c, fn);
-    if (require_mode(inst, fn, SETTABLE) != fmi2OK) return fmi2Error;
-    mode = inst->s.mode;
-    if (nvr > 0 && (!vr || !value)) return fail(inst, fn, "vr or value is NULL");
-    for (i = 0; i < nvr; i++) {
-        const Variable *var = find_variable(vr[i]);
-        const double x = value[i];
-        if (!var) return fail(inst, fn, "unknown value reference %u", (unsigned)vr[i]);
-        if (var->causality != CAUSALITY_PARAMETER && var->causality != CAUSALITY_INPUT)
-            return fail(inst, fn, "variable '%s' (vr %u) cannot be set", var->name, (unsigned)var->vr);
-        if (var->causality == CAUSALITY_PARAMETER && mode == MODE_STEP_COMPLETE)
-            return fail(inst, fn, "parameter '%s' (vr %u) is fixed and cannot be set after initialization",
-                        var->name, (unsigned)var->vr);
-        if (isnan(x)) return fail(inst, fn, "'%s' (vr %u) set to NaN", var->name, (unsigned)var->vr);
-        if (!isfinite(x)) return fail(inst, fn, "'%s' (vr %u) set to %g", var->name, (unsigned)var->vr, x);
-        if (var->min_exclusive ? !(x > var->min) : !(x >= var->min))
-            return fail(inst, fn, "'%s' (vr %u) = %.17g must be %s %g", var->name, (unsigned)var->vr, x,
-                        var->min_exclusive ? ">" : ">=", var->min);
-    }
-    for (i = 0; i < nvr; i++) *field(&inst->s, find_variable(vr[i])) = value[i];
-    if (mode != MODE_STEP_COMPLETE) apply_initial_values(&inst->s);
-    return fmi2OK;
-}
-
-/* the FMU has no Integer, Boolean or String variables: any value reference is unknown */
-#define NO_VARIABLES_OF_TYPE(fn, allowed)                                                                    \
-    GET_INSTANCE(c, fn);                                                                                     \
-    (void)value;                                                                                             \
-    if (require_mode(inst, fn, allowed) != fmi2OK) return fmi2Error;                                         \
-    if (nvr > 0) return fail(inst, fn, "unknown value reference %u", vr ? (unsigned)vr[0] : 0u);             \
-    return fmi2OK
-
-fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[]) {
-    NO_VARIABLES_OF_TYPE("fmi2GetInteger", GETTABLE);
-}
-fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[]) {
-    NO_VARIABLES_OF_TYPE("fmi2GetBoolean", GETTABLE);
-}
-fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2String value[]) {
-    NO_VARIABLES_OF_TYPE("fmi2GetString", GETTABLE);
-}
-fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[]) {
-    NO_VARIABLES_OF_TYPE("fmi2SetInteger", SETTABLE);
-}
-fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[]) {
-    NO_VARIABLES_OF_TYPE("fmi2SetBoolean", SETTABLE);
-}
-fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[]) {
-    NO_VARIABLES_OF_TYPE("fmi2SetString", SETTABLE);
-}
-
-/* ---- FMU state ---- */
-
-static FmuState *checked_state(Instance *inst, const char *fn, fmi2FMUstate state) {
-    FmuState *st = (FmuState *)state;
-    if (!st) {
-        fail(inst, fn, "FMUstate is NULL");
-        return NULL;
-    }
-    if (st->magic != FMU_STATE_MAGIC) {
-        fail(inst, fn, "FMUstate was not created by %s", MODEL_IDENTIFIER);
-        return NULL;
-    }
-    return st;
-}
-
-fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate) {
-    const char *fn = "fmi2GetFMUstate";
-    FmuState *st;
-    GET_INSTANCE(c, fn);
-    if (!FMUstate) return fail(inst, fn, "FMUstate is NULL");
-    if (*FMUstate) {
-        /* overwrite a state this FMU created before */
-        if (!(st = checked_state(inst, fn, *FMUstate))) return fmi2Error;
-    } else {
-        st = (FmuState *)allocate(&inst->functions, 1, sizeof(FmuState));
-        if (!st) return fail(inst, fn, "out of memory");
-        memset(st, 0, sizeof(*st));
-        st->magic = FMU_STATE_MAGIC;
-        *FMUstate = st;
-    }
-    st->s = inst->s;
-    return fmi2OK;
-}
-
-fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate FMUstate) {
-    const char *fn = "fmi2SetFMUstate";
-    FmuState *st;
-    GET_INSTANCE(c, fn);
-    if (!(st = checked_state(inst, fn, FMUstate))) return fmi2Error;
-    inst->s = st->s;
-    return fmi2OK;
-}
-
-fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *FMUstate) {
-    const char *fn = "fmi2FreeFMUstate";
-    GET_INSTANCE(c, fn);
-    if (!FMUstate) return fail(inst, fn, "FMUstate is NULL");
-    if (!*FMUstate) return fmi2OK;
-    if (!checked_state(inst, fn, *FMUstate)) return fmi2Error;
-    ((FmuState *)*FMUstate)->magic = 0;
-    release(&inst->functions, *FMUstate);
-    *FMUstate = NULL;
-    return fmi2OK;
-}
-
-fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate FMUstate, size_t *size) {
-    const char *fn = "fmi2SerializedFMUstateSize";
-    GET_INSTANCE(c, fn);
-    if (!size) return fail(inst, fn, "size is NULL");
-    if (!checked_state(inst, fn, FMUstate)) return fmi2Error;
-    *size = SERIAL_SIZE;
-    return fmi2OK;
-}
-
-fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate FMUstate, fmi2Byte serializedState[], size_t size) {
-    const char *fn = "fmi2SerializeFMUstate";
-    FmuState *st;
-    uint32_t n = (uint32_t)sizeof(ModelState);
-    char *p = (char *)serializedState;
-    GET_INSTANCE(c, fn);
-    if (!(st = checked_state(inst, fn, FMUstate))) return fmi2Error;
-    if (!serializedState) return fail(inst, fn, "serializedState is NULL");
-    if (size < SERIAL_SIZE) return fail(inst, fn, "buffer of %u bytes is too small (need %u)", (unsigned)size, (unsigned)SERIAL_SIZE);
-    memcpy(p, SERIAL_TAG, sizeof(SERIAL_TAG));
-    p += sizeof(SERIAL_TAG);
-    memcpy(p, &n, sizeof(n));
-    p += sizeof(n);
-    memcpy(p, &st->s, sizeof(ModelState));
-    return fmi2OK;
-}
-
-fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte serializedState[], size_t size, fmi2FMUstate *FMUstate) {
-    const char *fn = "fmi2DeSerializeFMUstate";
-    ModelState s;
-    FmuState *st;
-    uint32_t n;
-    const char *p = (const char *)serializedState;
-    GET_INSTANCE(c, fn);
-    if (!FMUstate) return fail(inst, fn, "FMUstate is NULL");
-    if (!serializedState) return fail(inst, fn, "serializedState is NULL");
-    if (size != SERIAL_SIZE || memcmp(p, SERIAL_TAG, sizeof(SERIAL_TAG)) != 0)
-        return fail(inst, fn, "not a serialized %s state (%u bytes)", MODEL_IDENTIFIER, (unsigned)size);
-    p += sizeof(SERIAL_TAG);
-    memcpy(&n, p, sizeof(n));
-    p += sizeof(n);
-    if (n != sizeof(ModelState)) return fail(inst, fn, "serialized by another build of %s", MODEL_IDENTIFIER);
-    memcpy(&s, p, sizeof(ModelState));
-    if (s.mode < MODE_INSTANTIATED || s.mode > MODE_ERROR || s.stop_time_defined > 1)
-        return fail(inst, fn, "corrupt serialized state");
-    if (*FMUstate) {
-        if (!(st = checked_state(inst, fn, *FMUstate))) return fmi2Error;
-    } else {
-        st = (FmuState *)allocate(&inst->functions, 1, sizeof(FmuState));
-        if (!st) return fail(inst, fn, "out of memory");
-        memset(st, 0, sizeof(*st));
-        st->magic = FMU_STATE_MAGIC;
-        *FMUstate = st;
-    }
-    st->s = s;
-    return fmi2OK;
-}
-
-/* ---- co-simulation ---- */
-
-fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2Real communicationStepSize,
-                      fmi2Boolean noSetFMUStatePriorToCurrentPoint) {
-    const char *fn = "fmi2DoStep";
-    const double t = currentCommunicationPoint, h = communicationStepSize;
-    double n, dt;
-    unsigned long i, steps;
-    GET_INSTANCE(c, fn);
-    (void)noSetFMUStatePriorToCurrentPoint;
-    if (require_mode(inst, fn, IN(MODE_STEP_COMPLETE)) != fmi2OK) return fmi2Error;
-    if (!isfinite(t) || fabs(t - inst->s.time) > time_tolerance(inst->s.time))
-        return fail(inst, fn, "currentCommunicationPoint = %.17g but the FMU is at t = %.17g", t, inst->s.time);
-    if (!(h > 0.0) || !isfinite(h)) return fail(inst, fn, "communicationStepSize = %g must be > 0", h);
-    if (inst->s.stop_time_defined && t + h > inst->s.stop_time + time_tolerance(inst->s.stop_time))
-        return fail(inst, fn, "step to t = %.17g goes past stopTime = %.17g", t + h, inst->s.stop_time);
-    n = ceil(h / inst->s.max_substep * (1.0 - SUBSTEP_SLACK));
-    if (n > MAX_SUBSTEPS_PER_STEP)
-        return fail(inst, fn, "communicationStepSize = %g needs more than %.0f sub-steps", h, MAX_SUBSTEPS_PER_STEP);
-    steps = n < 1.0 ? 1ul : (unsigned long)n;
-    dt = h / (double)steps;
-    for (i = 0; i < steps; i++) rk4_step(&inst->s, t + (double)i * dt, dt);
-    if (!state_is_finite(&inst->s))
-        return fail(inst, fn, "the solution diverged at t = %.17g (heave %g m, roll %g rad)", t + h, inst->s.y[2],
-                    inst->s.y[3]);
-    inst->s.time = t + h;
-    return fmi2OK;
-}
-
-fmi2Status fmi2CancelStep(fmi2Component c) {
-    return unsupported(c, "fmi2CancelStep", "fmi2DoStep never returns fmi2Pending");
-}
-
-fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
-                                       const fmi2Integer order[], const fmi2Real value[]) {
-    (void)vr, (void)nvr, (void)order, (void)value;
-    return unsupported(c, "fmi2SetRealInputDerivatives", "canInterpolateInputs is false");
-}
-
-fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
-                                        const fmi2Integer order[], fmi2Real value[]) {
-    (void)vr, (void)nvr, (void)order, (void)value;
-    return unsupported(c, "fmi2GetRealOutputDerivatives", "maxOutputDerivativeOrder is 0");
-}
-
-fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown_ref[], size_t nUnknown,
-                                        const fmi2ValueReference vKnown_ref[], size_t nKnown,
-                                        const fmi2Real dvKnown[], fmi2Real dvUnknown[]) {
-    (void)vUnknown_ref, (void)nUnknown, (void)vKnown_ref, (void)nKnown, (void)dvKnown, (void)dvUnknown;
-    return unsupported(c, "fmi2GetDirectionalDerivative", "providesDirectionalDerivative is false");
-}
-
-/* Statuses are only meaningful after fmi2Pending or fmi2Discard, which this FMU never returns;
- * the two that a master may ask for after a step are answered, the rest are not available. */
-fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value) {
-    GET_INSTANCE(c, "fmi2GetStatus");
-    (void)s, (void)value;
-    return fmi2Discard;
-}
-
-fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value) {
-    GET_INSTANCE(c, "fmi2GetRealStatus");
-    if (s == fmi2LastSuccessfulTime && value) {
-        *value = inst->s.time;
-        return fmi2OK;
-    }
-    return fmi2Discard;
-}
-
-fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value) {
-    GET_INSTANCE(c, "fmi2GetIntegerStatus");
-    (void)s, (void)value;
-    return fmi2Discard;
-}
-
-fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value) {
-    GET_INSTANCE(c, "fmi2GetBooleanStatus");
-    if (s == fmi2Terminated && value) {
-        *value = fmi2False; /* the FMU never asks to stop the simulation */
-        return fmi2OK;
-    }
-    return fmi2Discard;
-}
-
-fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value) {
-    GET_INSTANCE(c, "fmi2GetStringStatus");
-    (void)s, (void)value;
-    return fmi2Discard;
-}
-
-/* ---- model exchange: not supported (fmi2Instantiate refuses fmi2ModelExchange) ---- */
-
-#define ME_ONLY "the FMU supports co-simulation only"
-
-fmi2Status fmi2EnterEventMode(fmi2Component c) { return unsupported(c, "fmi2EnterEventMode", ME_ONLY); }
-
-fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *eventInfo) {
-    (void)eventInfo;
-    return unsupported(c, "fmi2NewDiscreteStates", ME_ONLY);
-}
-
-fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {
-    return unsupported(c, "fmi2EnterContinuousTimeMode", ME_ONLY);
-}
-
-fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStatePriorToCurrentPoint,
-                                       fmi2Boolean *enterEventMode, fmi2Boolean *terminateSimulation) {
-    (void)noSetFMUStatePriorToCurrentPoint, (void)enterEventMode, (void)terminateSimulation;
-    return unsupported(c, "fmi2CompletedIntegratorStep", ME_ONLY);
-}
-
-fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time) {
-    (void)time;
-    return unsupported(c, "fmi2SetTime", ME_ONLY);
-}
-
-fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx) {
-    (void)x, (void)nx;
-    return unsupported(c, "fmi2SetContinuousStates", ME_ONLY);
-}
-
-fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx) {
-    (void)derivatives, (void)nx;
-    return unsupported(c, "fmi2GetDerivatives", ME_ONLY);
-}
-
-fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], size_t ni) {
-    (void)eventIndicators, (void)ni;
-    return unsupported(c, "fmi2GetEventIndicators", ME_ONLY);
-}
-
-fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx) {
-    (void)x, (void)nx;
-    return unsupported(c, "fmi2GetContinuousStates", ME_ONLY);
-}
-
-fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx) {
-    (void)x_nominal, (void)nx;
-    return unsupported(c, "fmi2GetNominalsOfContinuousStates", ME_ONLY);
-}
+#include "fmi2_common.c"
