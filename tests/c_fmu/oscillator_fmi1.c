@@ -3,11 +3,13 @@
  * FMU ("CoSimulation_StandAlone"), written in plain C.
  *
  * It lets the marine-cosim tests show that the co-simulation master runs FMI 1.0 FMUs, alone and
- * mixed with FMI 2.0 ones. It is built from this one file with gcc; the FMI 1.0 co-simulation
- * declarations (fmiPlatformTypes.h / fmiFunctions.h of the standard) are written out below, so
- * no header is needed.
+ * mixed with FMI 2.0 ones. It is built from this one file with gcc (the build expands the model it
+ * shares with oscillator.c, oscillator_model.h, into it); the FMI 1.0 co-simulation declarations
+ * (fmiPlatformTypes.h / fmiFunctions.h of the standard) are written out below, so no other header
+ * is needed.
  *
- * Model: mass-spring-damper driven by an external force
+ * Model (oscillator_model.h, shared with oscillator.c): mass-spring-damper driven by an external
+ * force
  *
  *     m * a = F - c * v - k * x,      x' = v,  v' = a
  *
@@ -167,9 +169,7 @@ DllExport fmiStatus fmiGetStringStatus(fmiComponent c, const fmiStatusKind s, fm
 /* 1. The model                                                                               */
 /* ========================================================================================== */
 
-/* largest internal RK4 step [s]; see oscillator.c for the slack that keeps a step of 1 ms plus
- * the round-off of the master's time arithmetic from being split in two */
-#define MAX_SUBSTEP 1e-3
+/* the slack in the number of RK4 sub-steps of a communication step (see oscillator_model.h) */
 #define SUBSTEP_SLACK 1e-6
 /* refuse communication steps that would need more sub-steps than this (a master bug) */
 #define MAX_SUBSTEPS_PER_STEP 100000000.0
@@ -180,27 +180,6 @@ typedef enum {
     MODE_TERMINATED = 3,
     MODE_ERROR = 4
 } Mode;
-
-typedef struct {
-    Mode mode;
-    int stop_time_defined;
-    double time;       /* [s] current communication point */
-    double start_time; /* [s] */
-    double stop_time;  /* [s] only if stop_time_defined */
-    /* parameters */
-    double m;  /* [kg] mass, > 0 */
-    double k;  /* [N/m] spring stiffness, >= 0 */
-    double c;  /* [N.s/m] damping coefficient, >= 0 */
-    double x0; /* [m] initial position */
-    double v0; /* [m/s] initial velocity */
-    /* input */
-    double F; /* [N] external force */
-    /* continuous states */
-    double x; /* [m] */
-    double v; /* [m/s] */
-} ModelState;
-
-enum { VR_M = 1, VR_K = 2, VR_C = 3, VR_X0 = 4, VR_V0 = 5, VR_F = 100, VR_X = 200, VR_V = 201, VR_A = 202 };
 
 typedef enum { CAUSALITY_PARAMETER, CAUSALITY_INPUT, CAUSALITY_OUTPUT } Causality;
 
@@ -216,67 +195,12 @@ typedef struct {
 #define NO_OFFSET ((size_t)-1)
 #define FIELD(name) offsetof(ModelState, name)
 
-static const Variable VARIABLES[] = {
-    {VR_M, "m", CAUSALITY_PARAMETER, FIELD(m), 0.0, 1},
-    {VR_K, "k", CAUSALITY_PARAMETER, FIELD(k), 0.0, 0},
-    {VR_C, "c", CAUSALITY_PARAMETER, FIELD(c), 0.0, 0},
-    {VR_X0, "x0", CAUSALITY_PARAMETER, FIELD(x0), -INFINITY, 0},
-    {VR_V0, "v0", CAUSALITY_PARAMETER, FIELD(v0), -INFINITY, 0},
-    {VR_F, "F", CAUSALITY_INPUT, FIELD(F), -INFINITY, 0},
-    {VR_X, "x", CAUSALITY_OUTPUT, FIELD(x), -INFINITY, 0},
-    {VR_V, "v", CAUSALITY_OUTPUT, FIELD(v), -INFINITY, 0},
-    {VR_A, "a", CAUSALITY_OUTPUT, NO_OFFSET, -INFINITY, 0},
-};
+/* ModelState, the equations and the value references, shared with the FMI 2.0 Oscillator
+ * (oscillator.c); expanded into this file by the build */
+#include "oscillator_model.h"
+
+static const Variable VARIABLES[] = {OSCILLATOR_VARIABLES};
 #define N_VARIABLES (sizeof(VARIABLES) / sizeof(VARIABLES[0]))
-
-static void set_start_values(ModelState *s) {
-    memset(s, 0, sizeof(*s));
-    s->mode = MODE_INSTANTIATED;
-    s->stop_time_defined = 0;
-    s->time = 0.0;
-    s->start_time = 0.0;
-    s->stop_time = 0.0;
-    s->m = 10.0;
-    s->k = 1000.0;
-    s->c = 5.0;
-    s->x0 = 0.1;
-    s->v0 = 0.0;
-    s->F = 0.0;
-    s->x = s->x0;
-    s->v = s->v0;
-}
-
-/* acceleration a = (F - c v - k x) / m */
-static double acceleration(const ModelState *s, double x, double v) {
-    return (s->F - s->c * v - s->k * x) / s->m;
-}
-
-/* value of a variable that is not stored in ModelState */
-static double computed_value(const ModelState *s, fmiValueReference vr) {
-    switch (vr) {
-    case VR_A:
-        return acceleration(s, s->x, s->v);
-    default:
-        return NAN;
-    }
-}
-
-/* before initialization the states follow their initial values */
-static void apply_initial_values(ModelState *s) {
-    s->x = s->x0;
-    s->v = s->v0;
-}
-
-/* one classic RK4 step of length dt, F held */
-static void rk4_step(ModelState *s, double dt) {
-    const double x = s->x, v = s->v;
-    const double k1x = v, k1v = acceleration(s, x, v);
-    const double k2x = v + 0.5 * dt * k1v, k2v = acceleration(s, x + 0.5 * dt * k1x, v + 0.5 * dt * k1v);
-    const double k3x = v + 0.5 * dt * k2v, k3v = acceleration(s, x + 0.5 * dt * k2x, v + 0.5 * dt * k2v);
-    const double k4x = v + dt * k3v, k4v = acceleration(s, x + dt * k3x, v + dt * k3v);
-    s->x = x + dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-    s->v = v + dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-}
 
 /* ========================================================================================== */
 /* 2. FMI plumbing                                                                            */
@@ -599,8 +523,11 @@ fmiStatus fmiDoStep(fmiComponent c, fmiReal currentCommunicationPoint, fmiReal c
         dt = h / (double)steps;
         for (i = 0; i < steps; i++) rk4_step(&inst->s, dt);
     }
-    if (!isfinite(inst->s.x) || !isfinite(inst->s.v))
-        return fail(inst, fn, "the solution diverged at t = %.17g (x = %g, v = %g)", t + h, inst->s.x, inst->s.v);
+    if (!state_is_finite(&inst->s)) {
+        char state[256];
+        describe_state(&inst->s, state, sizeof(state));
+        return fail(inst, fn, "the solution diverged at t = %.17g (%s)", t + h, state);
+    }
     inst->s.time = t + h;
     return fmiOK;
 }
