@@ -436,7 +436,7 @@ class Fmi2Slave(_PythonFmuSlave):
             acceptable = len(values) == len(key) and math.isfinite(sum(values)) and \
                 not (fixed and self.initialized) and \
                 (not bounded or all(lo <= values[k] <= hi for k, lo, hi in bounded))
-        except TypeError:
+        except (TypeError, ValueError, OverflowError):   # not numbers: the loop reports them
             acceptable = False
         if not acceptable:
             # pythonfmu's loop: _set_checked rejects and reports value by value, keeps the rest
