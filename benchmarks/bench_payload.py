@@ -34,6 +34,36 @@ def bench_component(n: int = 20000) -> float:
     return (time.perf_counter() - t0) / n
 
 
+def bench_outputs(n: int = 5000) -> tuple[float, float]:
+    """Seconds per evaluation of every output: RigidBody.outputs() (one pass) and the properties
+    one by one (what the Payload FMU did before outputs() existed)."""
+    hydro = HydroParameters(volume=4.0, added_mass=np.full(6, 1000.0), drag_quadratic=np.full(6, 500.0))
+    body = RigidBody(RigidBodyParameters(mass=1e4, inertia=np.diag([1e4, 2e4, 3e4]), hydro=hydro,
+                                         attachments=np.ones((4, 3))), position=(0, 0, 0.2),
+                     angular_velocity=(0.1, -0.2, 0.05))
+    body.set_loads(np.full((4, 3), 100.0))
+
+    def one_by_one():
+        body.set_loads(np.full((4, 3), 100.0))   # the rates are recomputed in both variants
+        (body.position, body.velocity, body.quaternion, body.euler, body.cg_position, body.cg_velocity,
+         body.cg_acceleration, body.angular_velocity_ned, body.angular_velocity_body,
+         body.angular_acceleration_ned, body.submerged_fraction,
+         [(body.attachment_position(i), body.attachment_velocity(i), body.attachment_acceleration(i))
+          for i in range(4)])
+
+    def one_pass():
+        body.set_loads(np.full((4, 3), 100.0))
+        body.outputs()
+
+    times = []
+    for f in (one_pass, one_by_one):
+        t0 = time.process_time()
+        for _ in range(n):
+            f()
+        times.append((time.process_time() - t0) / n)
+    return times[0], times[1]
+
+
 def bench_fmu(fmu: Path, steps: int = 2000, h: float = 0.01) -> float:
     runner = FmuUnderTest(fmu)
     outputs = [v.valueReference for v in runner.md.modelVariables if v.causality == "output"]
@@ -53,6 +83,8 @@ def bench_fmu(fmu: Path, steps: int = 2000, h: float = 0.01) -> float:
 def main() -> None:
     sub = bench_component()
     print(f"rigid body RK4 sub-step (wet, 4 attachments): {sub * 1e6:7.1f} us")
+    fast, slow = bench_outputs()
+    print(f"all outputs incl. set_loads: outputs() {fast * 1e6:7.1f} us, properties one by one {slow * 1e6:7.1f} us")
     with tempfile.TemporaryDirectory() as tmp:
         fmu = build_fmus.build_all(Path(tmp), ["Payload"])[0]
         macro = bench_fmu(fmu)

@@ -82,6 +82,9 @@ AXES = {
 }
 
 _SKIP_IN_GUID = {"slavemodule.txt", "python_env.txt"}
+_MAX_PLANS = 256          # distinct value-reference lists remembered per instance and direction
+# operations of a compiled getReal
+_WHOLE, _SLICE, _ELEMENT, _SCALAR, _FEEDTHROUGH, _LAZY, _GETTER = range(7)
 INVALID_STATE = "__invalid_state__"
 
 
@@ -146,6 +149,9 @@ class Fmi2Slave(_PythonFmuSlave):
         self._init_dirty = True                   # something was set since outputs were last built
         self._stale: set[str] = set()             # lazy output methods to run before the next read
         self.input_version = 0                    # counts input changes (adapters skip re-applying)
+        self._real_by_vr: dict[int, VariableInfo] = {}   # Real variables by value reference
+        self._get_plans: dict[tuple, tuple] = {}  # value references of a getReal -> what to read
+        self._set_plans: dict[tuple, tuple] = {}  # value references of a setReal -> where to write
         # pythonfmu's __init__ blanks these; the class attributes are the truth
         for attr in ("author", "license", "version", "description"):
             setattr(self, attr, getattr(type(self), attr, None))
@@ -230,6 +236,8 @@ class Fmi2Slave(_PythonFmuSlave):
         self.register_variable(var, nested=False)
         info.value_reference = var.value_reference
         self.info[scalar] = info
+        if cls is Real:
+            self._real_by_vr[var.value_reference] = info
 
     # ------------------------------------------------------------------ checked set
 
@@ -253,15 +261,21 @@ class Fmi2Slave(_PythonFmuSlave):
         if info.causality == "parameter" and info.variability == "fixed" and self.initialized:
             self.error(f"parameter '{info.name}' is fixed and cannot be set after initialisation")
             return
+        if info.kind == "Real" and _same_float(self._get_scalar(info, index), value):
+            return   # bit for bit what it is: nothing to recompute (a master re-setting its inputs)
         if index is None:
             self.v[info.group] = value
         else:
             self.v[info.group][index] = value
         self._init_dirty = True
         if info.causality == "input":
-            self._inputs_changed = True
-            self.input_version += 1
-            self._stale = set(type(self).lazy_outputs.values())
+            self._input_changed()
+
+    def _input_changed(self) -> None:
+        """An input took a new value: feedthrough and lazy outputs are out of date."""
+        self._inputs_changed = True
+        self.input_version += 1
+        self._stale = set(type(self).lazy_outputs.values())
 
     def _get_scalar(self, info: VariableInfo, index: int | None):
         value = self.v[info.group]
@@ -331,10 +345,154 @@ class Fmi2Slave(_PythonFmuSlave):
     def terminate(self):
         pass
 
+    # getReal/setReal are the hot path of a co-simulation (a master calls them every macro step
+    # with the same value references). pythonfmu loops over the references calling one Python
+    # closure per scalar; here each distinct list of references is compiled once into a plan that
+    # reads or writes whole vector slices. The closures stay: getInteger etc., pythonfmu's own
+    # uses, and the error path of setReal (which reports and rejects value by value).
+
     @_guarded(lambda vrs: [math.nan] * len(vrs))
     def get_real(self, vrs):
-        self._outputs_in_initialization()
-        return super().get_real(vrs)
+        if self._in_init:
+            self._outputs_in_initialization()
+        key = tuple(vrs)
+        plan = self._get_plans.get(key)
+        if plan is None:
+            plan = self._get_plans[key] = self._compile_get(key)
+        v = self.v
+        out: list[float] = []
+        for op, group, where in plan:
+            if op == _WHOLE:
+                out.extend(v[group].tolist())
+            elif op == _SLICE:
+                out.extend(v[group][where].tolist())
+            elif op == _ELEMENT:
+                out.append(float(v[group][where]))
+            elif op == _SCALAR:
+                out.append(float(v[group]))
+            elif op == _FEEDTHROUGH:
+                # direct feedthrough: inputs set since the last step change these outputs now
+                if self._inputs_changed and self.initialized and not self.failure:
+                    self._inputs_changed = False
+                    self.update_outputs()
+            elif op == _LAZY:
+                # an expensive output nobody may read: computed on the first read after a step
+                if group in self._stale and self.initialized and not self.failure:
+                    self._stale.discard(group)
+                    getattr(self, group)()
+            else:   # a Real registered without self.real(): its own getter
+                out.append(float(group()))
+        if len(out) != len(key):   # pythonfmu's C++ would read past the list's end
+            raise ValueError(f"{len(out)} values for {len(key)} value references (a vector changed size?)")
+        return out
+
+    def _compile_get(self, vrs: tuple) -> tuple:
+        """The reads of one getReal, in order: contiguous elements of a vector become one slice,
+        and each output's feedthrough or lazy computation runs where pythonfmu's per-variable
+        getter would first have run it (so the values returned are the same)."""
+        if len(self._get_plans) > _MAX_PLANS:
+            self._get_plans.clear()
+        lazy = type(self).lazy_outputs
+        plan: list[list] = []
+        triggered: set = set()
+        for vr in vrs:
+            var = self.vars[vr]
+            if not isinstance(var, Real):
+                raise TypeError(f"Variable with valueReference={vr} is not of type Real!")
+            info = self._real_by_vr.get(vr)
+            if info is None:
+                plan.append([_GETTER, var.getter, None])
+                continue
+            method = lazy.get(info.group)
+            trigger = (_LAZY, method) if method else (_FEEDTHROUGH, None) if info.depends_on else None
+            if trigger and trigger not in triggered:
+                triggered.add(trigger)
+                plan.append([trigger[0], trigger[1], None])
+            if info.index is None:
+                plan.append([_SCALAR, info.group, None])
+                continue
+            last = plan[-1] if plan else None
+            if last and last[0] in (_ELEMENT, _SLICE) and last[1] == info.group and \
+                    (last[2] + 1 if last[0] == _ELEMENT else last[2].stop) == info.index:
+                start = last[2] if last[0] == _ELEMENT else last[2].start
+                last[0], last[2] = _SLICE, slice(start, info.index + 1)
+            else:
+                plan.append([_ELEMENT, info.group, info.index])
+        for op in plan:
+            if op[0] == _SLICE and op[2].start == 0 and op[2].stop == len(self.v[op[1]]):
+                op[0] = _WHOLE
+        return tuple(tuple(op) for op in plan)
+
+    @_guarded(lambda *a: None)
+    def set_real(self, vrs, values):
+        key = tuple(vrs)
+        plan = self._set_plans.get(key)
+        if plan is None:
+            plan = self._set_plans[key] = self._compile_set(key)
+        segments, bounded, fixed = plan
+        # fast path when every value is acceptable: finite (a sum of floats is finite only if
+        # every term is), inside its range, and no fixed parameter after initialisation
+        try:
+            acceptable = len(values) == len(key) and math.isfinite(sum(values)) and \
+                not (fixed and self.initialized) and \
+                (not bounded or all(lo <= values[k] <= hi for k, lo, hi in bounded))
+        except (TypeError, ValueError, OverflowError):   # not numbers: the loop reports them
+            acceptable = False
+        if not acceptable:
+            # pythonfmu's loop: _set_checked rejects and reports value by value, keeps the rest
+            super().set_real(vrs, values)
+            return
+        v = self.v
+        changed = inputs_changed = False
+        for group, where, start, stop, is_input in segments:
+            if where is None:
+                new = float(values[start])
+                if _same_float(v[group], new):
+                    continue
+                v[group] = new
+            else:
+                new = values[start:stop]
+                array = v[group]
+                if _same_floats(array[where].tolist(), new):
+                    continue
+                array[where] = new
+            changed = True
+            inputs_changed = inputs_changed or is_input
+        if changed:
+            self._init_dirty = True
+        if inputs_changed:
+            self._input_changed()
+
+    def _compile_set(self, vrs: tuple) -> tuple:
+        """Where the values of one setReal go: (group, slice or None, first, last + 1, is input)
+        per run of contiguous elements; (position, min, max) of every bounded variable; whether a
+        fixed parameter is among them."""
+        if len(self._set_plans) > _MAX_PLANS:
+            self._set_plans.clear()
+        segments: list[list] = []
+        bounded = []
+        fixed = False
+        for k, vr in enumerate(vrs):
+            var = self.vars[vr]
+            if not isinstance(var, Real):
+                raise TypeError(f"Variable with valueReference={vr} is not of type Real!")
+            info = self._real_by_vr.get(vr)
+            if info is None or var.setter is None:
+                # not ours or not settable: pythonfmu's loop (and its error) for the whole call
+                return ((), ((k, math.inf, -math.inf),), True)
+            if info.minimum is not None or info.maximum is not None:
+                bounded.append((k, -math.inf if info.minimum is None else info.minimum,
+                                math.inf if info.maximum is None else info.maximum))
+            fixed = fixed or (info.causality == "parameter" and info.variability == "fixed")
+            is_input = info.causality == "input"
+            last = segments[-1] if segments else None
+            if info.index is not None and last and last[0] == info.group and last[1] is not None and \
+                    last[1].stop == info.index and last[3] == k and last[4] == is_input:
+                last[1], last[3] = slice(last[1].start, info.index + 1), k + 1
+            else:
+                where = None if info.index is None else slice(info.index, info.index + 1)
+                segments.append([info.group, where, k, k + 1, is_input])
+        return tuple(tuple(s) for s in segments), tuple(bounded), fixed
 
     @_guarded(lambda vrs: [0] * len(vrs))
     def get_integer(self, vrs):
@@ -350,10 +508,6 @@ class Fmi2Slave(_PythonFmuSlave):
     def get_string(self, vrs):
         self._outputs_in_initialization()
         return super().get_string(vrs)
-
-    @_guarded(lambda *a: None)
-    def set_real(self, vrs, values):
-        super().set_real(vrs, values)
 
     @_guarded(lambda *a: None)
     def set_integer(self, vrs, values):
@@ -571,6 +725,22 @@ class Fmi2Slave(_PythonFmuSlave):
             for info in outputs:
                 SubElement(node, "Unknown", {"index": str(index_of[info.name])})
         return root
+
+
+def _same_float(a, b) -> bool:
+    """a and b are the same double bit for bit (so 0.0 and -0.0 differ; NaN never equals)."""
+    return a == b and (a != 0.0 or math.copysign(1.0, a) == math.copysign(1.0, b))
+
+
+def _same_floats(a: list, b) -> bool:
+    """Element-wise :func:`_same_float` of two equally long sequences."""
+    if a != (b if type(b) is list else list(b)):
+        return False
+    if 0.0 in a:   # == does not tell 0.0 from -0.0
+        for x, y in zip(a, b):
+            if x == 0.0 and math.copysign(1.0, x) != math.copysign(1.0, y):
+                return False
+    return True
 
 
 def _xml_number(x: float) -> str:

@@ -17,6 +17,13 @@ N_ATTACHMENTS = 4
 INPUTS = ("cg.force", "cg.moment", "water.velocity", "water.elevation",
           *(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1)))
 TENSOR_LABELS = ("0,0", "1,1", "2,2", "0,1", "0,2", "1,2")
+_FORCES = tuple(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1))
+_OUTPUTS = (("position", "position"), ("velocity", "velocity"), ("quaternion", "quaternion"), ("euler", "euler"),
+            ("cg.position", "cg_position"), ("cg.velocity", "cg_velocity"), ("cg.acceleration", "cg_acceleration"),
+            ("angular_velocity", "angular_velocity_ned"), ("angular_velocity_body", "angular_velocity_body"),
+            ("angular_acceleration", "angular_acceleration_ned"))
+_ATTACHMENT_OUTPUTS = tuple((f"attachment{k}.position", f"attachment{k}.velocity", f"attachment{k}.acceleration")
+                            for k in range(1, N_ATTACHMENTS + 1))
 
 
 class Payload(Fmi2Slave):
@@ -29,6 +36,7 @@ class Payload(Fmi2Slave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.body: RigidBody | None = None
+        self._applied_version: int | None = None   # input_version the body's loads come from
         P, I, O = "parameter", "input", "output"
         # --- parameters
         self.real("mass", P, 10000.0, "kg", "Mass of the payload", minimum=0.0)
@@ -149,12 +157,16 @@ class Payload(Fmi2Slave):
                               velocity=v["initial.velocity"].copy(),
                               angular_velocity=v["initial.angular_velocity"].copy())
         self.body.time = self.time
+        self._applied_version = None
 
     # ------------------------------------------------------------------ stepping and outputs
 
     def _apply_inputs(self) -> None:
+        if self._applied_version == self.input_version:
+            return    # the body holds these loads already (set_loads would drop its cached rates)
+        self._applied_version = self.input_version
         v = self.v
-        forces = np.array([v[f"attachment{k}.force"] for k in range(1, N_ATTACHMENTS + 1)])
+        forces = np.array([v[name] for name in _FORCES])
         self.body.set_loads(forces, v["cg.force"], v["cg.moment"], v["water.velocity"], v["water.elevation"])
 
     def step_model(self, t: float, h: float) -> None:
@@ -162,23 +174,16 @@ class Payload(Fmi2Slave):
         self.body.step(h, self.v["max_substep"])
 
     def update_outputs(self) -> None:
-        b, v = self.body, self.v
+        v = self.v
         self._apply_inputs()
-        v["position"][:] = b.position
-        v["velocity"][:] = b.velocity
-        v["quaternion"][:] = b.quaternion
-        v["euler"][:] = b.euler
-        v["cg.position"][:] = b.cg_position
-        v["cg.velocity"][:] = b.cg_velocity
-        v["cg.acceleration"][:] = b.cg_acceleration
-        v["angular_velocity"][:] = b.angular_velocity_ned
-        v["angular_velocity_body"][:] = b.angular_velocity_body
-        v["angular_acceleration"][:] = b.angular_acceleration_ned
-        for k in range(1, N_ATTACHMENTS + 1):
-            v[f"attachment{k}.position"][:] = b.attachment_position(k - 1)
-            v[f"attachment{k}.velocity"][:] = b.attachment_velocity(k - 1)
-            v[f"attachment{k}.acceleration"][:] = b.attachment_acceleration(k - 1)
-        v["submerged_fraction"] = float(b.submerged_fraction)
+        out = self.body.outputs()    # one pass: R, the rates and omega x v computed once
+        for name, key in _OUTPUTS:
+            v[name][:] = out[key]
+        for k, (position, velocity, acceleration) in enumerate(_ATTACHMENT_OUTPUTS):
+            v[position][:] = out["attachment_positions"][k]
+            v[velocity][:] = out["attachment_velocities"][k]
+            v[acceleration][:] = out["attachment_accelerations"][k]
+        v["submerged_fraction"] = float(out["submerged_fraction"])
 
     def get_model_state(self) -> dict:
         return {} if self.body is None else {"body": self.body.get_state()}

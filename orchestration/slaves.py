@@ -272,35 +272,42 @@ class InProcessSlave(Slave):
     # -- hot path -------------------------------------------------------------------------------
 
     def _buffer(self, vrs: np.ndarray):
+        """(value references as a ctypes array, a value buffer, vrs, the buffer as a ctypes double
+        pointer): made once per vrs array (the execution keeps its arrays), so a call converts
+        nothing (``data_as`` alone costs microseconds)."""
         key = id(vrs)
         cached = self._buffers.get(key)
         if cached is None or cached[2] is not vrs:
             vr_array = (ctypes.c_uint * len(vrs))(*[int(v) for v in vrs])
-            cached = (vr_array, np.zeros(len(vrs)), vrs)
+            values = np.zeros(len(vrs))
+            cached = (vr_array, values, vrs, values.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
             self._buffers[key] = cached
         return cached
 
     def get_reals(self, vrs: np.ndarray) -> np.ndarray:
-        if len(vrs) == 0:
+        n = len(vrs)
+        if n == 0:
             return np.zeros(0)
         if self._get_real is None:
             return np.array(self._call("getReal", self._fmu.getReal, [int(v) for v in vrs]))
-        vr_array, values, _ = self._buffer(vrs)
-        status = self._get_real(self._component, vr_array, len(vrs),
-                                values.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
-        self._check(status, "getReal")
+        vr_array, values, _, pointer = self._buffer(vrs)
+        status = self._get_real(self._component, vr_array, n, pointer)
+        if status > 1:
+            self._check(status, "getReal")
         return values.copy()
 
     def set_reals(self, vrs: np.ndarray, values: np.ndarray) -> None:
-        if len(vrs) == 0:
+        n = len(vrs)
+        if n == 0:
             return
         if self._get_real is None:
             self._call("setReal", self._fmu.setReal, [int(v) for v in vrs], [float(v) for v in values])
             return
-        vr_array, _, _ = self._buffer(vrs)
-        data = np.ascontiguousarray(values, dtype=float)
-        status = self._set_real(self._component, vr_array, len(vrs), data.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
-        self._check(status, "setReal")
+        vr_array, buffer, _, pointer = self._buffer(vrs)
+        buffer[:] = values    # the preallocated buffer: no new array or pointer per call
+        status = self._set_real(self._component, vr_array, n, pointer)
+        if status > 1:
+            self._check(status, "setReal")
 
     def do_step(self, t: float, h: float) -> None:
         if self._get_real is None:
@@ -308,7 +315,8 @@ class InProcessSlave(Slave):
             self._check(status, f"fmiDoStep(t = {t:.6g} s, h = {h:.6g} s)")
             return
         status = self._do_step(self._component, t, h, 1)
-        self._check(status, f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
+        if status > 1:
+            self._check(status, f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
 
     # -- state ----------------------------------------------------------------------------------
 
