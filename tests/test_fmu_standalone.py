@@ -99,3 +99,28 @@ def test_a_second_instance_after_the_first_is_freed_finds_its_bundled_data(fmu_d
     result = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True, env=env,
                             cwd=tmp_path, timeout=300)
     assert result.returncode == 0 and "run 1 ok" in result.stdout, result.stderr[-3000:] + result.stdout[-2000:]
+
+
+SEVERAL_MODELS = r"""
+import fmpy
+# Every model in one Python process, the Winch first: all share one sys.modules, so the
+# `components` and `fmus` packages are those of the first FMU loaded (which bundles only what the
+# Winch needs, and whose folder simulate_fmu deletes at the end of its run).
+for model in {models!r}:
+    fmpy.simulate_fmu({fmu_dir!r} + "/" + model + ".fmu", stop_time=0.02, step_size=0.01)
+    print(model, "ok", flush=True)
+"""
+
+
+def test_several_of_our_fmus_share_one_process_without_the_checkout(fmu_dir, tmp_path):
+    """An FMI host that loads several of our FMUs into one Python process (libcosim, FMPy, our
+    in-process master) with the project out of reach: each FMU must find its own bundled modules
+    even though the first FMU's `components` package (a different subset, in a deleted folder) is
+    the one in sys.modules."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "LD_PRELOAD")}
+    env["PYTHONPATH"] = str(site_without_project(tmp_path))
+    models = ["Winch", "Payload", "Contact", "Cable", "Crane", "Ship"]
+    script = SEVERAL_MODELS.format(models=models, fmu_dir=str(fmu_dir))
+    result = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True, env=env,
+                            cwd=tmp_path, timeout=600)
+    assert result.returncode == 0 and "Ship ok" in result.stdout, result.stderr[-3000:] + result.stdout[-2000:]
