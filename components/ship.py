@@ -47,6 +47,12 @@ from components.rotations import cross, quat_normalize, quat_to_euler_zyx, quat_
 _dgesv = lapack.dgesv
 
 
+def same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """a and b hold the same values bit for bit (np.array_equal costs ~10x more on small arrays;
+    a -0.0 against 0.0 counts as a change, which only costs a recomputation)."""
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
 def transfer_matrix(r: np.ndarray) -> np.ndarray:
     """X(r): body twist at CO -> twist at point r, [v_r; omega] = X [v; omega] (velocity part
     v + omega x r); X^T maps a wrench at r to CO."""
@@ -94,6 +100,7 @@ class Ship:
         self.reference_heading = heading0
         self.M0 = params.MRB + params.A_inf
         self.X = [transfer_matrix(r) for r in params.hardpoints]
+        self._r1 = tuple(np.asarray(params.hardpoints[0], float).tolist()) if len(params.hardpoints) else None
         n = len(params.hardpoints)
         self.hp_force = np.zeros((n, 3))
         self.hp_moment = np.zeros((n, 3))
@@ -108,6 +115,7 @@ class Ship:
         # while only the articulated inertia and bias change (see _now_terms)
         self._now: tuple | None = None
         self._M_now: np.ndarray | None = None     # M0 + J^T I_A J at the current state
+        self._kinematics_now: tuple | None = None  # see points_kinematics
         self._stage_waves: dict | None = None
         self._MRB = np.array(params.MRB, float)
         self._G = np.array(params.G, float).tolist()
@@ -132,8 +140,8 @@ class Ship:
         moments = np.asarray(moments, float).reshape(-1, 3)
         current = np.asarray(current, float)
         changed = False
-        if not (np.array_equal(forces, self.hp_force) and np.array_equal(moments, self.hp_moment)
-                and np.array_equal(current, self.current)):
+        if not (same_values(forces, self.hp_force) and same_values(moments, self.hp_moment)
+                and same_values(current, self.current)):
             self.hp_force, self.hp_moment, self.current = forces, moments, current
             self._aggregate_hardpoint_loads()
             self._now = None
@@ -141,8 +149,8 @@ class Ship:
         if articulated_inertia is not None and (np.any(articulated_inertia) or np.any(bias_wrench)):
             IA = np.asarray(articulated_inertia, float)
             pA = np.asarray(bias_wrench, float)
-            if not (self._articulated and np.array_equal(IA, self.IA) and np.array_equal(pA, self.pA)):
-                if not (self._articulated and np.array_equal(IA, self.IA)):
+            if not (self._articulated and same_values(IA, self.IA) and same_values(pA, self.pA)):
+                if not (self._articulated and same_values(IA, self.IA)):
                     self._M_now = None
                 self.IA, self.pA = IA, pA
                 self._articulated = True
@@ -257,14 +265,15 @@ class Ship:
     def _geometry(self, y: np.ndarray, R: np.ndarray):
         """J (body nu' -> NED [a; alpha] at hardpoint 1) and the velocity-dependent part of that
         acceleration in NED, Rb c (see the module docstring: a = J nu' + Rb c)."""
-        nu = y[7:13]
-        X = self.X[0]
-        r = self.p.hardpoints[0]
-        v, w = nu[0:3], nu[3:6]
-        c_body = np.concatenate([cross(w, v) + cross(w, cross(w, r)), np.zeros(3)])
+        u, v, w, p, q, r = y[7:13].tolist()
+        rx, ry, rz = self._r1
+        # omega x v + omega x (omega x r), written out (the same operations as rotations.cross)
+        ax, ay, az = q * rz - r * ry, r * rx - p * rz, p * ry - q * rx
+        c_body = np.array([(q * w - r * v) + (q * az - r * ay), (r * u - p * w) + (r * ax - p * az),
+                           (p * v - q * u) + (p * ay - q * ax), 0.0, 0.0, 0.0])
         Rb = np.zeros((6, 6))
         Rb[0:3, 0:3] = Rb[3:6, 3:6] = R
-        return Rb @ X, Rb @ c_body
+        return Rb @ self.X[0], Rb @ c_body
 
     def _solve(self, tau: np.ndarray, J: np.ndarray, a_c: np.ndarray, M: np.ndarray | None = None):
         """nu' from (M0 + J^T I_A J) nu' = tau - J^T (I_A Rb c + p_A); returns (nu', M)."""
@@ -417,16 +426,30 @@ class Ship:
 
     def points_kinematics(self, points: np.ndarray):
         """point_kinematics for several body points (N,3) at once: positions, velocities and
-        accelerations (N,3) in NED, and omega, omega_dot (3,) in NED."""
+        accelerations (N,3) in NED, and omega, omega_dot (3,) in NED.
+
+        What does not depend on the loads is kept for the same state and the same ``points``
+        object (a feedthrough refresh changes only the accelerations); the positions, velocities
+        and omega returned are then shared, read-only arrays."""
         nu_dot, R, _ = self._current()
-        v, w = self.y[7:10], self.y[10:13]
+        y = self.y
+        kept = self._kinematics_now
+        if kept is not None and kept[0] == self.time and kept[1] is y and kept[2] is points:
+            rs, c_wv, wwr, pos, vel, w_ned = kept[3:]
+        else:
+            v, w = y[7:10], y[10:13]
+            rs = np.asarray(points, float).reshape(-1, 3)
+            Sw = skew(w)
+            w_x_r = rs @ Sw.T                       # rows: omega x r_k
+            vel_b = v + w_x_r
+            c_wv, wwr = cross(w, v), w_x_r @ Sw.T
+            pos, vel, w_ned = y[0:3] + rs @ R.T, vel_b @ R.T, R @ w
+            for a in (pos, vel, w_ned):
+                a.flags.writeable = False
+            self._kinematics_now = (self.time, y, points, rs, c_wv, wwr, pos, vel, w_ned)
         vd, wd = nu_dot[0:3], nu_dot[3:6]
-        rs = np.asarray(points, float).reshape(-1, 3)
-        Sw, Swd = skew(w), skew(wd)
-        w_x_r = rs @ Sw.T                       # rows: omega x r_k
-        vel_b = v + w_x_r
-        acc_b = vd + cross(w, v) + rs @ Swd.T + w_x_r @ Sw.T
-        return self.y[0:3] + rs @ R.T, vel_b @ R.T, acc_b @ R.T, R @ w, R @ wd
+        acc_b = vd + c_wv + rs @ skew(wd).T + wwr
+        return pos, vel, acc_b @ R.T, w_ned, R @ wd
 
     def wave_elevation(self, north: float, east: float) -> float:
         return 0.0 if self.sea is None else float(self.sea.elevation(self.time, north, east))

@@ -16,7 +16,7 @@ import numpy as np
 
 from components.radiation import fit_radiation
 from components.rotations import quat_from_euler_zyx
-from components.ship import Ship as ShipModel, ShipParameters
+from components.ship import Ship as ShipModel, ShipParameters, same_values
 from components.vessel_data import default_vessel_path, load_vessel, validate_vessel
 from components.waves import ForceRAO
 from fmus._sea import build_sea, check_sea, declare_sea
@@ -38,11 +38,19 @@ def _sym(values: np.ndarray) -> np.ndarray:
 
 WAVE_OUTPUTS = ("wave.elevation", "wave_probe.elevation", "wave.excitation_force", "wave.excitation_moment",
                 *(f"hardpoint{k}.wave_elevation" for k in range(1, N_HARDPOINTS + 1)))
+# Outputs computed on first read: hardpoint 1 (the crane's port) and CO are what masters read every
+# step, the rest (CG, the other hardpoints, body-frame velocities, power) is written on demand.
+KINEMATIC_OUTPUTS = ("hardpoint1.power", "velocity_body", "angular_velocity_body", "cg.position", "cg.velocity",
+                     "cg.acceleration",
+                     *(f"hardpoint{k}.{w}" for k in range(2, N_HARDPOINTS + 1)
+                       for w in ("position", "quaternion", "velocity", "angular_velocity", "acceleration",
+                                 "angular_acceleration", "power")))
 
 
 class Ship(Fmi2Slave):
 
-    lazy_outputs = {group: "update_wave_outputs" for group in WAVE_OUTPUTS}
+    lazy_outputs = {**{group: "update_wave_outputs" for group in WAVE_OUTPUTS},
+                    **{group: "update_other_outputs" for group in KINEMATIC_OUTPUTS}}
     description = ("6-DOF ship seakeeping: Cummins equation with fluid-memory state space, linear hydrostatics, "
                    "force-RAO wave loads in a seeded JONSWAP/PM/regular sea, station keeping, 4 hardpoints")
     default_stop_time = 100.0
@@ -191,68 +199,124 @@ class Ship(Fmi2Slave):
         q = quat_from_euler_zyx(*v["initial.euler"])
         self.ship = ShipModel(params, sea=sea, rao=rao, position=v["initial.position"].copy(), quaternion=q,
                          time=self.time)
+        # CO, CG and the hardpoints, the body points whose kinematics are outputs
+        self._points = np.vstack([np.zeros(3), params.cg, params.hardpoints])
+        self._wave_rows = [0, *range(2, 2 + N_HARDPOINTS)]      # CO and the hardpoints
+        # the hardpoint output arrays, looked up once (a restored FMU state replaces the arrays in
+        # self.v and then calls initialize_model again through set_model_state)
+        self._hp_outputs = [tuple(v[f"hardpoint{k}.{w}"] for w in ("position", "quaternion", "velocity",
+                                                                   "angular_velocity", "acceleration",
+                                                                   "angular_acceleration"))
+                            + (f"hardpoint{k}.power", f"hardpoint{k}.force", f"hardpoint{k}.moment")
+                            for k in range(1, N_HARDPOINTS + 1)]
         self._applied_version = None
+        self._applied = None
+        self._wave_key = None
+        self._kinematics = None       # (time, y, pos, vel, acc, w, wd) of the last update_outputs
         self._apply_inputs()
 
     # ------------------------------------------------------------------ stepping and outputs
 
     def _apply_inputs(self) -> None:
         if getattr(self, "_applied_version", None) == self.input_version:
-            return    # nothing changed since the loads were last handed to the ship
+            return    # nothing was set since the loads were last handed to the ship
         self._applied_version = self.input_version
         v = self.v
-        forces = np.array([v[f"hardpoint{k}.force"] for k in range(1, N_HARDPOINTS + 1)])
-        moments = np.array([v[f"hardpoint{k}.moment"] for k in range(1, N_HARDPOINTS + 1)])
+        # a master sets every input before each step and again in a feedthrough refresh, mostly
+        # to the same values: compare the values, hand the ship only what changed
+        loads = np.concatenate([v[name] for name in LOAD_INPUTS])
+        if self._applied is not None and same_values(loads, self._applied):
+            return
+        previous, self._applied = self._applied, loads
+        s = self.ship
+        n = 6 * N_HARDPOINTS
+        if previous is not None and same_values(loads[:n], previous[:n]) and same_values(
+                loads[-3:], previous[-3:]):
+            forces, moments, current = s.hp_force, s.hp_moment, s.current
+        else:
+            forces = np.array([v[f"hardpoint{k}.force"] for k in range(1, N_HARDPOINTS + 1)])
+            moments = np.array([v[f"hardpoint{k}.moment"] for k in range(1, N_HARDPOINTS + 1)])
+            current = v["current.velocity"].copy()
         blocks = (v["hardpoint1.inertia_linear"], v["hardpoint1.inertia_coupling"], v["hardpoint1.inertia_angular"],
                   v["hardpoint1.bias_force"], v["hardpoint1.bias_moment"])
         IA = bias = None
-        if any(np.any(b) for b in blocks):
-            IA = np.zeros((6, 6))
-            IA[0:3, 0:3] = _sym(blocks[0])
-            IA[0:3, 3:6] = blocks[1].reshape(3, 3)
-            IA[3:6, 0:3] = IA[0:3, 3:6].T
-            IA[3:6, 3:6] = _sym(blocks[2])
+        if np.any(loads[n:n + 27]):
+            if previous is not None and s._articulated and same_values(loads[n:n + 21], previous[n:n + 21]):
+                IA = s.IA       # only the bias changed
+            else:
+                IA = np.zeros((6, 6))
+                IA[0:3, 0:3] = _sym(blocks[0])
+                IA[0:3, 3:6] = blocks[1].reshape(3, 3)
+                IA[3:6, 0:3] = IA[0:3, 3:6].T
+                IA[3:6, 3:6] = _sym(blocks[2])
             bias = np.concatenate([blocks[3], blocks[4]])
-        self.ship.set_loads(forces, moments, v["current.velocity"], IA, bias)
+        s.set_loads(forces, moments, current, IA, bias)
 
     def step_model(self, t: float, h: float) -> None:
         self._apply_inputs()
         self.ship.step(h, self.v["max_substep"])
 
     def update_outputs(self) -> None:
+        """CO and hardpoint 1; after a feedthrough refresh (same state, new loads) only their
+        accelerations change."""
         s, v = self.ship, self.v
         self._apply_inputs()
-        points = np.vstack([np.zeros(3), s.p.cg, s.p.hardpoints])
-        pos, vel, acc, w, wd = s.points_kinematics(points)
-        q = s.quaternion
-        v["position"][:], v["velocity"][:], v["acceleration"][:] = pos[0], vel[0], acc[0]
-        v["angular_velocity"][:], v["angular_acceleration"][:] = w, wd
-        v["quaternion"][:] = q
-        v["euler"][:] = s.euler
-        nu = s.nu
-        v["velocity_body"][:], v["angular_velocity_body"][:] = nu[0:3], nu[3:6]
+        pos, vel, acc, w, wd = s.points_kinematics(self._points)
+        y = s.y
+        hp_pos, hp_q, hp_vel, hp_w, hp_acc, hp_wd = self._hp_outputs[0][:6]
+        kept = self._kinematics
+        if kept is None or kept[0] != s.time or kept[1] is not y:
+            q = y[3:7]
+            v["position"][:], v["velocity"][:] = pos[0], vel[0]
+            v["angular_velocity"][:] = w
+            v["quaternion"][:] = q
+            v["euler"][:] = s.euler
+            hp_pos[:], hp_q[:], hp_vel[:], hp_w[:] = pos[2], q, vel[2], w
+        v["acceleration"][:], v["angular_acceleration"][:] = acc[0], wd
+        hp_acc[:], hp_wd[:] = acc[2], wd
+        self._kinematics = (s.time, y, pos, vel, acc, w, wd)
+
+    def update_other_outputs(self) -> None:
+        """CG, hardpoints 2-4, body-frame velocities and hardpoint power (lazy)."""
+        if self._kinematics is None or self._inputs_changed:
+            self._inputs_changed = False
+            self.update_outputs()
+        v, y = self.v, self.ship.y
+        _, _, pos, vel, acc, w, wd = self._kinematics
+        q = y[3:7]
+        v["velocity_body"][:], v["angular_velocity_body"][:] = y[7:10], y[10:13]
         v["cg.position"][:], v["cg.velocity"][:], v["cg.acceleration"][:] = pos[1], vel[1], acc[1]
-        for k in range(1, N_HARDPOINTS + 1):
-            hp, n = f"hardpoint{k}", k + 1
-            v[f"{hp}.position"][:] = pos[n]
-            v[f"{hp}.quaternion"][:] = q
-            v[f"{hp}.velocity"][:] = vel[n]
-            v[f"{hp}.angular_velocity"][:] = w
-            v[f"{hp}.acceleration"][:] = acc[n]
-            v[f"{hp}.angular_acceleration"][:] = wd
-            v[f"{hp}.power"] = float(v[f"{hp}.force"] @ vel[n] + v[f"{hp}.moment"] @ w)
+        for n, (hp_pos, hp_q, hp_vel, hp_w, hp_acc, hp_wd, power, force, moment) in enumerate(self._hp_outputs, 2):
+            if n > 2:
+                hp_pos[:] = pos[n]
+                hp_q[:] = q
+                hp_vel[:] = vel[n]
+                hp_w[:] = w
+                hp_acc[:] = acc[n]
+                hp_wd[:] = wd
+            v[power] = float(v[force] @ vel[n] + v[moment] @ w)
 
     def update_wave_outputs(self) -> None:
         """Wave elevations at CO, the hardpoints and the probe, and the excitation (lazy: only
         computed when one of them is read)."""
         s, v = self.ship, self.v
         probe = v["wave_probe.position"]
-        norths = np.array([v["position"][0], *(v[f"hardpoint{k}.position"][0] for k in range(1, N_HARDPOINTS + 1)),
-                           probe[0]])
-        easts = np.array([v["position"][1], *(v[f"hardpoint{k}.position"][1] for k in range(1, N_HARDPOINTS + 1)),
-                          probe[1]])
-        elevation = np.atleast_1d(s.sea.elevation(s.time, norths, easts)) if s.sea is not None \
-            else np.zeros(len(norths))
+        key = (s.time, s.y, float(probe[0]), float(probe[1]))
+        if self._wave_key is not None and key[0] == self._wave_key[0] and key[1] is self._wave_key[1] \
+                and key[2:] == self._wave_key[2:]:
+            return    # same time, state and probe: the values are there already
+        self._wave_key = key
+        # north and east of CO, the hardpoints and the probe; one call, so that each value is the
+        # same whichever other points are asked with it
+        if self._kinematics is None or self._inputs_changed:
+            self._inputs_changed = False
+            self.update_outputs()
+        pos = self._kinematics[2]
+        xy = np.empty((len(pos), 2))
+        xy[:-1] = pos[self._wave_rows, 0:2]
+        xy[-1] = probe
+        elevation = np.atleast_1d(s.sea.elevation(s.time, xy[:, 0], xy[:, 1])) if s.sea is not None \
+            else np.zeros(len(xy))
         v["wave.elevation"] = float(elevation[0])
         v["wave_probe.elevation"] = float(elevation[-1])
         for k in range(1, N_HARDPOINTS + 1):
