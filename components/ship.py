@@ -146,9 +146,9 @@ class Ship:
             self._aggregate_hardpoint_loads()
             self._now = None
             changed = True
-        if articulated_inertia is not None and (np.any(articulated_inertia) or np.any(bias_wrench)):
-            IA = np.asarray(articulated_inertia, float)
-            pA = np.asarray(bias_wrench, float)
+        IA = None if articulated_inertia is None else np.asarray(articulated_inertia, float)
+        pA = np.zeros(6) if bias_wrench is None else np.asarray(bias_wrench, float)
+        if IA is not None and (IA.any() or pA.any()):
             if not (self._articulated and same_values(IA, self.IA) and same_values(pA, self.pA)):
                 if not (self._articulated and same_values(IA, self.IA)):
                     self._M_now = None
@@ -170,7 +170,7 @@ class Ship:
             if len(self.hp_force) else [[0.0] * 3] * 3
         # no hardpoint force or moment (e.g. an attached crane sending its weight through the bias
         # wrench instead): _forces skips adding their zeros
-        self._hp_loaded = bool(np.any(self.hp_force) or np.any(self.hp_moment))
+        self._hp_loaded = bool(self.hp_force.any() or self.hp_moment.any())
 
     # ------------------------------------------------------------------ dynamics
 
@@ -298,20 +298,15 @@ class Ship:
 
     def _kinematic_rates(self, y: np.ndarray, R: np.ndarray, psi: float) -> np.ndarray:
         """dy except nu' (left uninitialised): what depends on the state alone."""
-        qw, qx, qy, qz = y[3:7].tolist()
-        wx, wy, wz = y[10:13].tolist()
-        q_dot = 0.5 * np.array([-qx * wx - qy * wy - qz * wz,
-                                qw * wx + qy * wz - qz * wy,
-                                qw * wy - qx * wz + qz * wx,
-                                qw * wz + qx * wy - qy * wx])
+        north, east, _, qw, qx, qy, qz, _, _, _, wx, wy, wz, n_lf, e_lf, psi_lf = y[0:16].tolist()
         dy = np.empty_like(y)
         dy[0:3] = R @ y[7:10]
-        dy[3:7] = q_dot
-        # seakeeping frame: low-pass of north, east and (unwrapped) heading
         T = self.p.lowpass_time
-        dy[13] = (y[0] - y[13]) / T
-        dy[14] = (y[1] - y[14]) / T
-        dy[15] = math.remainder(psi - y[15], 2 * math.pi) / T
+        # q' = 1/2 q (x) [0, omega] (0.5 x is exact: the same numbers as 0.5 * array), then the
+        # seakeeping frame: low-pass of north, east and (unwrapped) heading
+        dy[3:7] = [0.5 * (-qx * wx - qy * wy - qz * wz), 0.5 * (qw * wx + qy * wz - qz * wy),
+                   0.5 * (qw * wy - qx * wz + qz * wx), 0.5 * (qw * wz + qx * wy - qy * wx)]
+        dy[13:16] = [(north - n_lf) / T, (east - e_lf) / T, math.remainder(psi - psi_lf, 2 * math.pi) / T]
         if self.n_rad:
             dy[16:] = self.p.Ar @ y[16:] + self.p.Br @ y[7:13]
         return dy

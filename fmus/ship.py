@@ -20,7 +20,7 @@ from components.ship import Ship as ShipModel, ShipParameters, same_values
 from components.vessel_data import default_vessel_path, load_vessel, validate_vessel
 from components.waves import ForceRAO
 from fmus._sea import build_sea, check_sea, declare_sea
-from fmus._base import Fmi2Slave
+from fmus._base import Fmi2Slave, _guarded
 
 FMU_RESOURCES = ("components/data/vessels/supply.nc", "components/data/vessels/LICENSE-MSS.txt")
 N_HARDPOINTS = 4
@@ -36,6 +36,7 @@ def _sym(values: np.ndarray) -> np.ndarray:
     return np.array([[a[0], a[3], a[4]], [a[3], a[1], a[5]], [a[4], a[5], a[2]]])
 
 
+HARDPOINT_WAVE = {k: f"hardpoint{k}.wave_elevation" for k in range(1, N_HARDPOINTS + 1)}
 WAVE_OUTPUTS = ("wave.elevation", "wave_probe.elevation", "wave.excitation_force", "wave.excitation_moment",
                 *(f"hardpoint{k}.wave_elevation" for k in range(1, N_HARDPOINTS + 1)))
 # Outputs computed on first read: hardpoint 1 (the crane's port) and CO are what masters read every
@@ -139,6 +140,41 @@ class Ship(Fmi2Slave):
         self.real("wave.excitation_force", O, None, "N", "First-order wave excitation force", frame="body", size=3)
         self.real("wave.excitation_moment", O, None, "N.m", "First-order wave excitation moment about CO",
                   frame="body", size=3)
+        # value reference -> (group, index) of the Real inputs without a range (see set_real)
+        self._plain_inputs = {i.value_reference: (i.group, i.index) for i in self.info.values()
+                              if i.kind == "Real" and i.causality == "input" and i.minimum is None
+                              and i.maximum is None}
+        self._lazy_methods = frozenset(type(self).lazy_outputs.values())
+
+    @_guarded(lambda *a: None)
+    def set_real(self, vrs, values):
+        """Fmi2Slave.set_real for a batch of plain Real inputs (what a master sets before every step
+        and in every feedthrough refresh): the same checks and effects as the per-value
+        Fmi2Slave._set_checked (finite, else reported and rejected; these inputs have no range),
+        with the bookkeeping once per call instead of once per value (~4x cheaper for the 29
+        inputs of a crane coupling). Anything else (parameters, a non-finite value) takes the
+        general path, which reports by name."""
+        slots = self._plain_inputs
+        try:
+            targets = [slots[vr] for vr in vrs]
+        except (KeyError, TypeError):
+            return super().set_real(vrs, values)
+        xs = [float(x) for x in values]
+        if len(xs) != len(targets) or not all(map(math.isfinite, xs)):
+            return super().set_real(vrs, values)
+        if not targets:
+            return None
+        v = self.v
+        for (group, index), x in zip(targets, xs):
+            if index is None:
+                v[group] = x
+            else:
+                v[group][index] = x
+        self._init_dirty = True
+        self._inputs_changed = True
+        self.input_version += 1
+        self._stale = set(self._lazy_methods)
+        return None
 
     # ------------------------------------------------------------------ build
 
@@ -201,7 +237,6 @@ class Ship(Fmi2Slave):
                          time=self.time)
         # CO, CG and the hardpoints, the body points whose kinematics are outputs
         self._points = np.vstack([np.zeros(3), params.cg, params.hardpoints])
-        self._wave_rows = [0, *range(2, 2 + N_HARDPOINTS)]      # CO and the hardpoints
         # the hardpoint output arrays, looked up once (a restored FMU state replaces the arrays in
         # self.v and then calls initialize_model again through set_model_state)
         self._hp_outputs = [tuple(v[f"hardpoint{k}.{w}"] for w in ("position", "quaternion", "velocity",
@@ -240,7 +275,7 @@ class Ship(Fmi2Slave):
         blocks = (v["hardpoint1.inertia_linear"], v["hardpoint1.inertia_coupling"], v["hardpoint1.inertia_angular"],
                   v["hardpoint1.bias_force"], v["hardpoint1.bias_moment"])
         IA = bias = None
-        if np.any(loads[n:n + 27]):
+        if loads[n:n + 27].any():
             if previous is not None and s._articulated and same_values(loads[n:n + 21], previous[n:n + 21]):
                 IA = s.IA       # only the bias changed
             else:
@@ -301,9 +336,9 @@ class Ship(Fmi2Slave):
         computed when one of them is read)."""
         s, v = self.ship, self.v
         probe = v["wave_probe.position"]
-        key = (s.time, s.y, float(probe[0]), float(probe[1]))
-        if self._wave_key is not None and key[0] == self._wave_key[0] and key[1] is self._wave_key[1] \
-                and key[2:] == self._wave_key[2:]:
+        key = (s.time, s.y, *probe.tolist())
+        kept = self._wave_key
+        if kept is not None and kept[0] == key[0] and kept[1] is key[1] and kept[2:] == key[2:]:
             return    # same time, state and probe: the values are there already
         self._wave_key = key
         # north and east of CO, the hardpoints and the probe; one call, so that each value is the
@@ -313,14 +348,16 @@ class Ship(Fmi2Slave):
             self.update_outputs()
         pos = self._kinematics[2]
         xy = np.empty((len(pos), 2))
-        xy[:-1] = pos[self._wave_rows, 0:2]
+        xy[0] = pos[0, 0:2]
+        xy[1:-1] = pos[2:, 0:2]
         xy[-1] = probe
         elevation = np.atleast_1d(s.sea.elevation(s.time, xy[:, 0], xy[:, 1])) if s.sea is not None \
             else np.zeros(len(xy))
-        v["wave.elevation"] = float(elevation[0])
-        v["wave_probe.elevation"] = float(elevation[-1])
+        values = elevation.tolist()
+        v["wave.elevation"] = values[0]
+        v["wave_probe.elevation"] = values[-1]
         for k in range(1, N_HARDPOINTS + 1):
-            v[f"hardpoint{k}.wave_elevation"] = float(elevation[k])
+            v[HARDPOINT_WAVE[k]] = values[k]
         tau = s.wave_excitation()
         v["wave.excitation_force"][:] = tau[0:3]
         v["wave.excitation_moment"][:] = tau[3:6]
