@@ -16,7 +16,7 @@ import numpy as np
 
 from components.radiation import fit_radiation
 from components.rotations import quat_from_euler_zyx
-from components.ship import Ship as ShipModel, ShipParameters, same_values
+from components.ship import Ship as ShipModel, ShipParameters
 from components.vessel_data import default_vessel_path, load_vessel, validate_vessel
 from components.waves import ForceRAO
 from fmus._sea import build_sea, check_sea, declare_sea
@@ -29,6 +29,13 @@ FULL = ("0,0", "0,1", "0,2", "1,0", "1,1", "1,2", "2,0", "2,1", "2,2")
 LOAD_INPUTS = tuple(f"hardpoint{k}.{w}" for k in range(1, N_HARDPOINTS + 1) for w in ("force", "moment")) + (
     "hardpoint1.inertia_linear", "hardpoint1.inertia_coupling", "hardpoint1.inertia_angular",
     "hardpoint1.bias_force", "hardpoint1.bias_moment", "current.velocity")
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """The same values bit for bit (cheaper than np.array_equal on small arrays); local rather than
+    imported from components.ship so that this adapter also runs against an older components
+    package (in-process FMUs share the first-imported one)."""
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
 def _sym(values: np.ndarray) -> np.ndarray:
@@ -260,12 +267,12 @@ class Ship(Fmi2Slave):
         # a master sets every input before each step and again in a feedthrough refresh, mostly
         # to the same values: compare the values, hand the ship only what changed
         loads = np.concatenate([v[name] for name in LOAD_INPUTS])
-        if self._applied is not None and same_values(loads, self._applied):
+        if self._applied is not None and _same(loads, self._applied):
             return
         previous, self._applied = self._applied, loads
         s = self.ship
         n = 6 * N_HARDPOINTS
-        if previous is not None and same_values(loads[:n], previous[:n]) and same_values(
+        if previous is not None and _same(loads[:n], previous[:n]) and _same(
                 loads[-3:], previous[-3:]):
             forces, moments, current = s.hp_force, s.hp_moment, s.current
         else:
@@ -276,7 +283,7 @@ class Ship(Fmi2Slave):
                   v["hardpoint1.bias_force"], v["hardpoint1.bias_moment"])
         IA = bias = None
         if loads[n:n + 27].any():
-            if previous is not None and s._articulated and same_values(loads[n:n + 21], previous[n:n + 21]):
+            if previous is not None and s._articulated and _same(loads[n:n + 21], previous[n:n + 21]):
                 IA = s.IA       # only the bias changed
             else:
                 IA = np.zeros((6, 6))
