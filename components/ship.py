@@ -39,8 +39,18 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.linalg import lapack
 
 from components.rotations import cross, quat_normalize, quat_to_euler_zyx, quat_to_matrix, skew
+
+
+_dgesv = lapack.dgesv
+
+
+def same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """a and b hold the same values bit for bit (np.array_equal costs ~10x more on small arrays;
+    a -0.0 against 0.0 counts as a change, which only costs a recomputation)."""
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 def transfer_matrix(r: np.ndarray) -> np.ndarray:
@@ -90,6 +100,7 @@ class Ship:
         self.reference_heading = heading0
         self.M0 = params.MRB + params.A_inf
         self.X = [transfer_matrix(r) for r in params.hardpoints]
+        self._r1 = tuple(np.asarray(params.hardpoints[0], float).tolist()) if len(params.hardpoints) else None
         n = len(params.hardpoints)
         self.hp_force = np.zeros((n, 3))
         self.hp_moment = np.zeros((n, 3))
@@ -100,6 +111,11 @@ class Ship:
         self._Minv = np.linalg.inv(self.M0)
         self._cache: tuple | None = None
         self._dy_now: np.ndarray | None = None
+        # what depends only on (time, state, hardpoint loads, current) at the current state, kept
+        # while only the articulated inertia and bias change (see _now_terms)
+        self._now: tuple | None = None
+        self._M_now: np.ndarray | None = None     # M0 + J^T I_A J at the current state
+        self._kinematics_now: tuple | None = None  # see points_kinematics
         self._stage_waves: dict | None = None
         self._MRB = np.array(params.MRB, float)
         self._G = np.array(params.G, float).tolist()
@@ -115,18 +131,35 @@ class Ship:
     def set_loads(self, forces: np.ndarray, moments: np.ndarray, current=(0.0, 0.0, 0.0),
                   articulated_inertia: np.ndarray | None = None, bias_wrench: np.ndarray | None = None) -> None:
         """Hardpoint forces/moments on the ship (N,3) in NED, current velocity NED, and the
-        optional articulated inertia and bias wrench at hardpoint 1 (NED axes)."""
-        self.hp_force = np.asarray(forces, float).reshape(-1, 3)
-        self.hp_moment = np.asarray(moments, float).reshape(-1, 3)
-        self.current = np.asarray(current, float)
-        self._aggregate_hardpoint_loads()
-        if articulated_inertia is not None and (np.any(articulated_inertia) or np.any(bias_wrench)):
-            self.IA = np.asarray(articulated_inertia, float)
-            self.pA = np.asarray(bias_wrench, float)
-            self._articulated = True
-        else:
+        optional articulated inertia and bias wrench at hardpoint 1 (NED axes).
+
+        Loads equal to the ones held keep what was computed with them: the forces of the current
+        state when only the articulated inertia or bias changes (a master refreshing a
+        feedthrough loop sets exactly that), the accelerations too when nothing changes."""
+        forces = np.asarray(forces, float).reshape(-1, 3)
+        moments = np.asarray(moments, float).reshape(-1, 3)
+        current = np.asarray(current, float)
+        changed = False
+        if not (same_values(forces, self.hp_force) and same_values(moments, self.hp_moment)
+                and same_values(current, self.current)):
+            self.hp_force, self.hp_moment, self.current = forces, moments, current
+            self._aggregate_hardpoint_loads()
+            self._now = None
+            changed = True
+        IA = None if articulated_inertia is None else np.asarray(articulated_inertia, float)
+        pA = np.zeros(6) if bias_wrench is None else np.asarray(bias_wrench, float)
+        if IA is not None and (IA.any() or pA.any()):
+            if not (self._articulated and same_values(IA, self.IA) and same_values(pA, self.pA)):
+                if not (self._articulated and same_values(IA, self.IA)):
+                    self._M_now = None
+                self.IA, self.pA = IA, pA
+                self._articulated = True
+                changed = True
+        elif self._articulated:
             self._articulated = False
-        self._cache = None
+            changed = True
+        if changed:
+            self._cache = None
 
     def _aggregate_hardpoint_loads(self) -> None:
         """Sums held over a step: total NED force and moment, and Q = sum f_k r_k^T for the moments
@@ -135,6 +168,9 @@ class Ship:
         self._hp_moment_sum = self.hp_moment.sum(axis=0).tolist() if len(self.hp_moment) else [0.0] * 3
         self._hp_arm = (self.hp_force.T @ np.asarray(self.p.hardpoints, float).reshape(-1, 3)).tolist() \
             if len(self.hp_force) else [[0.0] * 3] * 3
+        # no hardpoint force or moment (e.g. an attached crane sending its weight through the bias
+        # wrench instead): _forces skips adding their zeros
+        self._hp_loaded = bool(self.hp_force.any() or self.hp_moment.any())
 
     # ------------------------------------------------------------------ dynamics
 
@@ -174,22 +210,27 @@ class Ship:
         f[0] += fx
         f[1] += fy
         f[2] += fz
-        # hardpoint forces (their sum), NED -> body
-        F = self._hp_force_sum
         cx, cy, cz = self.current.tolist()
-        f[0] += r00 * F[0] + r10 * F[1] + r20 * F[2]
-        f[1] += r01 * F[0] + r11 * F[1] + r21 * F[2]
-        f[2] += r02 * F[0] + r12 * F[1] + r22 * F[2]
-        # hardpoint moments: sum R^T m_k + sum r_k x (R^T f_k); with Q = sum f_k r_k^T,
-        # sum r_k x (R^T f_k) = vee(R^T Q - (R^T Q)^T)
-        Mh = self._hp_moment_sum
-        Q = self._hp_arm
-        a = [[r00 * Q[0][j] + r10 * Q[1][j] + r20 * Q[2][j] for j in range(3)],
-             [r01 * Q[0][j] + r11 * Q[1][j] + r21 * Q[2][j] for j in range(3)],
-             [r02 * Q[0][j] + r12 * Q[1][j] + r22 * Q[2][j] for j in range(3)]]
-        f[3] += g[3] + r00 * Mh[0] + r10 * Mh[1] + r20 * Mh[2] + a[2][1] - a[1][2]
-        f[4] += g[4] + r01 * Mh[0] + r11 * Mh[1] + r21 * Mh[2] + a[0][2] - a[2][0]
-        f[5] += g[5] + r02 * Mh[0] + r12 * Mh[1] + r22 * Mh[2] + a[1][0] - a[0][1]
+        if self._hp_loaded:
+            # hardpoint forces (their sum), NED -> body
+            F = self._hp_force_sum
+            f[0] += r00 * F[0] + r10 * F[1] + r20 * F[2]
+            f[1] += r01 * F[0] + r11 * F[1] + r21 * F[2]
+            f[2] += r02 * F[0] + r12 * F[1] + r22 * F[2]
+            # hardpoint moments: sum R^T m_k + sum r_k x (R^T f_k); with Q = sum f_k r_k^T,
+            # sum r_k x (R^T f_k) = vee(R^T Q - (R^T Q)^T)
+            Mh = self._hp_moment_sum
+            Q = self._hp_arm
+            a = [[r00 * Q[0][j] + r10 * Q[1][j] + r20 * Q[2][j] for j in range(3)],
+                 [r01 * Q[0][j] + r11 * Q[1][j] + r21 * Q[2][j] for j in range(3)],
+                 [r02 * Q[0][j] + r12 * Q[1][j] + r22 * Q[2][j] for j in range(3)]]
+            f[3] += g[3] + r00 * Mh[0] + r10 * Mh[1] + r20 * Mh[2] + a[2][1] - a[1][2]
+            f[4] += g[4] + r01 * Mh[0] + r11 * Mh[1] + r21 * Mh[2] + a[0][2] - a[2][0]
+            f[5] += g[5] + r02 * Mh[0] + r12 * Mh[1] + r22 * Mh[2] + a[1][0] - a[0][1]
+        else:
+            f[3] += g[3]
+            f[4] += g[4]
+            f[5] += g[5]
         # linear viscous damping on the velocity relative to the current, quadratic roll damping
         b = self._viscous
         if b is not None:
@@ -221,44 +262,85 @@ class Ship:
             tau += wave
         return tau, R, (phi, theta, psi)
 
+    def _geometry(self, y: np.ndarray, R: np.ndarray):
+        """J (body nu' -> NED [a; alpha] at hardpoint 1) and the velocity-dependent part of that
+        acceleration in NED, Rb c (see the module docstring: a = J nu' + Rb c)."""
+        u, v, w, p, q, r = y[7:13].tolist()
+        rx, ry, rz = self._r1
+        # omega x v + omega x (omega x r), written out (the same operations as rotations.cross)
+        ax, ay, az = q * rz - r * ry, r * rx - p * rz, p * ry - q * rx
+        c_body = np.array([(q * w - r * v) + (q * az - r * ay), (r * u - p * w) + (r * ax - p * az),
+                           (p * v - q * u) + (p * ay - q * ax), 0.0, 0.0, 0.0])
+        Rb = np.zeros((6, 6))
+        Rb[0:3, 0:3] = Rb[3:6, 3:6] = R
+        return Rb @ self.X[0], Rb @ c_body
+
+    def _solve(self, tau: np.ndarray, J: np.ndarray, a_c: np.ndarray, M: np.ndarray | None = None):
+        """nu' from (M0 + J^T I_A J) nu' = tau - J^T (I_A Rb c + p_A); returns (nu', M)."""
+        if M is None:
+            M = self.M0 + J.T @ self.IA @ J
+        tau = tau - J.T @ (self.IA @ a_c + self.pA)
+        # LAPACK dgesv directly: the LU solve np.linalg.solve makes, without its ~5 us of checks
+        # and wrapping on a 6x6 system (same routine, same result)
+        _, _, nu_dot, info = _dgesv(M, tau)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"singular mass matrix (dgesv info {info})")
+        return nu_dot, M
+
     def _accelerations(self, t: float, y: np.ndarray):
         tau, R, euler = self._forces(t, y)
-        nu = y[7:13]
         if self._articulated:
-            X = self.X[0]
-            r = self.p.hardpoints[0]
-            v, w = nu[0:3], nu[3:6]
-            c_body = np.concatenate([cross(w, v) + cross(w, cross(w, r)), np.zeros(3)])
-            Rb = np.zeros((6, 6))
-            Rb[0:3, 0:3] = Rb[3:6, 3:6] = R
-            J = Rb @ X                                 # body nu' -> NED hardpoint acceleration
-            M = self.M0 + J.T @ self.IA @ J
-            tau = tau - J.T @ (self.IA @ (Rb @ c_body) + self.pA)
-            nu_dot = np.linalg.solve(M, tau)
+            J, a_c = self._geometry(y, R)
+            nu_dot = self._solve(tau, J, a_c)[0]
         else:
             nu_dot = self._Minv @ tau
         return nu_dot, R, euler
 
-    def derivative(self, t: float, y: np.ndarray) -> np.ndarray:
-        nu_dot, R, euler = self._accelerations(t, y)
-        self._last_accelerations = (nu_dot, R, euler)
-        q = y[3:7]
-        w = y[10:13]
-        q_dot = 0.5 * np.array([-q[1] * w[0] - q[2] * w[1] - q[3] * w[2],
-                                q[0] * w[0] + q[2] * w[2] - q[3] * w[1],
-                                q[0] * w[1] - q[1] * w[2] + q[3] * w[0],
-                                q[0] * w[2] + q[1] * w[1] - q[2] * w[0]])
+    def _kinematic_rates(self, y: np.ndarray, R: np.ndarray, psi: float) -> np.ndarray:
+        """dy except nu' (left uninitialised): what depends on the state alone."""
+        north, east, _, qw, qx, qy, qz, _, _, _, wx, wy, wz, n_lf, e_lf, psi_lf = y[0:16].tolist()
         dy = np.empty_like(y)
         dy[0:3] = R @ y[7:10]
-        dy[3:7] = q_dot
-        dy[7:13] = nu_dot
+        T = self.p.lowpass_time
+        # q' = 1/2 q (x) [0, omega] (0.5 x is exact: the same numbers as 0.5 * array), then the
         # seakeeping frame: low-pass of north, east and (unwrapped) heading
-        psi = math.atan2(R[1, 0], R[0, 0])
-        dy[13] = (y[0] - y[13]) / self.p.lowpass_time
-        dy[14] = (y[1] - y[14]) / self.p.lowpass_time
-        dy[15] = math.remainder(psi - y[15], 2 * math.pi) / self.p.lowpass_time
+        dy[3:7] = [0.5 * (-qx * wx - qy * wy - qz * wz), 0.5 * (qw * wx + qy * wz - qz * wy),
+                   0.5 * (qw * wy - qx * wz + qz * wx), 0.5 * (qw * wz + qx * wy - qy * wx)]
+        dy[13:16] = [(north - n_lf) / T, (east - e_lf) / T, math.remainder(psi - psi_lf, 2 * math.pi) / T]
         if self.n_rad:
             dy[16:] = self.p.Ar @ y[16:] + self.p.Br @ y[7:13]
+        return dy
+
+    def _now_terms(self):
+        """Forces, rotation, Euler angles, excitation, hardpoint-1 geometry and kinematic rates of
+        the current (time, state) under the held hardpoint loads: computed once, then reused by
+        the outputs, a feedthrough refresh with a new articulated inertia or bias, and the first
+        RK4 stage of the next step (same operations on the same numbers: bit-identical)."""
+        now = self._now
+        if now is None or now[0] != self.time or now[1] is not self.y:
+            t, y = self.time, self.y
+            tau, R, euler = self._forces(t, y)
+            wave = getattr(self, "_last_wave", None)
+            J, a_c = self._geometry(y, R)
+            now = self._now = (t, y, tau, R, euler, wave, J, a_c, self._kinematic_rates(y, R, euler[2]))
+            self._M_now = None
+        elif now[5] is not None:
+            self._last_wave = now[5]
+        return now
+
+    def derivative(self, t: float, y: np.ndarray) -> np.ndarray:
+        if t == self.time and y is self.y:
+            _, _, tau, R, euler, _, J, a_c, rates = self._now_terms()
+            if self._articulated:
+                nu_dot, self._M_now = self._solve(tau, J, a_c, self._M_now)
+            else:
+                nu_dot = self._Minv @ tau
+            dy = rates.copy()
+        else:
+            nu_dot, R, euler = self._accelerations(t, y)
+            dy = self._kinematic_rates(y, R, euler[2])
+        self._last_accelerations = (nu_dot, R, euler)
+        dy[7:13] = nu_dot
         return dy
 
     def step(self, dt: float, max_substep: float) -> None:
@@ -278,6 +360,10 @@ class Ship:
                     # the end value of the previous sub-step: the outputs (and a reused first
                     # stage) used it, so the step must too, whether or not they were evaluated
                     self._stage_waves[t] = kept
+                elif self._now is not None and self._now[5] is not None:
+                    # what was kept at t used the scalar excitation call, the stages use the
+                    # vectorised one (they differ by rounding): the first stage is recomputed
+                    self._now = self._cache = None
             k1 = self._dy_now if (self._dy_now is not None and y is self.y and self._cache is not None) \
                 else self.derivative(t, y)
             k2 = self.derivative(t + 0.5 * h, y + 0.5 * h * k1)
@@ -291,6 +377,7 @@ class Ship:
         self._stage_waves = {self.time + dt: end} if end is not None else None
         self.y, self.time = y, self.time + dt
         self._cache = None
+        self._now = None
 
     # ------------------------------------------------------------------ outputs
 
@@ -334,16 +421,30 @@ class Ship:
 
     def points_kinematics(self, points: np.ndarray):
         """point_kinematics for several body points (N,3) at once: positions, velocities and
-        accelerations (N,3) in NED, and omega, omega_dot (3,) in NED."""
+        accelerations (N,3) in NED, and omega, omega_dot (3,) in NED.
+
+        What does not depend on the loads is kept for the same state and the same ``points``
+        object (a feedthrough refresh changes only the accelerations); the positions, velocities
+        and omega returned are then shared, read-only arrays."""
         nu_dot, R, _ = self._current()
-        v, w = self.y[7:10], self.y[10:13]
+        y = self.y
+        kept = self._kinematics_now
+        if kept is not None and kept[0] == self.time and kept[1] is y and kept[2] is points:
+            rs, c_wv, wwr, pos, vel, w_ned = kept[3:]
+        else:
+            v, w = y[7:10], y[10:13]
+            rs = np.asarray(points, float).reshape(-1, 3)
+            Sw = skew(w)
+            w_x_r = rs @ Sw.T                       # rows: omega x r_k
+            vel_b = v + w_x_r
+            c_wv, wwr = cross(w, v), w_x_r @ Sw.T
+            pos, vel, w_ned = y[0:3] + rs @ R.T, vel_b @ R.T, R @ w
+            for a in (pos, vel, w_ned):
+                a.flags.writeable = False
+            self._kinematics_now = (self.time, y, points, rs, c_wv, wwr, pos, vel, w_ned)
         vd, wd = nu_dot[0:3], nu_dot[3:6]
-        rs = np.asarray(points, float).reshape(-1, 3)
-        Sw, Swd = skew(w), skew(wd)
-        w_x_r = rs @ Sw.T                       # rows: omega x r_k
-        vel_b = v + w_x_r
-        acc_b = vd + cross(w, v) + rs @ Swd.T + w_x_r @ Sw.T
-        return self.y[0:3] + rs @ R.T, vel_b @ R.T, acc_b @ R.T, R @ w, R @ wd
+        acc_b = vd + c_wv + rs @ skew(wd).T + wwr
+        return pos, vel, acc_b @ R.T, w_ned, R @ wd
 
     def wave_elevation(self, north: float, east: float) -> float:
         return 0.0 if self.sea is None else float(self.sea.elevation(self.time, north, east))
@@ -379,6 +480,7 @@ class Ship:
         self._aggregate_hardpoint_loads()
         self._cache = None
         self._dy_now = None
+        self._now = None
         wave = s.get("wave_now")
         self._stage_waves = None if wave is None else {self.time: np.array(wave, float)}
 

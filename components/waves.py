@@ -478,6 +478,8 @@ class Sea:
         k.flags.writeable = False
         object.__setattr__(self, "k", k)
         kx, ky = k * np.cos(arrs[1]), k * np.sin(arrs[1])
+        object.__setattr__(self, "_kx", kx)      # k cos chi, k sin chi: in every phase theta
+        object.__setattr__(self, "_ky", ky)
         # theta - eps = W3 @ [t, north, east]
         object.__setattr__(self, "_w3", np.ascontiguousarray(np.stack([arrs[0], -kx, -ky], axis=1)))
         object.__setattr__(self, "_zc", arrs[2] * np.exp(1j * arrs[3]))  # Z e^{i eps}
@@ -497,14 +499,21 @@ class Sea:
     def _theta(self, t: np.ndarray, north: np.ndarray, east: np.ndarray) -> np.ndarray:
         """theta[..., i] for broadcast (t, north, east) arrays."""
         return (t[..., None] * self.omega + self.phase
-                - north[..., None] * (self.k * np.cos(self.direction))
-                - east[..., None] * (self.k * np.sin(self.direction)))
+                - north[..., None] * self._kx
+                - east[..., None] * self._ky)
 
     def elevation(self, t: ArrayLike, north: ArrayLike = 0.0, east: ArrayLike = 0.0) -> float | np.ndarray:
         """Surface elevation zeta [m], positive UP, at NED (north, east); t, north, east broadcast.
 
         zeta = sum_i Z_i cos(w_i t + eps_i - k_i (N cos chi_i + E sin chi_i))  ([S4] eq. 61/68).
         """
+        if (type(north) is np.ndarray and type(east) is np.ndarray and north.ndim == 1
+                and north.shape == east.shape and north.dtype == east.dtype == np.float64
+                and np.ndim(t) == 0 and north.size * self.omega.size <= 2**20):
+            # a few points at one time (a ship's outputs, every step): the same operations as
+            # below on the same numbers, without the broadcasting and chunking
+            theta = float(t) * self.omega + self.phase - north[:, None] * self._kx - east[:, None] * self._ky
+            return np.cos(theta) @ self.amplitude
         t_, n_, e_ = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (t, north, east)))
         shape = t_.shape
         tf, nf, ef = t_.ravel(), n_.ravel(), e_.ravel()
