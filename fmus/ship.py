@@ -20,7 +20,7 @@ from components.ship import Ship as ShipModel, ShipParameters
 from components.vessel_data import default_vessel_path, load_vessel, validate_vessel
 from components.waves import ForceRAO
 from fmus._sea import build_sea, check_sea, declare_sea
-from fmus._base import Fmi2Slave, _guarded
+from fmus._base import Fmi2Slave
 
 FMU_RESOURCES = ("components/data/vessels/supply.nc", "components/data/vessels/LICENSE-MSS.txt")
 N_HARDPOINTS = 4
@@ -147,41 +147,6 @@ class Ship(Fmi2Slave):
         self.real("wave.excitation_force", O, None, "N", "First-order wave excitation force", frame="body", size=3)
         self.real("wave.excitation_moment", O, None, "N.m", "First-order wave excitation moment about CO",
                   frame="body", size=3)
-        # value reference -> (group, index) of the Real inputs without a range (see set_real)
-        self._plain_inputs = {i.value_reference: (i.group, i.index) for i in self.info.values()
-                              if i.kind == "Real" and i.causality == "input" and i.minimum is None
-                              and i.maximum is None}
-        self._lazy_methods = frozenset(type(self).lazy_outputs.values())
-
-    @_guarded(lambda *a: None)
-    def set_real(self, vrs, values):
-        """Fmi2Slave.set_real for a batch of plain Real inputs (what a master sets before every step
-        and in every feedthrough refresh): the same checks and effects as the per-value
-        Fmi2Slave._set_checked (finite, else reported and rejected; these inputs have no range),
-        with the bookkeeping once per call instead of once per value (~4x cheaper for the 29
-        inputs of a crane coupling). Anything else (parameters, a non-finite value) takes the
-        general path, which reports by name."""
-        slots = self._plain_inputs
-        try:
-            targets = [slots[vr] for vr in vrs]
-        except (KeyError, TypeError):
-            return super().set_real(vrs, values)
-        xs = [float(x) for x in values]
-        if len(xs) != len(targets) or not all(map(math.isfinite, xs)):
-            return super().set_real(vrs, values)
-        if not targets:
-            return None
-        v = self.v
-        for (group, index), x in zip(targets, xs):
-            if index is None:
-                v[group] = x
-            else:
-                v[group][index] = x
-        self._init_dirty = True
-        self._inputs_changed = True
-        self.input_version += 1
-        self._stale = set(self._lazy_methods)
-        return None
 
     # ------------------------------------------------------------------ build
 
