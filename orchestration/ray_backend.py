@@ -4,8 +4,15 @@ Why Ray: it already does what a distributed master needs besides the coupling it
 processes on the nodes of a cluster by resources (an FMU that needs Windows or a licence goes to a
 node started with ``--resources='{"windows": 1}'``), shipping data through its object store,
 starting and stopping the processes and reporting a process or node that died. Cost: about 1 ms
-per actor call (anchors_cosim.md §5), so it pays off for FMUs that are heavy or must run elsewhere;
-light FMUs on one machine are faster in-process or with the ``process`` backend.
+per ordinary actor call (anchors_cosim.md §5), so it pays off for FMUs that are heavy or must run
+elsewhere; light FMUs on one machine are faster in-process or with the ``process`` backend.
+
+* **Hot path.** A macro step of an FMU (set inputs, doStep, get outputs; or set inputs and get
+  outputs for a feedthrough refresh) travels as one packed byte string: an ordinary actor call,
+  or, with ``MARINE_COSIM_RAY_COMPILED=1``, a Ray Compiled Graph per actor (ray_cgraph.py:
+  shared-memory channels instead of task submission, several times cheaper, but its actors
+  busy-wait between steps); everything else -- loading, initialisation, FMU states for rollback,
+  checkpoints -- always as ordinary actor calls (beside the graph).
 
 * **No shared file system.** The master reads each FMU file once, puts the bytes into the object
   store and the actor writes them into a temporary folder on its own node (so a node that never
@@ -427,7 +434,7 @@ class RaySlave(RemoteSlave):
             try:
                 ref = self._graph.execute(request)
             except Exception as exc:        # the graph shut down: its actor died
-                self._lost(f"step {what or 'doStep'}", exc)
+                self._lost(what or f"doStep(t = {t:.6g} s, h = {h:.6g} s)", exc)
                 raise SlaveError(self._dead) from None
             reply = self._inflight = _RayReply(self, ref, what, t, h, compiled=True, packed=True)
             return reply

@@ -14,11 +14,15 @@ about each (Ray 2.60, docs "Compiled Graph troubleshooting" and "Execution and f
 semantics"):
 
 * **Busy waiting.** A reader of a channel polls it (``PlasmaObjectHeader::ReadAcquire`` spins
-  with ``sched_yield``), so every actor of an active graph keeps a core busy while it waits for
-  its next step, and so does the master while it waits for the answers. That pays off when each
-  actor has a core of its own; with more actors than cores (5 FMUs on 2 cores) or a machine
-  shared with other work it can be slower than ordinary calls. So graphs are opt-in:
+  with ``sched_yield``; Ray's own TODO asks for a futex), so every actor of a graph keeps up to a
+  core busy while it waits for its next step -- for as long as the slave lives, also between
+  steps -- and so does the master while it waits for the answers. Measured on 2 shared cores
+  with 5 light FMUs it is still 2-4x faster per macro step than ordinary calls, but a node whose
+  cores are all needed by heavy FMUs loses some of them to the waiting. So graphs are opt-in:
   ``compiled=True`` on the slave or ``MARINE_COSIM_RAY_COMPILED=1`` in the environment.
+* **Kill races.** ``ray.kill`` only asks the cluster to end an actor; a step sent right after it
+  can still complete through a graph (it takes ~0.2 ms, an ordinary call ~1 ms), so the step
+  that fails is the next one. A crash has no such race: the step in flight fails.
 * **One graph per actor at a time, only the compiling process may execute it.** One graph per
   actor: a single FMU's ``step``, or a group actor's ``step_many``; the master compiles it on the
   first step and keeps it until the slave is freed (teardown before the actor ends).
@@ -53,7 +57,8 @@ ENV = "MARINE_COSIM_RAY_COMPILED"
 
 
 def compiled_default() -> bool:
-    """Whether RaySlaves use compiled graphs when not told (``MARINE_COSIM_RAY_COMPILED``)."""
+    """Whether RaySlaves use compiled graphs when not told: only if ``MARINE_COSIM_RAY_COMPILED``
+    says 1 / true / yes / on."""
     return os.environ.get(ENV, "0").strip().lower() in ("1", "true", "yes", "on")
 
 

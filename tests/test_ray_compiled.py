@@ -1,12 +1,14 @@
-"""The ray backend's compiled-graph hot path (orchestration/ray_cgraph.py): with Ray Compiled
-Graphs on, every algorithm still gives the in-process numbers bit for bit (steps through the
+"""The ray backend's compiled-graph hot path (orchestration/ray_cgraph.py, opt-in): with Ray
+Compiled Graphs on, every algorithm still gives the in-process numbers bit for bit (steps through the
 graph, state save/restore and feedthrough reads beside it), the graph is really used (no silent
 fallback), an actor killed mid-run stops the master with an error naming the FMU, a hung actor is
-stopped after the call timeout, and the packed request round-trips exactly.
+stopped after the call timeout, the packed request round-trips exactly, and
+they are off unless ``MARINE_COSIM_RAY_COMPILED`` turns them on.
 """
 from __future__ import annotations
 
 import re
+import time
 
 import numpy as np
 import pytest
@@ -51,6 +53,25 @@ def record(system, algorithm, slave_factory, stop: float, step: float, manipulat
     return np.array(memory.time), np.array(memory.rows)
 
 
+def test_graphs_are_off_unless_the_environment_says_yes(monkeypatch):
+    monkeypatch.delenv(ray_cgraph.ENV, raising=False)
+    assert not ray_cgraph.compiled_default()
+    for off in ("0", "false", "Off"):
+        monkeypatch.setenv(ray_cgraph.ENV, off)
+        assert not ray_cgraph.compiled_default()
+    for on in ("1", "true", "ON"):
+        monkeypatch.setenv(ray_cgraph.ENV, on)
+        assert ray_cgraph.compiled_default()
+
+
+def test_graphs_off_gives_ordinary_calls(payload_fmu, ray_local, monkeypatch):
+    monkeypatch.setenv(ray_cgraph.ENV, "0")
+    GraphsUsed.used = []
+    t0, ref = record(chain(payload_fmu), FixedStepAlgorithm(method="jacobi"), None, 0.5, 0.05)
+    t1, got = record(chain(payload_fmu), FixedStepAlgorithm(method="jacobi"), factory(False), 0.5, 0.05, [GraphsUsed()])
+    assert GraphsUsed.used == [False, False, False] and np.array_equal(ref, got)
+
+
 def test_pack_round_trips_bit_for_bit():
     u = np.array([0.1, -np.pi, 1e-300, np.nextafter(1.0, 2.0)])
     in_key, got, t, h, out_key, mode = ray_cgraph.unpack(ray_cgraph.pack(3, u, 0.1 + 0.2, 1e-3, 7, ray_cgraph.SET_AND_GET))
@@ -86,6 +107,9 @@ def test_adaptive_and_rollback_through_graphs_are_bitwise_equal(b3_fmus, compile
 
 
 class Kill(Manipulator):
+    """Kills a component's actor before the step at ``at`` and waits until it is gone: ray.kill
+    only asks the cluster, and a step through a graph can complete before the kill lands."""
+
     def __init__(self, component: str, at: float):
         self.component, self.at, self.done = component, at, False
 
@@ -94,7 +118,15 @@ class Kill(Manipulator):
             import ray
 
             self.done = True
-            ray.kill(execution.slaves[execution.index[self.component]].actor, no_restart=True)
+            actor = execution.slaves[execution.index[self.component]].actor
+            ray.kill(actor, no_restart=True)
+            for _ in range(3000):
+                try:
+                    ray.get(actor.__ray_ready__.remote(), timeout=10)
+                except ray.exceptions.RayActorError:
+                    return
+                time.sleep(0.01)
+            raise AssertionError("the killed actor did not die")
 
 
 @pytest.mark.parametrize("group", [False, True], ids=["actor-per-fmu", "group"])
