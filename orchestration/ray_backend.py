@@ -4,8 +4,15 @@ Why Ray: it already does what a distributed master needs besides the coupling it
 processes on the nodes of a cluster by resources (an FMU that needs Windows or a licence goes to a
 node started with ``--resources='{"windows": 1}'``), shipping data through its object store,
 starting and stopping the processes and reporting a process or node that died. Cost: about 1 ms
-per actor call (anchors_cosim.md §5), so it pays off for FMUs that are heavy or must run elsewhere;
-light FMUs on one machine are faster in-process or with the ``process`` backend.
+per ordinary actor call (anchors_cosim.md §5), so it pays off for FMUs that are heavy or must run
+elsewhere; light FMUs on one machine are faster in-process or with the ``process`` backend.
+
+* **Hot path.** A macro step of an FMU (set inputs, doStep, get outputs; or set inputs and get
+  outputs for a feedthrough refresh) travels as one packed byte string: an ordinary actor call,
+  or, with ``MARINE_COSIM_RAY_COMPILED=1``, a Ray Compiled Graph per actor (ray_cgraph.py:
+  shared-memory channels instead of task submission, several times cheaper, but its actors
+  busy-wait between steps); everything else -- loading, initialisation, FMU states for rollback,
+  checkpoints -- always as ordinary actor calls (beside the graph).
 
 * **No shared file system.** The master reads each FMU file once, puts the bytes into the object
   store and the actor writes them into a temporary folder on its own node (so a node that never
@@ -38,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from orchestration import ray_cgraph
 from orchestration.backends import BackendError
 from orchestration.remote import RemoteSlave, SlaveHost
 from orchestration.slaves import SlaveError
@@ -122,6 +130,9 @@ def _fmu_actor():
             def __init__(self):
                 self.hosts: dict[str, SlaveHost] = {}
                 self.paths: dict[str, Path] = {}
+                # a compiled graph's steps run on a background thread, ordinary calls on the main
+                # one (ray_cgraph): never both on an FMU at once
+                self.lock = threading.Lock()
 
             def add(self, name: str, fmu_name: str, fmu_bytes: bytes, logging: bool) -> None:
                 folder = Path(tempfile.mkdtemp(prefix="mc_ray_fmu_"))
@@ -130,29 +141,35 @@ def _fmu_actor():
                 self.paths[name] = path
                 self.hosts[name] = SlaveHost(name, path, logging=logging)
 
-            def exchange(self, name: str, in_key: int, u: np.ndarray, t: float, h: float, out_key: int) -> np.ndarray:
-                return self.hosts[name].exchange(in_key, u, t, h, out_key)
-
-            def exchange_many(self, items: list) -> list:
-                """Several hosted FMUs' steps in one call: outputs, or the SlaveError of each."""
-                results = []
-                for name, in_key, u, t, h, out_key in items:
+            def step(self, name: str, request: bytes) -> bytes | str:
+                """One packed step (ray_cgraph.pack): the outputs' bytes, or the FMU's error message."""
+                in_key, u, t, h, out_key, mode = ray_cgraph.unpack(request)
+                host = self.hosts[name]
+                with self.lock:
                     try:
-                        results.append(self.hosts[name].exchange(in_key, u, t, h, out_key))
+                        if mode == ray_cgraph.EXCHANGE:
+                            y = host.exchange(in_key, u, t, h, out_key)
+                        else:
+                            y = host.op_set_and_get(in_key, u, out_key)
                     except SlaveError as exc:
-                        results.append(exc)
-                return results
+                        return str(exc)
+                return np.ascontiguousarray(y, dtype=np.float64).tobytes()
+
+            def step_many(self, requests: list) -> list:
+                """Several hosted FMUs' steps in one call: (name, request) -> answer of :meth:`step` each."""
+                return [self.step(name, request) for name, request in requests]
 
             def call(self, name: str, method: str, args: tuple) -> Any:
-                if method == "free":
-                    try:
-                        return self.hosts[name].call("free", ())
-                    finally:
-                        import shutil
+                with self.lock:
+                    if method == "free":
+                        try:
+                            return self.hosts[name].call("free", ())
+                        finally:
+                            import shutil
 
-                        shutil.rmtree(self.paths[name].parent, ignore_errors=True)
-                        self.hosts.pop(name, None)
-                return self.hosts[name].call(method, args)
+                            shutil.rmtree(self.paths[name].parent, ignore_errors=True)
+                            self.hosts.pop(name, None)
+                    return self.hosts[name].call(method, args)
 
             def where(self, name: str) -> dict:
                 import socket
@@ -170,33 +187,52 @@ def _describe_ray_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
 
 
+def _step_value(answer: Any) -> Any:
+    """A step's answer (FmuActor.step): outputs, or the FMU's error message as a SlaveError."""
+    if isinstance(answer, str):
+        return SlaveError(answer)
+    return ray_cgraph.outputs(answer)
+
+
 class _RayReply:
-    """The answer of one actor call (an ObjectRef); ``collect`` gets many with one ``ray.get``."""
+    """The answer of one actor call: an ObjectRef, or a compiled graph's ref (``compiled``);
+    ``collect`` gets many at once. ``packed``: a step (FmuActor.step), whose answer is decoded."""
 
-    __slots__ = ("slave", "ref", "method", "t", "h", "done", "value", "error")
+    __slots__ = ("slave", "ref", "method", "t", "h", "compiled", "packed", "done", "value", "error")
 
-    def __init__(self, slave: "RaySlave", ref, method: str | None, t: float = 0.0, h: float = 0.0):
+    def __init__(self, slave: "RaySlave", ref, method: str | None, t: float = 0.0, h: float = 0.0,
+                 compiled: bool = False, packed: bool = False):
         self.slave, self.ref, self.method, self.t, self.h = slave, ref, method, t, h
+        self.compiled, self.packed = compiled, packed
         self.done, self.value, self.error = False, None, None
 
     @property
     def what(self) -> str:
         return self.method or f"doStep(t = {self.t:.6g} s, h = {self.h:.6g} s)"
 
+    def settle(self, answer: Any) -> None:
+        if self.packed:
+            answer = _step_value(answer)
+            if isinstance(answer, SlaveError):
+                self.error, answer = str(answer), None
+        self.done, self.value = True, answer
+
     @staticmethod
     def collect(replies: list["_RayReply"]) -> None:
         ray = sys.modules["ray"]
-        waiting = [r for r in replies if not r.done]
-        if not waiting:
-            return
-        limits = [r.slave._timeout() for r in waiting]
-        timeout = None if None in limits else max(limits)
-        try:
-            values = ray.get([r.ref for r in waiting], timeout=timeout)
-        except Exception:
-            return          # one of them failed: result() finds out which, one by one
-        for r, v in zip(waiting, values):
-            r.done, r.value = True, v
+        ordinary = [r for r in replies if not r.done and not r.compiled]
+        if len(ordinary) > 1:
+            limits = [r.slave._timeout() for r in ordinary]
+            timeout = None if None in limits else max(limits)
+            try:
+                values = ray.get([r.ref for r in ordinary], timeout=timeout)
+            except Exception:
+                values = None       # one of them failed: _get finds out which, one by one
+            for r, v in zip(ordinary, values or ()):
+                r.settle(v)
+        for r in replies:           # compiled graphs: all in flight already, read one after another
+            if not r.done:
+                r.slave._get(r)
 
     def result(self) -> Any:
         if not self.done:
@@ -208,7 +244,8 @@ class _RayReply:
 
 class _GroupReply:
     """A step of an FMU that shares its actor with others (an actor group): sent when collected,
-    together with the steps of the other members, as one ``exchange_many`` call per actor."""
+    together with the steps of the other members, as one ``step_many`` call (or compiled graph
+    execution) per actor."""
 
     __slots__ = ("slave", "item", "t", "h", "done", "value", "error")
 
@@ -229,31 +266,40 @@ class _GroupReply:
         for r in replies:
             if not r.done:
                 by_actor.setdefault(r.slave._group, []).append(r)
-        sent = [(group, members, group.actor.exchange_many.remote([m.item for m in members]))
-                for group, members in by_actor.items()]
-        for group, members, ref in sent:
+        sent = []
+        for group, members in by_actor.items():
             for m in members:
                 m.slave._deferred = None
+            try:
+                sent.append((group, members, group.send([m.item for m in members],
+                                                        all(m.slave._running for m in members))))
+            except Exception as exc:
+                sent.append((group, members, exc))
+        for group, members, ref in sent:
             limits = [m.slave._timeout() for m in members]
             timeout = None if None in limits else max(limits)
+            values = None
             try:
-                values = ray.get(ref, timeout=timeout)
-            except rx.GetTimeoutError:
+                if isinstance(ref, Exception):
+                    raise ref
+                values = (ray_cgraph.CompiledStep.get(ref, timeout) if group.graph is not None
+                          else ray.get(ref, timeout=timeout))
+            except (rx.GetTimeoutError, rx.RayChannelTimeoutError):
                 group.fail(f"no answer from its Ray actor (group {group.name!r}) to {members[0].what} within "
                            f"{timeout:g} s; the actor was stopped", kill=True)
-                values = None
             except Exception as exc:
                 group.fail(f"its Ray actor (group {group.name!r}, hosting {', '.join(group.members)}) died during "
                            f"{members[0].what} ({_describe_ray_error(exc)}); the FMU instances are lost")
-                values = None
             for m, v in zip(members, values or [None] * len(members)):
                 m.done = True
                 if values is None:
                     m.error = m.slave._dead
-                elif isinstance(v, Exception):
-                    m.error = str(v)
                 else:
-                    m.value = v
+                    v = _step_value(v)
+                    if isinstance(v, SlaveError):
+                        m.error = str(v)
+                    else:
+                        m.value = v
 
     def result(self) -> Any:
         if not self.done:
@@ -266,11 +312,23 @@ class _GroupReply:
 class _Group:
     """One actor hosting several FMU instances (``"group": NAME`` in their placement)."""
 
-    def __init__(self, name: str, options: dict):
+    def __init__(self, name: str, options: dict, compiled: bool = False):
         self.name, self.options = name, options
         self.actor = _fmu_actor().options(**options).remote()
         self.members: list[str] = []
         self.slaves: list["RaySlave"] = []
+        self.compiled = compiled
+        self.graph: ray_cgraph.CompiledStep | None = None
+
+    def send(self, items: list, running: bool) -> Any:
+        """Send the members' steps: by the group's compiled graph once they run (if wanted), else by
+        an ordinary call. Returns the ref to get."""
+        if self.compiled and running and self.graph is None:
+            self.graph = ray_cgraph.try_compile(self.actor.step_many, what=f"Ray actor group {self.name!r}")
+            self.compiled = self.graph is not None
+        if self.graph is not None:
+            return self.graph.execute(items)
+        return self.actor.step_many.remote(items)
 
     def fail(self, why: str, kill: bool = False) -> None:
         for slave in self.slaves:
@@ -281,6 +339,11 @@ class _Group:
             except Exception:
                 pass
 
+    def teardown(self) -> None:
+        if self.graph is not None:
+            self.graph.teardown()
+            self.graph = None
+
 
 class RayGroups:
     """The actor groups of one execution: FMU instances with the same ``group`` share an actor."""
@@ -288,10 +351,10 @@ class RayGroups:
     def __init__(self):
         self.groups: dict[str, _Group] = {}
 
-    def get(self, name: str, options: dict) -> _Group:
+    def get(self, name: str, options: dict, compiled: bool = False) -> _Group:
         group = self.groups.get(name)
         if group is None:
-            group = self.groups[name] = _Group(name, options)
+            group = self.groups[name] = _Group(name, options, compiled)
         elif group.options != options:
             raise BackendError(f"actor group {name!r}: its members ask for different actor options "
                                f"({group.options} and {options}); give them the same")
@@ -302,12 +365,14 @@ class RaySlave(RemoteSlave):
     """An FMU instance in a Ray actor (module docstring). ``actor_options``: Ray actor options
     (``num_cpus``, ``resources``...) and ``group`` (instances of one group share one actor and step
     in one call per macro step); ``call_timeout`` (s): a call after initialisation without answer
-    by then stops the run naming the FMU."""
+    by then stops the run naming the FMU; ``compiled``: steps through a Ray compiled graph
+    (ray_cgraph; None: ``MARINE_COSIM_RAY_COMPILED``)."""
 
     where = "Ray actor"
 
     def __init__(self, name: str, fmu: Path | str, actor_options: dict | None = None, logging: bool = False,
-                 call_timeout: float | None = None, fmu_ref: Any = None, groups: RayGroups | None = None):
+                 call_timeout: float | None = None, fmu_ref: Any = None, groups: RayGroups | None = None,
+                 compiled: bool | None = None):
         super().__init__(name, fmu)
         ray = require_ray()
         if not ray.is_initialized():
@@ -321,12 +386,15 @@ class RaySlave(RemoteSlave):
         options.setdefault("num_cpus", 0)     # FMUs are placed by resources; CPUs only if asked for
         self.actor_options = options
         self.call_timeout = call_timeout
+        self.compiled = ray_cgraph.compiled_default() if compiled is None else bool(compiled)
+        self._graph: ray_cgraph.CompiledStep | None = None
+        self._inflight: _RayReply | None = None       # a compiled step not yet read
         self._dead: str | None = None
         self._deferred: _GroupReply | None = None
         if fmu_ref is None:
             fmu_ref = ray.put(self.fmu.read_bytes())
         if group_name is not None:
-            self._group = (groups or RayGroups()).get(str(group_name), options)
+            self._group = (groups or RayGroups()).get(str(group_name), options, self.compiled)
             self._group.members.append(name)
             self._group.slaves.append(self)
             self._actor = self._group.actor
@@ -334,29 +402,72 @@ class RaySlave(RemoteSlave):
             self._group = None
             self._actor = _fmu_actor().options(**options).remote()
         self._added = self._actor.add.remote(name, self.fmu.name, fmu_ref, logging)
-        self._exchange = self._actor.exchange.remote
+        self._step = self._actor.step.remote
         self._remote_call = self._actor.call.remote
 
     # transport --------------------------------------------------------------------------------
 
+    def _settle_pending(self) -> None:
+        """Read a compiled step still in flight and send a deferred group step, so a call sent now
+        runs after them in the actor, as it would without graphs and groups."""
+        if self._inflight is not None:
+            reply, self._inflight = self._inflight, None
+            if not reply.done:
+                self._get(reply)
+        if self._deferred is not None:
+            _GroupReply.collect([self._deferred])
+
     def _submit(self, method: str, *args: Any) -> _RayReply:
         if self._dead:
             raise SlaveError(self._dead)
-        if self._deferred is not None:          # a grouped step still to send goes first
-            _GroupReply.collect([self._deferred])
+        self._settle_pending()
         return _RayReply(self, self._remote_call(self.name, method, args), method)
+
+    def _send_step(self, request: bytes, t: float, h: float, what: str | None = None) -> _RayReply:
+        """A packed step to this FMU's own actor: through its compiled graph (compiled on the first
+        step after initialisation), else as an ordinary call."""
+        self._settle_pending()
+        if self.compiled and self._running and self._graph is None:
+            self._graph = ray_cgraph.try_compile(self._actor.step, self.name, what=f"{self.name} ({self.fmu.name})")
+            self.compiled = self._graph is not None
+        if self._graph is not None:
+            try:
+                ref = self._graph.execute(request)
+            except Exception as exc:        # the graph shut down: its actor died
+                self._lost(what or f"doStep(t = {t:.6g} s, h = {h:.6g} s)", exc)
+                raise SlaveError(self._dead) from None
+            reply = self._inflight = _RayReply(self, ref, what, t, h, compiled=True, packed=True)
+            return reply
+        return _RayReply(self, self._step(self.name, request), what, t, h, packed=True)
 
     def exchange_async(self, in_vrs: np.ndarray, in_values: np.ndarray, t: float, h: float, out_vrs: np.ndarray):
         if self._dead:
             raise SlaveError(self._dead)
-        in_key, out_key = self._key(in_vrs), self._key(out_vrs)
-        u = np.ascontiguousarray(in_values, dtype=np.float64)
+        request = ray_cgraph.pack(self._key(in_vrs), in_values, float(t), float(h), self._key(out_vrs))
         if self._group is not None:
             if self._deferred is not None:
                 _GroupReply.collect([self._deferred])
-            self._deferred = _GroupReply(self, (self.name, in_key, u, t, h, out_key), t, h)
+            self._deferred = _GroupReply(self, (self.name, request), t, h)
             return self._deferred
-        return _RayReply(self, self._exchange(self.name, in_key, u, t, h, out_key), None, t, h)
+        return self._send_step(request, t, h)
+
+    def set_and_get(self, in_vrs: np.ndarray, in_values: np.ndarray, out_vrs: np.ndarray) -> np.ndarray:
+        if self._group is not None:
+            return super().set_and_get(in_vrs, in_values, out_vrs)
+        if self._dead:
+            raise SlaveError(self._dead)
+        request = ray_cgraph.pack(self._key(in_vrs), in_values, 0.0, 0.0, self._key(out_vrs), ray_cgraph.SET_AND_GET)
+        reply = self._send_step(request, 0.0, 0.0, "set_and_get")
+        value = reply.result()
+        if self._inflight is reply:
+            self._inflight = None
+        return value
+
+    def _lost(self, what: str, exc: BaseException) -> None:
+        self._dead = (f"{self.name} ({self.fmu.name}): its Ray actor died during {what} "
+                      f"({_describe_ray_error(exc)}); the FMU instance is lost")
+        if self._group is not None:
+            self._group.fail(f"its Ray actor (group {self._group.name!r}) died ({_describe_ray_error(exc)})")
 
     def _get(self, reply: _RayReply) -> None:
         ray = sys.modules["ray"]
@@ -364,22 +475,26 @@ class RaySlave(RemoteSlave):
 
         timeout = self._timeout()
         try:
-            reply.value = ray.get(reply.ref, timeout=timeout)
+            if reply.compiled:
+                answer = ray_cgraph.CompiledStep.get(reply.ref, timeout)
+            else:
+                answer = ray.get(reply.ref, timeout=timeout)
         except rx.RayTaskError as exc:          # the FMU call failed inside the actor
             cause = getattr(exc, "cause", None)
             reply.error = str(cause) if isinstance(cause, SlaveError) else (
                 f"{self.name} ({self.fmu.name}): {reply.what} failed in its Ray actor: {cause or exc}")
-        except rx.GetTimeoutError:
+        except (rx.GetTimeoutError, rx.RayChannelTimeoutError):
             self._dead = (f"{self.name} ({self.fmu.name}): no answer from its Ray actor to {reply.what} within "
                           f"{timeout:g} s; the actor was stopped")
             self._kill()
             reply.error = self._dead
-        except (rx.RayActorError, rx.ObjectLostError, rx.OwnerDiedError, rx.WorkerCrashedError) as exc:
-            self._dead = (f"{self.name} ({self.fmu.name}): its Ray actor died during {reply.what} "
-                          f"({_describe_ray_error(exc)}); the FMU instance is lost")
-            if self._group is not None:
-                self._group.fail(f"its Ray actor (group {self._group.name!r}) died ({_describe_ray_error(exc)})")
+        except (rx.RayActorError, rx.ObjectLostError, rx.OwnerDiedError, rx.WorkerCrashedError,
+                rx.RayChannelError) as exc:
+            self._lost(reply.what, exc)
             reply.error = self._dead
+        else:
+            reply.settle(answer)
+            return
         reply.done = True
 
     def instantiate(self) -> None:
@@ -435,6 +550,14 @@ class RaySlave(RemoteSlave):
     def free(self) -> None:
         if self._dead is None:
             try:
+                self._settle_pending()
+            except SlaveError:
+                pass
+        if self._graph is not None:                # the graph's loop ends before the actor does
+            self._graph.teardown()
+            self._graph = None
+        if self._dead is None:
+            try:
                 self._call("free")
             except SlaveError:
                 pass
@@ -444,6 +567,7 @@ class RaySlave(RemoteSlave):
             if self in self._group.slaves:
                 self._group.slaves.remove(self)
             if not self._group.slaves:             # the last member ends the shared actor
+                self._group.teardown()
                 self._kill()
         self._dead = self._dead or f"{self.name}: the Ray actor was freed"
 

@@ -125,6 +125,13 @@ def test_fmu_placed_on_the_windows_node_gives_in_process_numbers(cluster, payloa
     assert "mc_ray_fmu_" in meta["actors"]["b"]["fmu"] and str(payload_fmu) != meta["actors"]["b"]["fmu"]
     a, b = load_results(tmp_path / "ref"), load_results(tmp_path / "ray")
     assert np.array_equal(a.time, b.time) and all(np.array_equal(a[k], b[k]) for k in a.columns)
+    # the same through Ray compiled graphs (ray_cgraph), one of them to the other node: no fallback
+    graphs = {**cluster, "env": {**cluster["env"], "MARINE_COSIM_RAY_COMPILED": "1", "PYTHONWARNINGS": "always"}}
+    done = _cli(graphs, "run", str(path), "--stop", "0.5", "--step", "0.05", "--backend", "ray", "--ray-address",
+                cluster["address"], "--place", "b=windows=1", "--quiet", "--out", str(tmp_path / "cg"), cwd=tmp_path)
+    assert done.returncode == 0 and "no Ray compiled graph" not in done.stderr, done.stderr
+    c = load_results(tmp_path / "cg")
+    assert np.array_equal(a.time, c.time) and all(np.array_equal(a[k], c[k]) for k in a.columns)
     # a placement no node offers is refused at once
     done = _cli(cluster, "run", str(path), "--stop", "0.5", "--step", "0.05", "--backend", "ray", "--ray-address",
                 cluster["address"], "--place", "a=licence=1", "--quiet", "--out", str(tmp_path / "bad"), cwd=tmp_path)
