@@ -299,9 +299,11 @@ class Line:
         need_rod = p.EI > 0 or p.bending_damping > 0 or (p.GJ > 0)
         self._bend = SplineBending(l, self.clamped_a, self.clamped_b) if need_rod else None
         self._dyn = slice(1, self.N + 1 if self.free_b else self.N)
-        self._band_cache = None
-        self._ones = None
-        self._EAvec = np.full(self.N, self.p.EA)
+        # _band_cache and _ones are keyed on their size (a winch changes l every step, N rarely)
+        if getattr(self, "_EAvec", None) is None or self._EAvec.size != self.N:
+            self._EAvec = np.full(self.N, self.p.EA)
+            self._band_cache = None
+            self._ones = None
 
     def _initial_shape(self, a: np.ndarray, f: np.ndarray) -> np.ndarray:
         """Catenary [CAT] through the ends (straight line if that fails or end B is free)."""
