@@ -165,6 +165,13 @@ class LineParams:
         return bad
 
 
+def _dot3(a0: float, a1: float, a2: float, b0: float, b1: float, b2: float) -> float:
+    """a . b of 3-vectors in Python floats, summed in the order numpy's einsum("ij,ij->i") sums a
+    row of three (two accumulators: (a0 b0 + a2 b2) + a1 b1), so scalar code reproduces the
+    vectorised forces to the bit."""
+    return (a0 * b0 + a2 * b2) + a1 * b1
+
+
 def _unit_rows(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lam = np.sqrt(np.einsum("ij,ij->i", d, d))
     return d / np.maximum(lam, 1e-12)[:, None], lam
@@ -906,8 +913,14 @@ class Line:
     def end_moments(self) -> tuple[np.ndarray, np.ndarray]:
         """Moments the line exerts ON ends A and B [N m], NED: bending at clamped ends, torsion
         GJ tau about the line axis when both ends hold the twist (components/rod.py)."""
-        p = self.p
+        if self._bend is None:           # no bending, and no torsion (it needs the rod)
+            return np.zeros(3), np.zeros(3)
         self._forces(self.r, self.v, self.t)
+        return self._moments()
+
+    def _moments(self) -> tuple[np.ndarray, np.ndarray]:
+        # from the curvatures and the twist of the last _forces call, at the present state
+        p = self.p
         q = self._tangents(self.r)
         ma, mb = np.zeros(3), np.zeros(3)
         if self._k is not None and p.EI > 0:
@@ -927,6 +940,127 @@ class Line:
             return 0.0
         self._forces(self.r, self.v, self.t)
         return self._Theta / float(np.sum(self.l))
+
+    def end_loads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+        """What the end connections read, at the present state, in one evaluation: the forces on
+        ends A and B (``anchor_force``, ``fairlead_force``), the moments on them
+        (``end_moments``) and ``twist_rate``.  Without bending only the two end elements and
+        nodes are evaluated (_end_forces: the same values as node_forces())."""
+        if self._bend is None:
+            Fa, Fb = self._end_forces()
+            return np.array(Fa), np.array(Fb), np.zeros(3), np.zeros(3), 0.0
+        F = self._forces(self.r, self.v, self.t)
+        ma, mb = self._moments()
+        tau = 0.0 if self.twist is None else self._Theta / float(np.sum(self.l))
+        return F[0], F[-1], ma, mb, tau
+
+    def _end_forces(self) -> tuple[list, list]:
+        """Rows 0 and N of _forces() at the present state, for a line without bending: the end
+        element's tension plus the end node's weight, drag, fluid inertia, seabed (and tip force).
+
+        The same formulas, in the same order of floating-point operations, as _forces, in
+        Python floats: a line of a few elements spends its time in numpy's per-call overhead,
+        and the outputs need two nodes, not N + 1 (tests/test_cable_speed_outputs.py checks
+        that the values are identical to node_forces())."""
+        p, N = self.p, self.N
+        r, v = self.r, self.v
+        four = [0, 1, N - 1, N]
+        # fluid velocity and acceleration at the end nodes, surface at the end elements' nodes
+        if self.current_profile is None and self.sea is None:
+            U0 = UN = self.current.tolist()
+            A0 = AN = None
+            zs = None
+        else:
+            U, Af, zs = self._fluid(r[four], self.t)
+            U = np.broadcast_to(U, (4, 3))
+            U0, UN = U[0].tolist(), U[3].tolist()
+            A0, AN = (None, None) if Af is None else (Af[0].tolist(), Af[3].tolist())
+        # wet fraction of an end node: its element's submerged fraction (_wet_fraction)
+        if p.rho_water <= 0:
+            w0 = wN = 0.0
+        else:
+            trough = 0.0 if self.sea is None else float(np.sum(self.sea.amplitude))
+            if float(np.min(r[:, 2])) >= trough:
+                w0 = wN = 1.0
+            else:
+                h = r[four, 2] - (0.0 if zs is None else zs)
+                h = h.tolist()
+                dia = p.diameter
+
+                def wet(h1, h2):
+                    span = abs(h1) + abs(h2)
+                    if span > dia:
+                        return (max(h1, 0.0) + max(h2, 0.0)) / max(span, 1e-300)
+                    return min(max(0.5 + (h1 + h2) / (2 * dia), 0.0), 1.0)
+
+                w0, wN = wet(h[0], h[1]), wet(h[2], h[3])
+        full_T = None
+        if self._table is not None or p.compression > 0.0:
+            full_T = self.tensions()
+        out = []
+        for e, i, w, U, Af in ((0, 0, w0, U0, A0), (N - 1, N, wN, UN, AN)):
+            ra, rb = r[e].tolist(), r[e + 1].tolist()
+            va, vb = v[e].tolist(), v[e + 1].tolist()
+            d0, d1, d2 = rb[0] - ra[0], rb[1] - ra[1], rb[2] - ra[2]
+            lam = math.sqrt(_dot3(d0, d1, d2, d0, d1, d2))
+            den = max(lam, 1e-12)
+            q0, q1, q2 = d0 / den, d1 / den, d2 / den
+            # _axial
+            if full_T is not None:
+                T = float(full_T[e])
+            else:
+                l = float(self.l[e])
+                rate = _dot3(vb[0] - va[0], vb[1] - va[1], vb[2] - va[2], q0, q1, q2)
+                eps = lam / l - 1.0
+                epsd = rate / l
+                if self.winch_end is not None and self.payout_speed != 0.0 and \
+                        e == (0 if self.winch_end == "a" else N - 1):
+                    epsd -= lam / l ** 2 * self.payout_speed
+                T = p.EA * eps + float(self.c_el[e]) * epsd
+                if not (eps > 0.0 and T > 0.0):
+                    T = 0.0
+            if i == 0:
+                F0, F1, F2 = 0.0 + T * q0, 0.0 + T * q1, 0.0 + T * q2
+            else:
+                F0, F1, F2 = 0.0 - T * q0, 0.0 - T * q1, 0.0 - T * q2
+            m, ln = float(self.m_node[i]), float(self.l_node[i])
+            F2 += (m - w * self._rhoA * ln) * p.g
+            # Morison drag with the end element's tangent
+            vi = v[i].tolist()
+            lbar = 0.5 * lam
+            kdn = self._kdn * lbar * w
+            u0, u1, u2 = U[0] - vi[0], U[1] - vi[1], U[2] - vi[2]
+            uq = _dot3(u0, u1, u2, q0, q1, q2)
+            t0, t1, t2 = uq * q0, uq * q1, uq * q2
+            n0, n1, n2 = u0 - t0, u1 - t1, u2 - t2
+            c = kdn * math.sqrt(_dot3(n0, n1, n2, n0, n1, n2))
+            F0, F1, F2 = F0 + c * n0, F1 + c * n1, F2 + c * n2
+            if self._kdt:
+                c = self._kdt * lbar * w * math.sqrt(_dot3(t0, t1, t2, t0, t1, t2))
+                F0, F1, F2 = F0 + c * t0, F1 + c * t1, F2 + c * t2
+            if Af is not None:
+                ma_n = p.Can * self._rhoA * ln * w
+                ma_t = p.Cat * self._rhoA * ln * w
+                fk = self._rhoA * ln * w
+                aq = _dot3(Af[0], Af[1], Af[2], q0, q1, q2)
+                a0, a1, a2 = aq * q0, aq * q1, aq * q2
+                F0 += fk * Af[0] + ma_n * (Af[0] - a0) + ma_t * a0
+                F1 += fk * Af[1] + ma_n * (Af[1] - a1) + ma_t * a1
+                F2 += fk * Af[2] + ma_n * (Af[2] - a2) + ma_t * a2
+            pen = r[i, 2].item() - self.seabed_depth
+            if pen > 0.0:
+                Fn = p.kBot * pen + p.cBot * vi[2]
+                Fn = max(Fn, 0.0) * p.diameter * ln
+                F2 -= Fn
+                vhm = math.sqrt(vi[0] * vi[0] + vi[1] * vi[1])
+                fmag = p.friction_damping * vhm if p.friction_damping * vhm < p.friction * Fn else p.friction * Fn
+                c = fmag / max(vhm, 1e-300)
+                F0, F1 = F0 - c * vi[0], F1 - c * vi[1]
+            if self.free_b and i == N:
+                tf = self.tip_force.tolist()
+                F0, F1, F2 = F0 + tf[0], F1 + tf[1], F2 + tf[2]
+            out.append([F0, F1, F2])
+        return out[0], out[1]
 
     def tensions(self) -> np.ndarray:
         """Element tensions (N,) [N], end A first, >= 0."""

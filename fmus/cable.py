@@ -212,10 +212,11 @@ class Cable(Fmi2Slave):
 
     def update_outputs(self) -> None:
         v, line = self.v, self.line
-        F = line.node_forces()
-        v["end_a.force"][:] = F[0]
-        v["end_b.force"][:] = F[-1]
-        ma, mb = line.end_moments()
+        # one evaluation for forces, moments and twist (only the end elements when there is no
+        # bending): the outputs are the end loads, not every node's force
+        Fa, Fb, ma, mb, tau = line.end_loads()
+        v["end_a.force"][:] = Fa
+        v["end_b.force"][:] = Fb
         v["end_a.moment"][:] = ma
         v["end_b.moment"][:] = mb
         tensions = line.tensions()
@@ -226,11 +227,11 @@ class Cable(Fmi2Slave):
         we = line.winch_end
         # what a load cell at the winch reads: the line's force on the winch end (end element
         # tension plus the end node's share of weight, drag, ...)
-        v["winch.tension"] = 0.0 if we is None else float(np.linalg.norm(F[0] if we == "a" else F[-1]))
+        v["winch.tension"] = 0.0 if we is None else float(np.linalg.norm(Fa if we == "a" else Fb))
         v["line_length"] = line.length
         v["line_mass"] = line.mass
         v["segment_count"] = float(line.N)
-        v["twist_rate"] = line.twist_rate()
+        v["twist_rate"] = tau
         v["max_tension"] = float(np.max(tensions))
         v["slack_fraction"] = float(np.mean(tensions <= 0.0))
 
