@@ -607,7 +607,7 @@ class Line:
 
         F = self._forces(r, v, t, jac=True)
         taut0 = self._j["T"] > 0.0
-        M = self._mass_blocks(self._j["qh"], self._j["ma_n"], self._j["ma_t"])[d]
+        j0 = self._j                 # the mass at the start of the step, for a snap (below)
         diag, off, extra, Kv = solve(F, v)
         if dl:
             # the winch element's rest length grows by dl over the step: add th dF/dl dl to the
@@ -640,6 +640,7 @@ class Line:
         if np.max(jump) <= 1e-3 * max(float(np.max(T0)), float(np.max(self.m_node)) * self.p.g):
             return rn, vn
         # snap: Newton at the theta point
+        M = self._mass_blocks(j0["qh"], j0["ma_n"], j0["ma_t"])[d]
         if dl:
             self.l[e_w] += th * dl
         try:
