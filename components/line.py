@@ -165,6 +165,10 @@ class LineParams:
         return bad
 
 
+_EYE3 = np.eye(3)[None]
+_EYE3.flags.writeable = False
+
+
 def _dot3(a0: float, a1: float, a2: float, b0: float, b1: float, b2: float) -> float:
     """a . b of 3-vectors in Python floats, summed in the order numpy's einsum("ij,ij->i") sums a
     row of three (two accumulators: (a0 b0 + a2 b2) + a1 b1), so scalar code reproduces the
@@ -367,7 +371,7 @@ class Line:
         span = np.abs(h1) + np.abs(h2)
         d = self.p.diameter
         f = np.where(span > d, (np.maximum(h1, 0) + np.maximum(h2, 0)) / np.maximum(span, 1e-300),
-                     np.clip(0.5 + (h1 + h2) / (2 * d), 0.0, 1.0))
+                     np.minimum(np.maximum(0.5 + (h1 + h2) / (2 * d), 0.0), 1.0))   # np.clip, cheaper
         fl = f * self.l
         w = np.empty(r.shape[0])
         w[1:-1] = (fl[:-1] + fl[1:]) / (self.l[:-1] + self.l[1:])
@@ -396,7 +400,6 @@ class Line:
         epsd = rate / self.l
         if self.winch_end is not None and self.payout_speed != 0.0:
             e = 0 if self.winch_end == "a" else self.N - 1
-            epsd = epsd.copy()
             epsd[e] -= lam[e] / self.l[e] ** 2 * self.payout_speed
         T = f + self.c_el * epsd
         if self.p.compression > 0.0:         # a rod: compression carried with CE * EA (SMS's $CE)
@@ -485,8 +488,7 @@ class Line:
     def _mass_blocks(self, qh: np.ndarray, ma_n: np.ndarray, ma_t: np.ndarray) -> np.ndarray:
         """3x3 node mass matrices (n, 3, 3): m I + ma_n (I - qq^T) + ma_t qq^T."""
         qq = qh[:, :, None] * qh[:, None, :]
-        eye = np.eye(3)[None]
-        return (self.m_node + ma_n)[:, None, None] * eye + (ma_t - ma_n)[:, None, None] * qq
+        return (self.m_node + ma_n)[:, None, None] * _EYE3 + (ma_t - ma_n)[:, None, None] * qq
 
     def _accel(self, r: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
         """Accelerations of the dynamic nodes (explicit schemes): the 3x3 mass inverted exactly."""
@@ -511,7 +513,7 @@ class Line:
             k0 = p.EA if self._table is None else (self._table[1, 1] - self._table[0, 1]) / self._table[1, 0]
             kax = np.where(kax > 0.0, kax, k0 / self.l)
         qq = q[:, :, None] * q[:, None, :]
-        eye = np.eye(3)[None]
+        eye = _EYE3
         Ke = kax[:, None, None] * qq + (T / np.maximum(lam, 1e-12))[:, None, None] * (eye - qq)
         taut = ((T > 0) | (self.p.compression > 0))[:, None, None]
         Ce = np.where(taut, (self.c_el / self.l)[:, None, None] * qq, 0.0)
@@ -542,27 +544,32 @@ class Line:
         return diag, off, Kv
 
     def _band_index(self, n: int):
+        """Where the upper triangles of the diagonal blocks and the off-diagonal blocks go in
+        LAPACK's upper band storage ab[kd + i - j, j] = A[i, j] (kd = 5), as flat positions in
+        the Fortran-ordered (6, 3n) ab, with the blocks' flat positions they come from."""
         if self._band_cache is None or self._band_cache[0] != n:
             a, b = np.meshgrid(np.arange(3), np.arange(3), indexing="ij")
             up = a <= b
             k = np.arange(n)[:, None, None]
             d_rows = np.broadcast_to(5 + a - b, (n, 3, 3))[:, up]
             d_cols = (3 * k + b)[:, up]
+            d_src = (9 * k + 3 * a + b)[:, up]
             ko = np.arange(n - 1)[:, None, None]
             o_rows = np.broadcast_to(2 + a - b, (n - 1, 3, 3)).reshape(n - 1, 9)
             o_cols = (3 * ko + 3 + b).reshape(n - 1, 9)
-            self._band_cache = (n, up, d_rows.ravel(), d_cols.ravel(), o_rows.ravel(), o_cols.ravel())
+            self._band_cache = (n, d_src.ravel(), (d_rows + 6 * d_cols).ravel(), (o_rows + 6 * o_cols).ravel())
         return self._band_cache
 
     def _solve(self, diag: np.ndarray, off: np.ndarray, rhs: np.ndarray, dense_extra: np.ndarray | None):
         """Solve the (symmetric positive definite) block system for the dynamic nodes."""
         n = diag.shape[0]
         if dense_extra is None:
-            _, up, dr, dc, orow, ocol = self._band_index(n)
-            ab = np.zeros((6, 3 * n))
-            ab[dr, dc] = diag[:, up].ravel()
+            _, d_src, d_dst, o_dst = self._band_index(n)
+            flat = np.zeros(18 * n)
+            flat[d_dst] = diag.reshape(-1)[d_src]
             if n > 1:
-                ab[orow, ocol] = off.reshape(n - 1, 9).ravel()
+                flat[o_dst] = off.reshape(-1)
+            ab = flat.reshape((6, 3 * n), order="F")      # Fortran order: LAPACK takes it as is
             # LAPACK's banded Cholesky directly: scipy's wrapper costs more than the solve here
             _, x, info = dpbsv(ab, rhs.reshape(-1, 1), lower=0, overwrite_ab=1, overwrite_b=0)
             if info == 0:
@@ -630,7 +637,7 @@ class Line:
         rn, vn = advance(dv)
         lam1 = np.sqrt(np.einsum("ij,ij->i", rn[1:] - rn[:-1], rn[1:] - rn[:-1]))
         taut1 = lam1 > self.l
-        if self.p.compression > 0.0 or np.array_equal(taut0, taut1):
+        if self.p.compression > 0.0 or (taut0 == taut1).all():
             return rn, vn
         # only snaps that matter: an element that picks up, or drops, more than 0.1 % of the
         # largest tension (grounded chain links flicker around zero strain harmlessly)
