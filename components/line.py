@@ -302,6 +302,10 @@ class Line:
         self.l_node[1:-1] = 0.5 * (l[:-1] + l[1:])
         self.l_node[0], self.l_node[-1] = 0.5 * l[0], 0.5 * l[-1]
         self.m_node = p.mass_per_length * self.l_node
+        # added mass and Froude-Krylov per unit wet fraction (as _forces multiplies them out)
+        self._man_l = p.Can * self._rhoA * self.l_node
+        self._mat_l = p.Cat * self._rhoA * self.l_node
+        self._rhoA_l = self._rhoA * self.l_node
         if self.free_b:
             self.m_node = self.m_node.copy()
             self.m_node[-1] += self.tip_mass
@@ -362,16 +366,19 @@ class Line:
         """Node wetted fractions w_i (module docstring)."""
         # NED: a node is surely wet below the lowest possible trough, z >= +sum(amplitudes)
         trough = 0.0 if self.sea is None else float(np.sum(self.sea.amplitude))
-        if float(np.min(r[:, 2])) >= trough:
+        z = r[:, 2]
+        if float(z.min()) >= trough:
             if self._ones is None or self._ones.size != r.shape[0]:
                 self._ones = np.ones(r.shape[0])
             return self._ones
-        h = r[:, 2] - (0.0 if zs is None else zs)                                 # depth below the local surface
-        h1, h2 = h[:-1], h[1:]
-        span = np.abs(h1) + np.abs(h2)
+        h = z if zs is None else z - zs                                     # depth below the local surface
+        ah, hp = np.abs(h), np.maximum(h, 0)
+        span = ah[:-1] + ah[1:]
         d = self.p.diameter
-        f = np.where(span > d, (np.maximum(h1, 0) + np.maximum(h2, 0)) / np.maximum(span, 1e-300),
-                     np.minimum(np.maximum(0.5 + (h1 + h2) / (2 * d), 0.0), 1.0))   # np.clip, cheaper
+        f = (hp[:-1] + hp[1:]) / np.maximum(span, 1e-300)
+        far = span > d
+        if not far.all():              # an element within a diameter of the surface: smoothed
+            f = np.where(far, f, np.minimum(np.maximum(0.5 + (h[:-1] + h[1:]) / (2 * d), 0.0), 1.0))
         fl = f * self.l
         w = np.empty(r.shape[0])
         w[1:-1] = (fl[:-1] + fl[1:]) / (self.l[:-1] + self.l[1:])
@@ -430,8 +437,9 @@ class Line:
         qh[0], qh[-1] = q[0], q[-1]
         qh[1:-1] = _unit_rows(qh[1:-1])[0]
         lbar = np.empty(r.shape[0])
-        lbar[1:-1] = 0.5 * (lam[:-1] + lam[1:])
-        lbar[0], lbar[-1] = 0.5 * lam[0], 0.5 * lam[-1]
+        np.add(lam[:-1], lam[1:], out=lbar[1:-1])
+        lbar[0], lbar[-1] = lam[0], lam[-1]
+        lbar *= 0.5
         kdn = self._kdn * lbar * w
         u = U - v
         ut = np.einsum("ij,ij->i", u, qh)[:, None] * qh
@@ -440,16 +448,16 @@ class Line:
         F += (kdn * unm)[:, None] * un
         if self._kdt:
             F += (self._kdt * lbar * w * np.sqrt(np.einsum("ij,ij->i", ut, ut)))[:, None] * ut
-        ma_n = p.Can * self._rhoA * self.l_node * w
-        ma_t = p.Cat * self._rhoA * self.l_node * w
+        ma_n = self._man_l * w
+        ma_t = self._mat_l * w
         if Af is not None:
             at = np.einsum("ij,ij->i", Af, qh)[:, None] * qh
-            F += (self._rhoA * self.l_node * w)[:, None] * Af + ma_n[:, None] * (Af - at) + ma_t[:, None] * at
+            F += (self._rhoA_l * w)[:, None] * Af + ma_n[:, None] * (Af - at) + ma_t[:, None] * at
         # seabed
-        pen = r[:, 2] - self.seabed_depth
-        hit = pen > 0.0
         seabed = None
-        if np.any(hit):
+        if float(r[:, 2].max()) > self.seabed_depth:
+            pen = r[:, 2] - self.seabed_depth
+            hit = pen > 0.0
             idx = np.nonzero(hit)[0]
             ln = self.l_node[idx]
             vv = v[idx]
@@ -485,9 +493,11 @@ class Line:
         self._k = k
         return F
 
-    def _mass_blocks(self, qh: np.ndarray, ma_n: np.ndarray, ma_t: np.ndarray) -> np.ndarray:
-        """3x3 node mass matrices (n, 3, 3): m I + ma_n (I - qq^T) + ma_t qq^T."""
-        qq = qh[:, :, None] * qh[:, None, :]
+    def _mass_blocks(self, qh: np.ndarray, ma_n: np.ndarray, ma_t: np.ndarray,
+                     qq: np.ndarray | None = None) -> np.ndarray:
+        """3x3 node mass matrices (n, 3, 3): m I + ma_n (I - qq^T) + ma_t qq^T (qq: qh qh^T if known)."""
+        if qq is None:
+            qq = qh[:, :, None] * qh[:, None, :]
         return (self.m_node + ma_n)[:, None, None] * _EYE3 + (ma_t - ma_n)[:, None, None] * qq
 
     def _accel(self, r: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
@@ -515,10 +525,13 @@ class Line:
         qq = q[:, :, None] * q[:, None, :]
         eye = _EYE3
         Ke = kax[:, None, None] * qq + (T / np.maximum(lam, 1e-12))[:, None, None] * (eye - qq)
-        taut = ((T > 0) | (self.p.compression > 0))[:, None, None]
-        Ce = np.where(taut, (self.c_el / self.l)[:, None, None] * qq, 0.0)
+        Ce = (self.c_el / self.l)[:, None, None] * qq
+        if self.p.compression <= 0.0:
+            Ce = np.where((T > 0)[:, None, None], Ce, 0.0)
         G = cC * Ce + cK * Ke
-        diag = self._mass_blocks(j["qh"], j["ma_n"], j["ma_t"]) if mass else np.zeros((v.shape[0], 3, 3))
+        qh = j["qh"]
+        qqh = qh[:, :, None] * qh[:, None, :]
+        diag = self._mass_blocks(qh, j["ma_n"], j["ma_t"], qqh) if mass else np.zeros((v.shape[0], 3, 3))
         diag[:-1] += G
         diag[1:] += G
         off = -G
@@ -527,8 +540,8 @@ class Line:
         Kv[:-1] -= dvK
         Kv[1:] += dvK
         # linearised drag: C = kdn (|u_n| P + u_n u_n^T / |u_n|)
-        kdn, un, unm, qh = j["kdn"], j["un"], j["unm"], j["qh"]
-        P = eye - qh[:, :, None] * qh[:, None, :]
+        kdn, un, unm = j["kdn"], j["un"], j["unm"]
+        P = eye - qqh
         Cd = (kdn * unm)[:, None, None] * P + (kdn / np.maximum(unm, 1e-12))[:, None, None] * (
             un[:, :, None] * un[:, None, :])
         diag += cC * Cd
@@ -1078,12 +1091,12 @@ class Line:
     @property
     def length(self) -> float:
         """Present unstretched length [m]."""
-        return float(np.sum(self.l))
+        return float(self.l.sum())
 
     @property
     def mass(self) -> float:
         """Structural mass of the line [kg] (without a tip mass)."""
-        return float(np.sum(self.m_node)) - (self.tip_mass if self.free_b else 0.0)
+        return float(self.m_node.sum()) - (self.tip_mass if self.free_b else 0.0)
 
     @property
     def ra(self) -> np.ndarray:
