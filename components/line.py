@@ -165,6 +165,11 @@ class LineParams:
         return bad
 
 
+try:    # np.einsum without its Python wrapper (the same C routine): ten calls a step on tiny arrays
+    from numpy._core.multiarray import c_einsum as _einsum
+except ImportError:  # pragma: no cover - other numpy layouts
+    _einsum = np.einsum
+
 _EYE3 = np.eye(3)[None]
 _EYE3.flags.writeable = False
 
@@ -177,7 +182,7 @@ def _dot3(a0: float, a1: float, a2: float, b0: float, b1: float, b2: float) -> f
 
 
 def _unit_rows(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    lam = np.sqrt(np.einsum("ij,ij->i", d, d))
+    lam = np.sqrt(_einsum("ij,ij->i", d, d))
     return d / np.maximum(lam, 1e-12)[:, None], lam
 
 
@@ -377,7 +382,7 @@ class Line:
         d = self.p.diameter
         f = (hp[:-1] + hp[1:]) / np.maximum(span, 1e-300)
         far = span > d
-        if not far.all():              # an element within a diameter of the surface: smoothed
+        if np.count_nonzero(far) < far.size:      # an element within a diameter of the surface: smoothed
             f = np.where(far, f, np.minimum(np.maximum(0.5 + (h[:-1] + h[1:]) / (2 * d), 0.0), 1.0))
         fl = f * self.l
         w = np.empty(r.shape[0])
@@ -389,8 +394,9 @@ class Line:
         return _unit_rows(r[1:] - r[:-1])[0]
 
     # ------------------------------------------------------------------ forces
-    def _axial(self, lam: np.ndarray, rate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Tension (N,) and tangent stiffness dT/dlambda (N,) [N/m]."""
+    def _axial(self, lam: np.ndarray, rate: np.ndarray,
+               stiffness: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """Tension (N,) and tangent stiffness dT/dlambda (N,) [N/m] (None unless ``stiffness``)."""
         eps = lam / self.l - 1.0
         if self._table is None:
             f, k = self.p.EA * eps, self._EAvec
@@ -412,9 +418,9 @@ class Line:
         if self.p.compression > 0.0:         # a rod: compression carried with CE * EA (SMS's $CE)
             neg = eps < 0.0
             T = np.where(neg, self.p.compression * self.p.EA * eps + self.c_el * epsd, T)
-            return T, np.where(neg, self.p.compression * self.p.EA, k) / self.l
+            return T, np.where(neg, self.p.compression * self.p.EA, k) / self.l if stiffness else None
         taut = (eps > 0.0) & (T > 0.0)
-        return np.where(taut, T, 0.0), np.where(taut, k / self.l, 0.0)
+        return np.where(taut, T, 0.0), np.where(taut, k / self.l, 0.0) if stiffness else None
 
     def _forces(self, r: np.ndarray, v: np.ndarray, t: float, jac: bool = False) -> np.ndarray:
         """Net non-inertial force on every node (N+1, 3); with jac=True keeps what the implicit
@@ -422,10 +428,10 @@ class Line:
         p = self.p
         q, lam = _unit_rows(r[1:] - r[:-1])
         dv = v[1:] - v[:-1]
-        rate = np.einsum("ij,ij->i", dv, q)
+        rate = _einsum("ij,ij->i", dv, q)
         T, kax = self._axial(lam, rate)
         Tq = T[:, None] * q
-        F = np.zeros_like(r)
+        F = np.zeros(r.shape)
         F[:-1] += Tq
         F[1:] -= Tq
         U, Af, zs = self._fluid(r, t)
@@ -442,12 +448,12 @@ class Line:
         lbar *= 0.5
         kdn = self._kdn * lbar * w
         u = U - v
-        ut = np.einsum("ij,ij->i", u, qh)[:, None] * qh
+        ut = _einsum("ij,ij->i", u, qh)[:, None] * qh
         un = u - ut
-        unm = np.sqrt(np.einsum("ij,ij->i", un, un))
+        unm = np.sqrt(_einsum("ij,ij->i", un, un))
         F += (kdn * unm)[:, None] * un
         if self._kdt:
-            F += (self._kdt * lbar * w * np.sqrt(np.einsum("ij,ij->i", ut, ut)))[:, None] * ut
+            F += (self._kdt * lbar * w * np.sqrt(_einsum("ij,ij->i", ut, ut)))[:, None] * ut
         ma_n = self._man_l * w
         ma_t = self._mat_l * w
         if Af is not None:
@@ -535,8 +541,8 @@ class Line:
         diag[:-1] += G
         diag[1:] += G
         off = -G
-        Kv = np.zeros_like(v)
-        dvK = np.einsum("eab,eb->ea", Ke, v[1:] - v[:-1])
+        Kv = np.zeros(v.shape)
+        dvK = _einsum("eab,eb->ea", Ke, v[1:] - v[:-1])
         Kv[:-1] -= dvK
         Kv[1:] += dvK
         # linearised drag: C = kdn (|u_n| P + u_n u_n^T / |u_n|)
@@ -648,9 +654,10 @@ class Line:
             return rn, vn
 
         rn, vn = advance(dv)
-        lam1 = np.sqrt(np.einsum("ij,ij->i", rn[1:] - rn[:-1], rn[1:] - rn[:-1]))
+        d1 = rn[1:] - rn[:-1]
+        lam1 = np.sqrt(_einsum("ij,ij->i", d1, d1))
         taut1 = lam1 > self.l
-        if self.p.compression > 0.0 or (taut0 == taut1).all():
+        if self.p.compression > 0.0 or taut0.tobytes() == taut1.tobytes():
             return rn, vn
         # only snaps that matter: an element that picks up, or drops, more than 0.1 % of the
         # largest tension (grounded chain links flicker around zero strain harmlessly)
@@ -829,9 +836,9 @@ class Line:
     def set_end_tangents(self, t_a: np.ndarray | None = None, t_b: np.ndarray | None = None) -> None:
         """Line direction (NED, pointing from end A towards end B) at clamped ends; zero: unchanged."""
         # a zero vector keeps the present tangent (the FMU's default: the initial geometry's)
-        if t_a is not None and np.any(np.asarray(t_a, dtype=float) != 0.0):
+        if t_a is not None and (np.asarray(t_a, dtype=float) != 0.0).any():
             self.t_a = self._unit(np.asarray(t_a, dtype=float).reshape(3))
-        if t_b is not None and np.any(np.asarray(t_b, dtype=float) != 0.0):
+        if t_b is not None and (np.asarray(t_b, dtype=float) != 0.0).any():
             self.t_b = self._unit(np.asarray(t_b, dtype=float).reshape(3))
 
     def set_end_twist(self, phi_a: float = 0.0, phi_b: float = 0.0) -> None:
@@ -1001,7 +1008,7 @@ class Line:
             w0 = wN = 0.0
         else:
             trough = 0.0 if self.sea is None else float(np.sum(self.sea.amplitude))
-            if float(np.min(r[:, 2])) >= trough:
+            if float(r[:, 2].min()) >= trough:
                 w0 = wN = 1.0
             else:
                 h = r[four, 2] - (0.0 if zs is None else zs)
@@ -1086,7 +1093,7 @@ class Line:
     def tensions(self) -> np.ndarray:
         """Element tensions (N,) [N], end A first, >= 0."""
         q, lam = _unit_rows(self.r[1:] - self.r[:-1])
-        return self._axial(lam, np.einsum("ij,ij->i", self.v[1:] - self.v[:-1], q))[0]
+        return self._axial(lam, _einsum("ij,ij->i", self.v[1:] - self.v[:-1], q), stiffness=False)[0]
 
     @property
     def length(self) -> float:
