@@ -97,6 +97,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
@@ -105,7 +106,18 @@ from scipy.linalg.lapack import dpbsv
 from components.catenary import node_positions_3d, solve_catenary
 from components.rod import SplineBending, Twist
 
-__all__ = ["LineParams", "Line"]
+__all__ = ["LineParams", "Line", "EndLoads"]
+
+
+class EndLoads(NamedTuple):
+    """What a line gives its end connections (Line.end_loads), NED, SI."""
+
+    force_a: np.ndarray       # force the line exerts on end A (3,) [N]
+    force_b: np.ndarray       # force the line exerts on end B (3,) [N]
+    moment_a: np.ndarray      # moment on end A (3,) [N m]
+    moment_b: np.ndarray      # moment on end B (3,) [N m]
+    twist_rate: float         # uniform twist rate [rad/m]
+    tensions: np.ndarray      # element tensions (N,) [N], end A first
 
 
 @dataclass(frozen=True)
@@ -969,27 +981,30 @@ class Line:
         self._forces(self.r, self.v, self.t)
         return self._Theta / float(np.sum(self.l))
 
-    def end_loads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-        """What the end connections read, at the present state, in one evaluation: the forces on
+    def end_loads(self) -> EndLoads:
+        """What the outputs of a line read, at the present state, in one evaluation: the forces on
         ends A and B (``anchor_force``, ``fairlead_force``), the moments on them
-        (``end_moments``) and ``twist_rate``.  Without bending only the two end elements and
-        nodes are evaluated (_end_forces: the same values as node_forces())."""
+        (``end_moments``), ``twist_rate`` and the element ``tensions``.  Without bending only the
+        two end nodes are evaluated besides the tensions (_end_forces: the same values as
+        node_forces())."""
+        q, lam, T = self._tension_terms()
         if self._bend is None:
-            Fa, Fb = self._end_forces()
-            return np.array(Fa), np.array(Fb), np.zeros(3), np.zeros(3), 0.0
+            Fa, Fb = self._end_forces(q, lam, T)
+            return EndLoads(np.array(Fa), np.array(Fb), np.zeros(3), np.zeros(3), 0.0, T)
         F = self._forces(self.r, self.v, self.t)
         ma, mb = self._moments()
         tau = 0.0 if self.twist is None else self._Theta / float(np.sum(self.l))
-        return F[0], F[-1], ma, mb, tau
+        return EndLoads(F[0], F[-1], ma, mb, tau, T)
 
-    def _end_forces(self) -> tuple[list, list]:
-        """Rows 0 and N of _forces() at the present state, for a line without bending: the end
-        element's tension plus the end node's weight, drag, fluid inertia, seabed (and tip force).
+    def _end_forces(self, q: np.ndarray, lam: np.ndarray, T: np.ndarray) -> tuple[list, list]:
+        """Rows 0 and N of _forces() at the present state, for a line without bending, given the
+        element tangents, lengths and tensions (_tension_terms): the end element's tension plus
+        the end node's weight, drag, fluid inertia, seabed (and tip force).
 
         The same formulas, in the same order of floating-point operations, as _forces, in
         Python floats: a line of a few elements spends its time in numpy's per-call overhead,
         and the outputs need two nodes, not N + 1 (tests/test_cable_speed_outputs.py checks
-        that the values are identical to node_forces())."""
+        that the values are the same as node_forces())."""
         p, N = self.p, self.N
         r, v = self.r, self.v
         four = [0, 1, N - 1, N]
@@ -1022,40 +1037,19 @@ class Line:
                     return min(max(0.5 + (h1 + h2) / (2 * dia), 0.0), 1.0)
 
                 w0, wN = wet(h[0], h[1]), wet(h[2], h[3])
-        full_T = None
-        if self._table is not None or p.compression > 0.0:
-            full_T = self.tensions()
         out = []
         for e, i, w, U, Af in ((0, 0, w0, U0, A0), (N - 1, N, wN, UN, AN)):
-            ra, rb = r[e].tolist(), r[e + 1].tolist()
-            va, vb = v[e].tolist(), v[e + 1].tolist()
-            d0, d1, d2 = rb[0] - ra[0], rb[1] - ra[1], rb[2] - ra[2]
-            lam = math.sqrt(_dot3(d0, d1, d2, d0, d1, d2))
-            den = max(lam, 1e-12)
-            q0, q1, q2 = d0 / den, d1 / den, d2 / den
-            # _axial
-            if full_T is not None:
-                T = float(full_T[e])
-            else:
-                l = float(self.l[e])
-                rate = _dot3(vb[0] - va[0], vb[1] - va[1], vb[2] - va[2], q0, q1, q2)
-                eps = lam / l - 1.0
-                epsd = rate / l
-                if self.winch_end is not None and self.payout_speed != 0.0 and \
-                        e == (0 if self.winch_end == "a" else N - 1):
-                    epsd -= lam / l ** 2 * self.payout_speed
-                T = p.EA * eps + float(self.c_el[e]) * epsd
-                if not (eps > 0.0 and T > 0.0):
-                    T = 0.0
+            q0, q1, q2 = q[e].tolist()
+            lam_e, T_e = float(lam[e]), float(T[e])
             if i == 0:
-                F0, F1, F2 = 0.0 + T * q0, 0.0 + T * q1, 0.0 + T * q2
+                F0, F1, F2 = 0.0 + T_e * q0, 0.0 + T_e * q1, 0.0 + T_e * q2
             else:
-                F0, F1, F2 = 0.0 - T * q0, 0.0 - T * q1, 0.0 - T * q2
+                F0, F1, F2 = 0.0 - T_e * q0, 0.0 - T_e * q1, 0.0 - T_e * q2
             m, ln = float(self.m_node[i]), float(self.l_node[i])
             F2 += (m - w * self._rhoA * ln) * p.g
             # Morison drag with the end element's tangent
             vi = v[i].tolist()
-            lbar = 0.5 * lam
+            lbar = 0.5 * lam_e
             kdn = self._kdn * lbar * w
             u0, u1, u2 = U[0] - vi[0], U[1] - vi[1], U[2] - vi[2]
             uq = _dot3(u0, u1, u2, q0, q1, q2)
@@ -1092,8 +1086,12 @@ class Line:
 
     def tensions(self) -> np.ndarray:
         """Element tensions (N,) [N], end A first, >= 0."""
+        return self._tension_terms()[2]
+
+    def _tension_terms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        # element tangents, lengths and tensions at the present state, as _forces has them
         q, lam = _unit_rows(self.r[1:] - self.r[:-1])
-        return self._axial(lam, _einsum("ij,ij->i", self.v[1:] - self.v[:-1], q), stiffness=False)[0]
+        return q, lam, self._axial(lam, _einsum("ij,ij->i", self.v[1:] - self.v[:-1], q), stiffness=False)[0]
 
     @property
     def length(self) -> float:

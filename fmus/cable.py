@@ -189,8 +189,7 @@ class Cable(Fmi2Slave):
         line.current = v["current.velocity"].copy()
         if line.current_profile is not None:
             line.current_profile = self._current_profile()
-        line.set_ends(v["end_a.position"].copy(), v["end_a.velocity"].copy(), v["end_b.position"].copy(),
-                      v["end_b.velocity"].copy())
+        line.set_ends(v["end_a.position"], v["end_a.velocity"], v["end_b.position"], v["end_b.velocity"])   # copies
         line.set_end_tangents(v["end_a.tangent"], v["end_b.tangent"])
         line.set_end_twist(v["end_a.twist"], v["end_b.twist"])
         if line.free_b:
@@ -212,14 +211,13 @@ class Cable(Fmi2Slave):
 
     def update_outputs(self) -> None:
         v, line = self.v, self.line
-        # one evaluation for forces, moments and twist (only the end elements when there is no
-        # bending): the outputs are the end loads, not every node's force
-        Fa, Fb, ma, mb, tau = line.end_loads()
+        # one evaluation for forces, moments, twist and tensions (without bending only the end
+        # nodes besides the tensions): the outputs are the end loads, not every node's force
+        Fa, Fb, ma, mb, tau, tensions = line.end_loads()
         v["end_a.force"][:] = Fa
         v["end_b.force"][:] = Fb
         v["end_a.moment"][:] = ma
         v["end_b.moment"][:] = mb
-        tensions = line.tensions()
         v["end_a.tension"] = float(tensions[0])
         v["end_b.tension"] = float(tensions[-1])
         v["tip.position"][:] = line.r[-1]
