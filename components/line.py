@@ -654,8 +654,9 @@ class Line:
             j = self._j
             dT = -j["kax"][e_w] * j["lam"][e_w] / self.l[e_w] * dl
             F = F.copy()
-            F[e_w] += th * dT * j["q"][e_w]
-            F[e_w + 1] -= th * dT * j["q"][e_w]
+            dF = th * dT * j["q"][e_w]
+            F[e_w] += dF
+            F[e_w + 1] -= dF
         dv = self._solve(diag[d], off[d.start:d.stop - 1], h * (F[d] - th * h * Kv[d]), extra)
 
         def advance(dv):
@@ -799,8 +800,29 @@ class Line:
             self.length_limited = True
 
     def _geometry_changed_fast(self) -> None:
-        # only the winch element changed: masses and damping, and bending operators if any
-        self._geometry_changed()
+        """Only the winch element's length changed: update the entries of the node shares,
+        masses, added-mass factors and damping that depend on it (the same formulas as
+        _geometry_changed, entry by entry); with a rod, or a changed N, everything."""
+        if self._bend is not None or self.l_node.size != self.l.size + 1 or self.N != self.l.size:
+            self._geometry_changed()
+            return
+        p, l, N = self.p, self.l, self.N
+        e = N - 1 if self.winch_end == "b" else 0
+        for i in (e, e + 1):
+            if i == 0:
+                self.l_node[0] = 0.5 * l[0]
+            elif i == N:
+                self.l_node[N] = 0.5 * l[-1]
+            else:
+                self.l_node[i] = 0.5 * (l[i - 1] + l[i])
+            self.m_node[i] = p.mass_per_length * self.l_node[i]
+            if self.free_b and i == N:
+                self.m_node[i] += self.tip_mass
+            self._man_l[i] = p.Can * self._rhoA * self.l_node[i]
+            self._mat_l[i] = p.Cat * self._rhoA * self.l_node[i]
+            self._rhoA_l[i] = self._rhoA * self.l_node[i]
+        if p.damping < 0:
+            self.c_el[e] = -p.damping * l[e] * math.sqrt(p.EA * p.mass_per_length)
 
     def _split(self, e: int) -> None:
         l0, lw = self.l0, self.l[e]
@@ -848,9 +870,9 @@ class Line:
     def set_end_tangents(self, t_a: np.ndarray | None = None, t_b: np.ndarray | None = None) -> None:
         """Line direction (NED, pointing from end A towards end B) at clamped ends; zero: unchanged."""
         # a zero vector keeps the present tangent (the FMU's default: the initial geometry's)
-        if t_a is not None and (np.asarray(t_a, dtype=float) != 0.0).any():
+        if t_a is not None and np.count_nonzero(np.asarray(t_a, dtype=float)):
             self.t_a = self._unit(np.asarray(t_a, dtype=float).reshape(3))
-        if t_b is not None and (np.asarray(t_b, dtype=float) != 0.0).any():
+        if t_b is not None and np.count_nonzero(np.asarray(t_b, dtype=float)):
             self.t_b = self._unit(np.asarray(t_b, dtype=float).reshape(3))
 
     def set_end_twist(self, phi_a: float = 0.0, phi_b: float = 0.0) -> None:
