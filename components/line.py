@@ -653,8 +653,7 @@ class Line:
             # instead of going slack for a step and snapping back
             j = self._j
             dT = -j["kax"][e_w] * j["lam"][e_w] / self.l[e_w] * dl
-            F = F.copy()
-            dF = th * dT * j["q"][e_w]
+            dF = th * dT * j["q"][e_w]       # F is this step's own array: changed in place
             F[e_w] += dF
             F[e_w + 1] -= dF
         dv = self._solve(diag[d], off[d.start:d.stop - 1], h * (F[d] - th * h * Kv[d]), extra)
