@@ -97,6 +97,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
@@ -105,7 +106,18 @@ from scipy.linalg.lapack import dpbsv
 from components.catenary import node_positions_3d, solve_catenary
 from components.rod import SplineBending, Twist
 
-__all__ = ["LineParams", "Line"]
+__all__ = ["LineParams", "Line", "EndLoads"]
+
+
+class EndLoads(NamedTuple):
+    """What a line gives its end connections (Line.end_loads), NED, SI."""
+
+    force_a: np.ndarray       # force the line exerts on end A (3,) [N]
+    force_b: np.ndarray       # force the line exerts on end B (3,) [N]
+    moment_a: np.ndarray      # moment on end A (3,) [N m]
+    moment_b: np.ndarray      # moment on end B (3,) [N m]
+    twist_rate: float         # uniform twist rate [rad/m]
+    tensions: np.ndarray      # element tensions (N,) [N], end A first
 
 
 @dataclass(frozen=True)
@@ -165,8 +177,24 @@ class LineParams:
         return bad
 
 
+try:    # np.einsum without its Python wrapper (the same C routine): ten calls a step on tiny arrays
+    from numpy._core.multiarray import c_einsum as _einsum
+except ImportError:  # pragma: no cover - other numpy layouts
+    _einsum = np.einsum
+
+_EYE3 = np.eye(3)[None]
+_EYE3.flags.writeable = False
+
+
+def _dot3(a0: float, a1: float, a2: float, b0: float, b1: float, b2: float) -> float:
+    """a . b of 3-vectors in Python floats, summed in the order numpy's einsum("ij,ij->i") sums a
+    row of three (two accumulators: (a0 b0 + a2 b2) + a1 b1), so scalar code reproduces the
+    vectorised forces to the bit."""
+    return (a0 * b0 + a2 * b2) + a1 * b1
+
+
 def _unit_rows(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    lam = np.sqrt(np.einsum("ij,ij->i", d, d))
+    lam = np.sqrt(_einsum("ij,ij->i", d, d))
     return d / np.maximum(lam, 1e-12)[:, None], lam
 
 
@@ -291,6 +319,10 @@ class Line:
         self.l_node[1:-1] = 0.5 * (l[:-1] + l[1:])
         self.l_node[0], self.l_node[-1] = 0.5 * l[0], 0.5 * l[-1]
         self.m_node = p.mass_per_length * self.l_node
+        # added mass and Froude-Krylov per unit wet fraction (as _forces multiplies them out)
+        self._man_l = p.Can * self._rhoA * self.l_node
+        self._mat_l = p.Cat * self._rhoA * self.l_node
+        self._rhoA_l = self._rhoA * self.l_node
         if self.free_b:
             self.m_node = self.m_node.copy()
             self.m_node[-1] += self.tip_mass
@@ -299,9 +331,11 @@ class Line:
         need_rod = p.EI > 0 or p.bending_damping > 0 or (p.GJ > 0)
         self._bend = SplineBending(l, self.clamped_a, self.clamped_b) if need_rod else None
         self._dyn = slice(1, self.N + 1 if self.free_b else self.N)
-        self._band_cache = None
-        self._ones = None
-        self._EAvec = np.full(self.N, self.p.EA)
+        # _band_cache and _ones are keyed on their size (a winch changes l every step, N rarely)
+        if getattr(self, "_EAvec", None) is None or self._EAvec.size != self.N:
+            self._EAvec = np.full(self.N, self.p.EA)
+            self._band_cache = None
+            self._ones = None
 
     def _initial_shape(self, a: np.ndarray, f: np.ndarray) -> np.ndarray:
         """Catenary [CAT] through the ends (straight line if that fails or end B is free)."""
@@ -349,16 +383,19 @@ class Line:
         """Node wetted fractions w_i (module docstring)."""
         # NED: a node is surely wet below the lowest possible trough, z >= +sum(amplitudes)
         trough = 0.0 if self.sea is None else float(np.sum(self.sea.amplitude))
-        if float(np.min(r[:, 2])) >= trough:
+        z = r[:, 2]
+        if float(z.min()) >= trough:
             if self._ones is None or self._ones.size != r.shape[0]:
                 self._ones = np.ones(r.shape[0])
             return self._ones
-        h = r[:, 2] - (0.0 if zs is None else zs)                                 # depth below the local surface
-        h1, h2 = h[:-1], h[1:]
-        span = np.abs(h1) + np.abs(h2)
+        h = z if zs is None else z - zs                                     # depth below the local surface
+        ah, hp = np.abs(h), np.maximum(h, 0)
+        span = ah[:-1] + ah[1:]
         d = self.p.diameter
-        f = np.where(span > d, (np.maximum(h1, 0) + np.maximum(h2, 0)) / np.maximum(span, 1e-300),
-                     np.clip(0.5 + (h1 + h2) / (2 * d), 0.0, 1.0))
+        f = (hp[:-1] + hp[1:]) / np.maximum(span, 1e-300)
+        far = span > d
+        if np.count_nonzero(far) < far.size:      # an element within a diameter of the surface: smoothed
+            f = np.where(far, f, np.minimum(np.maximum(0.5 + (h[:-1] + h[1:]) / (2 * d), 0.0), 1.0))
         fl = f * self.l
         w = np.empty(r.shape[0])
         w[1:-1] = (fl[:-1] + fl[1:]) / (self.l[:-1] + self.l[1:])
@@ -369,8 +406,9 @@ class Line:
         return _unit_rows(r[1:] - r[:-1])[0]
 
     # ------------------------------------------------------------------ forces
-    def _axial(self, lam: np.ndarray, rate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Tension (N,) and tangent stiffness dT/dlambda (N,) [N/m]."""
+    def _axial(self, lam: np.ndarray, rate: np.ndarray,
+               stiffness: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """Tension (N,) and tangent stiffness dT/dlambda (N,) [N/m] (None unless ``stiffness``)."""
         eps = lam / self.l - 1.0
         if self._table is None:
             f, k = self.p.EA * eps, self._EAvec
@@ -387,15 +425,14 @@ class Line:
         epsd = rate / self.l
         if self.winch_end is not None and self.payout_speed != 0.0:
             e = 0 if self.winch_end == "a" else self.N - 1
-            epsd = epsd.copy()
             epsd[e] -= lam[e] / self.l[e] ** 2 * self.payout_speed
         T = f + self.c_el * epsd
         if self.p.compression > 0.0:         # a rod: compression carried with CE * EA (SMS's $CE)
             neg = eps < 0.0
             T = np.where(neg, self.p.compression * self.p.EA * eps + self.c_el * epsd, T)
-            return T, np.where(neg, self.p.compression * self.p.EA, k) / self.l
+            return T, np.where(neg, self.p.compression * self.p.EA, k) / self.l if stiffness else None
         taut = (eps > 0.0) & (T > 0.0)
-        return np.where(taut, T, 0.0), np.where(taut, k / self.l, 0.0)
+        return np.where(taut, T, 0.0), np.where(taut, k / self.l, 0.0) if stiffness else None
 
     def _forces(self, r: np.ndarray, v: np.ndarray, t: float, jac: bool = False) -> np.ndarray:
         """Net non-inertial force on every node (N+1, 3); with jac=True keeps what the implicit
@@ -403,10 +440,10 @@ class Line:
         p = self.p
         q, lam = _unit_rows(r[1:] - r[:-1])
         dv = v[1:] - v[:-1]
-        rate = np.einsum("ij,ij->i", dv, q)
+        rate = _einsum("ij,ij->i", dv, q)
         T, kax = self._axial(lam, rate)
         Tq = T[:, None] * q
-        F = np.zeros_like(r)
+        F = np.zeros(r.shape)
         F[:-1] += Tq
         F[1:] -= Tq
         U, Af, zs = self._fluid(r, t)
@@ -418,26 +455,27 @@ class Line:
         qh[0], qh[-1] = q[0], q[-1]
         qh[1:-1] = _unit_rows(qh[1:-1])[0]
         lbar = np.empty(r.shape[0])
-        lbar[1:-1] = 0.5 * (lam[:-1] + lam[1:])
-        lbar[0], lbar[-1] = 0.5 * lam[0], 0.5 * lam[-1]
+        np.add(lam[:-1], lam[1:], out=lbar[1:-1])
+        lbar[0], lbar[-1] = lam[0], lam[-1]
+        lbar *= 0.5
         kdn = self._kdn * lbar * w
         u = U - v
-        ut = np.einsum("ij,ij->i", u, qh)[:, None] * qh
+        ut = _einsum("ij,ij->i", u, qh)[:, None] * qh
         un = u - ut
-        unm = np.sqrt(np.einsum("ij,ij->i", un, un))
+        unm = np.sqrt(_einsum("ij,ij->i", un, un))
         F += (kdn * unm)[:, None] * un
         if self._kdt:
-            F += (self._kdt * lbar * w * np.sqrt(np.einsum("ij,ij->i", ut, ut)))[:, None] * ut
-        ma_n = p.Can * self._rhoA * self.l_node * w
-        ma_t = p.Cat * self._rhoA * self.l_node * w
+            F += (self._kdt * lbar * w * np.sqrt(_einsum("ij,ij->i", ut, ut)))[:, None] * ut
+        ma_n = self._man_l * w
+        ma_t = self._mat_l * w
         if Af is not None:
             at = np.einsum("ij,ij->i", Af, qh)[:, None] * qh
-            F += (self._rhoA * self.l_node * w)[:, None] * Af + ma_n[:, None] * (Af - at) + ma_t[:, None] * at
+            F += (self._rhoA_l * w)[:, None] * Af + ma_n[:, None] * (Af - at) + ma_t[:, None] * at
         # seabed
-        pen = r[:, 2] - self.seabed_depth
-        hit = pen > 0.0
         seabed = None
-        if np.any(hit):
+        if float(r[:, 2].max()) > self.seabed_depth:
+            pen = r[:, 2] - self.seabed_depth
+            hit = pen > 0.0
             idx = np.nonzero(hit)[0]
             ln = self.l_node[idx]
             vv = v[idx]
@@ -473,11 +511,12 @@ class Line:
         self._k = k
         return F
 
-    def _mass_blocks(self, qh: np.ndarray, ma_n: np.ndarray, ma_t: np.ndarray) -> np.ndarray:
-        """3x3 node mass matrices (n, 3, 3): m I + ma_n (I - qq^T) + ma_t qq^T."""
-        qq = qh[:, :, None] * qh[:, None, :]
-        eye = np.eye(3)[None]
-        return (self.m_node + ma_n)[:, None, None] * eye + (ma_t - ma_n)[:, None, None] * qq
+    def _mass_blocks(self, qh: np.ndarray, ma_n: np.ndarray, ma_t: np.ndarray,
+                     qq: np.ndarray | None = None) -> np.ndarray:
+        """3x3 node mass matrices (n, 3, 3): m I + ma_n (I - qq^T) + ma_t qq^T (qq: qh qh^T if known)."""
+        if qq is None:
+            qq = qh[:, :, None] * qh[:, None, :]
+        return (self.m_node + ma_n)[:, None, None] * _EYE3 + (ma_t - ma_n)[:, None, None] * qq
 
     def _accel(self, r: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
         """Accelerations of the dynamic nodes (explicit schemes): the 3x3 mass inverted exactly."""
@@ -502,22 +541,25 @@ class Line:
             k0 = p.EA if self._table is None else (self._table[1, 1] - self._table[0, 1]) / self._table[1, 0]
             kax = np.where(kax > 0.0, kax, k0 / self.l)
         qq = q[:, :, None] * q[:, None, :]
-        eye = np.eye(3)[None]
+        eye = _EYE3
         Ke = kax[:, None, None] * qq + (T / np.maximum(lam, 1e-12))[:, None, None] * (eye - qq)
-        taut = ((T > 0) | (self.p.compression > 0))[:, None, None]
-        Ce = np.where(taut, (self.c_el / self.l)[:, None, None] * qq, 0.0)
+        Ce = (self.c_el / self.l)[:, None, None] * qq
+        if self.p.compression <= 0.0:
+            Ce = np.where((T > 0)[:, None, None], Ce, 0.0)
         G = cC * Ce + cK * Ke
-        diag = self._mass_blocks(j["qh"], j["ma_n"], j["ma_t"]) if mass else np.zeros((v.shape[0], 3, 3))
+        qh = j["qh"]
+        qqh = qh[:, :, None] * qh[:, None, :]
+        diag = self._mass_blocks(qh, j["ma_n"], j["ma_t"], qqh) if mass else np.zeros((v.shape[0], 3, 3))
         diag[:-1] += G
         diag[1:] += G
         off = -G
-        Kv = np.zeros_like(v)
-        dvK = np.einsum("eab,eb->ea", Ke, v[1:] - v[:-1])
+        Kv = np.zeros(v.shape)
+        dvK = _einsum("eab,eb->ea", Ke, v[1:] - v[:-1])
         Kv[:-1] -= dvK
         Kv[1:] += dvK
         # linearised drag: C = kdn (|u_n| P + u_n u_n^T / |u_n|)
-        kdn, un, unm, qh = j["kdn"], j["un"], j["unm"], j["qh"]
-        P = eye - qh[:, :, None] * qh[:, None, :]
+        kdn, un, unm = j["kdn"], j["un"], j["unm"]
+        P = eye - qqh
         Cd = (kdn * unm)[:, None, None] * P + (kdn / np.maximum(unm, 1e-12))[:, None, None] * (
             un[:, :, None] * un[:, None, :])
         diag += cC * Cd
@@ -533,27 +575,32 @@ class Line:
         return diag, off, Kv
 
     def _band_index(self, n: int):
+        """Where the upper triangles of the diagonal blocks and the off-diagonal blocks go in
+        LAPACK's upper band storage ab[kd + i - j, j] = A[i, j] (kd = 5), as flat positions in
+        the Fortran-ordered (6, 3n) ab, with the blocks' flat positions they come from."""
         if self._band_cache is None or self._band_cache[0] != n:
             a, b = np.meshgrid(np.arange(3), np.arange(3), indexing="ij")
             up = a <= b
             k = np.arange(n)[:, None, None]
             d_rows = np.broadcast_to(5 + a - b, (n, 3, 3))[:, up]
             d_cols = (3 * k + b)[:, up]
+            d_src = (9 * k + 3 * a + b)[:, up]
             ko = np.arange(n - 1)[:, None, None]
             o_rows = np.broadcast_to(2 + a - b, (n - 1, 3, 3)).reshape(n - 1, 9)
             o_cols = (3 * ko + 3 + b).reshape(n - 1, 9)
-            self._band_cache = (n, up, d_rows.ravel(), d_cols.ravel(), o_rows.ravel(), o_cols.ravel())
+            self._band_cache = (n, d_src.ravel(), (d_rows + 6 * d_cols).ravel(), (o_rows + 6 * o_cols).ravel())
         return self._band_cache
 
     def _solve(self, diag: np.ndarray, off: np.ndarray, rhs: np.ndarray, dense_extra: np.ndarray | None):
         """Solve the (symmetric positive definite) block system for the dynamic nodes."""
         n = diag.shape[0]
         if dense_extra is None:
-            _, up, dr, dc, orow, ocol = self._band_index(n)
-            ab = np.zeros((6, 3 * n))
-            ab[dr, dc] = diag[:, up].ravel()
+            _, d_src, d_dst, o_dst = self._band_index(n)
+            flat = np.zeros(18 * n)
+            flat[d_dst] = diag.reshape(-1)[d_src]
             if n > 1:
-                ab[orow, ocol] = off.reshape(n - 1, 9).ravel()
+                flat[o_dst] = off.reshape(-1)
+            ab = flat.reshape((6, 3 * n), order="F")      # Fortran order: LAPACK takes it as is
             # LAPACK's banded Cholesky directly: scipy's wrapper costs more than the solve here
             _, x, info = dpbsv(ab, rhs.reshape(-1, 1), lower=0, overwrite_ab=1, overwrite_b=0)
             if info == 0:
@@ -598,7 +645,7 @@ class Line:
 
         F = self._forces(r, v, t, jac=True)
         taut0 = self._j["T"] > 0.0
-        M = self._mass_blocks(self._j["qh"], self._j["ma_n"], self._j["ma_t"])[d]
+        j0 = self._j                 # the mass at the start of the step, for a snap (below)
         diag, off, extra, Kv = solve(F, v)
         if dl:
             # the winch element's rest length grows by dl over the step: add th dF/dl dl to the
@@ -606,9 +653,9 @@ class Line:
             # instead of going slack for a step and snapping back
             j = self._j
             dT = -j["kax"][e_w] * j["lam"][e_w] / self.l[e_w] * dl
-            F = F.copy()
-            F[e_w] += th * dT * j["q"][e_w]
-            F[e_w + 1] -= th * dT * j["q"][e_w]
+            dF = th * dT * j["q"][e_w]       # F is this step's own array: changed in place
+            F[e_w] += dF
+            F[e_w + 1] -= dF
         dv = self._solve(diag[d], off[d.start:d.stop - 1], h * (F[d] - th * h * Kv[d]), extra)
 
         def advance(dv):
@@ -619,9 +666,10 @@ class Line:
             return rn, vn
 
         rn, vn = advance(dv)
-        lam1 = np.sqrt(np.einsum("ij,ij->i", rn[1:] - rn[:-1], rn[1:] - rn[:-1]))
+        d1 = rn[1:] - rn[:-1]
+        lam1 = np.sqrt(_einsum("ij,ij->i", d1, d1))
         taut1 = lam1 > self.l
-        if self.p.compression > 0.0 or np.array_equal(taut0, taut1):
+        if self.p.compression > 0.0 or taut0.tobytes() == taut1.tobytes():
             return rn, vn
         # only snaps that matter: an element that picks up, or drops, more than 0.1 % of the
         # largest tension (grounded chain links flicker around zero strain harmlessly)
@@ -631,6 +679,7 @@ class Line:
         if np.max(jump) <= 1e-3 * max(float(np.max(T0)), float(np.max(self.m_node)) * self.p.g):
             return rn, vn
         # snap: Newton at the theta point
+        M = self._mass_blocks(j0["qh"], j0["ma_n"], j0["ma_t"])[d]
         if dl:
             self.l[e_w] += th * dl
         try:
@@ -750,8 +799,29 @@ class Line:
             self.length_limited = True
 
     def _geometry_changed_fast(self) -> None:
-        # only the winch element changed: masses and damping, and bending operators if any
-        self._geometry_changed()
+        """Only the winch element's length changed: update the entries of the node shares,
+        masses, added-mass factors and damping that depend on it (the same formulas as
+        _geometry_changed, entry by entry); with a rod, or a changed N, everything."""
+        if self._bend is not None or self.l_node.size != self.l.size + 1 or self.N != self.l.size:
+            self._geometry_changed()
+            return
+        p, l, N = self.p, self.l, self.N
+        e = N - 1 if self.winch_end == "b" else 0
+        for i in (e, e + 1):
+            if i == 0:
+                self.l_node[0] = 0.5 * l[0]
+            elif i == N:
+                self.l_node[N] = 0.5 * l[-1]
+            else:
+                self.l_node[i] = 0.5 * (l[i - 1] + l[i])
+            self.m_node[i] = p.mass_per_length * self.l_node[i]
+            if self.free_b and i == N:
+                self.m_node[i] += self.tip_mass
+            self._man_l[i] = p.Can * self._rhoA * self.l_node[i]
+            self._mat_l[i] = p.Cat * self._rhoA * self.l_node[i]
+            self._rhoA_l[i] = self._rhoA * self.l_node[i]
+        if p.damping < 0:
+            self.c_el[e] = -p.damping * l[e] * math.sqrt(p.EA * p.mass_per_length)
 
     def _split(self, e: int) -> None:
         l0, lw = self.l0, self.l[e]
@@ -799,9 +869,9 @@ class Line:
     def set_end_tangents(self, t_a: np.ndarray | None = None, t_b: np.ndarray | None = None) -> None:
         """Line direction (NED, pointing from end A towards end B) at clamped ends; zero: unchanged."""
         # a zero vector keeps the present tangent (the FMU's default: the initial geometry's)
-        if t_a is not None and np.any(np.asarray(t_a, dtype=float) != 0.0):
+        if t_a is not None and np.count_nonzero(np.asarray(t_a, dtype=float)):
             self.t_a = self._unit(np.asarray(t_a, dtype=float).reshape(3))
-        if t_b is not None and np.any(np.asarray(t_b, dtype=float) != 0.0):
+        if t_b is not None and np.count_nonzero(np.asarray(t_b, dtype=float)):
             self.t_b = self._unit(np.asarray(t_b, dtype=float).reshape(3))
 
     def set_end_twist(self, phi_a: float = 0.0, phi_b: float = 0.0) -> None:
@@ -904,8 +974,14 @@ class Line:
     def end_moments(self) -> tuple[np.ndarray, np.ndarray]:
         """Moments the line exerts ON ends A and B [N m], NED: bending at clamped ends, torsion
         GJ tau about the line axis when both ends hold the twist (components/rod.py)."""
-        p = self.p
+        if self._bend is None:           # no bending, and no torsion (it needs the rod)
+            return np.zeros(3), np.zeros(3)
         self._forces(self.r, self.v, self.t)
+        return self._moments()
+
+    def _moments(self) -> tuple[np.ndarray, np.ndarray]:
+        # from the curvatures and the twist of the last _forces call, at the present state
+        p = self.p
         q = self._tangents(self.r)
         ma, mb = np.zeros(3), np.zeros(3)
         if self._k is not None and p.EI > 0:
@@ -926,20 +1002,127 @@ class Line:
         self._forces(self.r, self.v, self.t)
         return self._Theta / float(np.sum(self.l))
 
+    def end_loads(self) -> EndLoads:
+        """What the outputs of a line read, at the present state, in one evaluation: the forces on
+        ends A and B (``anchor_force``, ``fairlead_force``), the moments on them
+        (``end_moments``), ``twist_rate`` and the element ``tensions``.  Without bending only the
+        two end nodes are evaluated besides the tensions (_end_forces: the same values as
+        node_forces())."""
+        q, lam, T = self._tension_terms()
+        if self._bend is None:
+            Fa, Fb = self._end_forces(q, lam, T)
+            return EndLoads(np.array(Fa), np.array(Fb), np.zeros(3), np.zeros(3), 0.0, T)
+        F = self._forces(self.r, self.v, self.t)
+        ma, mb = self._moments()
+        tau = 0.0 if self.twist is None else self._Theta / float(np.sum(self.l))
+        return EndLoads(F[0], F[-1], ma, mb, tau, T)
+
+    def _end_forces(self, q: np.ndarray, lam: np.ndarray, T: np.ndarray) -> tuple[list, list]:
+        """Rows 0 and N of _forces() at the present state, for a line without bending, given the
+        element tangents, lengths and tensions (_tension_terms): the end element's tension plus
+        the end node's weight, drag, fluid inertia, seabed (and tip force).
+
+        The same formulas, in the same order of floating-point operations, as _forces, in
+        Python floats: a line of a few elements spends its time in numpy's per-call overhead,
+        and the outputs need two nodes, not N + 1 (tests/test_cable_speed_outputs.py checks
+        that the values are the same as node_forces())."""
+        p, N = self.p, self.N
+        r, v = self.r, self.v
+        four = [0, 1, N - 1, N]
+        # fluid velocity and acceleration at the end nodes, surface at the end elements' nodes
+        if self.current_profile is None and self.sea is None:
+            U0 = UN = self.current.tolist()
+            A0 = AN = None
+            zs = None
+        else:
+            U, Af, zs = self._fluid(r[four], self.t)
+            U = np.broadcast_to(U, (4, 3))
+            U0, UN = U[0].tolist(), U[3].tolist()
+            A0, AN = (None, None) if Af is None else (Af[0].tolist(), Af[3].tolist())
+        # wet fraction of an end node: its element's submerged fraction (_wet_fraction)
+        if p.rho_water <= 0:
+            w0 = wN = 0.0
+        else:
+            trough = 0.0 if self.sea is None else float(np.sum(self.sea.amplitude))
+            if float(r[:, 2].min()) >= trough:
+                w0 = wN = 1.0
+            else:
+                h = r[four, 2] - (0.0 if zs is None else zs)
+                h = h.tolist()
+                dia = p.diameter
+
+                def wet(h1, h2):
+                    span = abs(h1) + abs(h2)
+                    if span > dia:
+                        return (max(h1, 0.0) + max(h2, 0.0)) / max(span, 1e-300)
+                    return min(max(0.5 + (h1 + h2) / (2 * dia), 0.0), 1.0)
+
+                w0, wN = wet(h[0], h[1]), wet(h[2], h[3])
+        out = []
+        for e, i, w, U, Af in ((0, 0, w0, U0, A0), (N - 1, N, wN, UN, AN)):
+            q0, q1, q2 = q[e].tolist()
+            lam_e, T_e = float(lam[e]), float(T[e])
+            if i == 0:
+                F0, F1, F2 = 0.0 + T_e * q0, 0.0 + T_e * q1, 0.0 + T_e * q2
+            else:
+                F0, F1, F2 = 0.0 - T_e * q0, 0.0 - T_e * q1, 0.0 - T_e * q2
+            m, ln = float(self.m_node[i]), float(self.l_node[i])
+            F2 += (m - w * self._rhoA * ln) * p.g
+            # Morison drag with the end element's tangent
+            vi = v[i].tolist()
+            lbar = 0.5 * lam_e
+            kdn = self._kdn * lbar * w
+            u0, u1, u2 = U[0] - vi[0], U[1] - vi[1], U[2] - vi[2]
+            uq = _dot3(u0, u1, u2, q0, q1, q2)
+            t0, t1, t2 = uq * q0, uq * q1, uq * q2
+            n0, n1, n2 = u0 - t0, u1 - t1, u2 - t2
+            c = kdn * math.sqrt(_dot3(n0, n1, n2, n0, n1, n2))
+            F0, F1, F2 = F0 + c * n0, F1 + c * n1, F2 + c * n2
+            if self._kdt:
+                c = self._kdt * lbar * w * math.sqrt(_dot3(t0, t1, t2, t0, t1, t2))
+                F0, F1, F2 = F0 + c * t0, F1 + c * t1, F2 + c * t2
+            if Af is not None:
+                ma_n = p.Can * self._rhoA * ln * w
+                ma_t = p.Cat * self._rhoA * ln * w
+                fk = self._rhoA * ln * w
+                aq = _dot3(Af[0], Af[1], Af[2], q0, q1, q2)
+                a0, a1, a2 = aq * q0, aq * q1, aq * q2
+                F0 += fk * Af[0] + ma_n * (Af[0] - a0) + ma_t * a0
+                F1 += fk * Af[1] + ma_n * (Af[1] - a1) + ma_t * a1
+                F2 += fk * Af[2] + ma_n * (Af[2] - a2) + ma_t * a2
+            pen = r[i, 2].item() - self.seabed_depth
+            if pen > 0.0:
+                Fn = p.kBot * pen + p.cBot * vi[2]
+                Fn = max(Fn, 0.0) * p.diameter * ln
+                F2 -= Fn
+                vhm = math.sqrt(vi[0] * vi[0] + vi[1] * vi[1])
+                fmag = p.friction_damping * vhm if p.friction_damping * vhm < p.friction * Fn else p.friction * Fn
+                c = fmag / max(vhm, 1e-300)
+                F0, F1 = F0 - c * vi[0], F1 - c * vi[1]
+            if self.free_b and i == N:
+                tf = self.tip_force.tolist()
+                F0, F1, F2 = F0 + tf[0], F1 + tf[1], F2 + tf[2]
+            out.append([F0, F1, F2])
+        return out[0], out[1]
+
     def tensions(self) -> np.ndarray:
         """Element tensions (N,) [N], end A first, >= 0."""
+        return self._tension_terms()[2]
+
+    def _tension_terms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        # element tangents, lengths and tensions at the present state, as _forces has them
         q, lam = _unit_rows(self.r[1:] - self.r[:-1])
-        return self._axial(lam, np.einsum("ij,ij->i", self.v[1:] - self.v[:-1], q))[0]
+        return q, lam, self._axial(lam, _einsum("ij,ij->i", self.v[1:] - self.v[:-1], q), stiffness=False)[0]
 
     @property
     def length(self) -> float:
         """Present unstretched length [m]."""
-        return float(np.sum(self.l))
+        return float(self.l.sum())
 
     @property
     def mass(self) -> float:
         """Structural mass of the line [kg] (without a tip mass)."""
-        return float(np.sum(self.m_node)) - (self.tip_mass if self.free_b else 0.0)
+        return float(self.m_node.sum()) - (self.tip_mass if self.free_b else 0.0)
 
     @property
     def ra(self) -> np.ndarray:

@@ -189,8 +189,7 @@ class Cable(Fmi2Slave):
         line.current = v["current.velocity"].copy()
         if line.current_profile is not None:
             line.current_profile = self._current_profile()
-        line.set_ends(v["end_a.position"].copy(), v["end_a.velocity"].copy(), v["end_b.position"].copy(),
-                      v["end_b.velocity"].copy())
+        line.set_ends(v["end_a.position"], v["end_a.velocity"], v["end_b.position"], v["end_b.velocity"])   # copies
         line.set_end_tangents(v["end_a.tangent"], v["end_b.tangent"])
         line.set_end_twist(v["end_a.twist"], v["end_b.twist"])
         if line.free_b:
@@ -212,13 +211,13 @@ class Cable(Fmi2Slave):
 
     def update_outputs(self) -> None:
         v, line = self.v, self.line
-        F = line.node_forces()
-        v["end_a.force"][:] = F[0]
-        v["end_b.force"][:] = F[-1]
-        ma, mb = line.end_moments()
+        # one evaluation for forces, moments, twist and tensions (without bending only the end
+        # nodes besides the tensions): the outputs are the end loads, not every node's force
+        Fa, Fb, ma, mb, tau, tensions = line.end_loads()
+        v["end_a.force"][:] = Fa
+        v["end_b.force"][:] = Fb
         v["end_a.moment"][:] = ma
         v["end_b.moment"][:] = mb
-        tensions = line.tensions()
         v["end_a.tension"] = float(tensions[0])
         v["end_b.tension"] = float(tensions[-1])
         v["tip.position"][:] = line.r[-1]
@@ -226,13 +225,17 @@ class Cable(Fmi2Slave):
         we = line.winch_end
         # what a load cell at the winch reads: the line's force on the winch end (end element
         # tension plus the end node's share of weight, drag, ...)
-        v["winch.tension"] = 0.0 if we is None else float(np.linalg.norm(F[0] if we == "a" else F[-1]))
+        if we is None:
+            v["winch.tension"] = 0.0
+        else:
+            Fw = Fa if we == "a" else Fb
+            v["winch.tension"] = math.sqrt(float(Fw.dot(Fw)))     # np.linalg.norm's arithmetic, less overhead
         v["line_length"] = line.length
         v["line_mass"] = line.mass
         v["segment_count"] = float(line.N)
-        v["twist_rate"] = line.twist_rate()
-        v["max_tension"] = float(np.max(tensions))
-        v["slack_fraction"] = float(np.mean(tensions <= 0.0))
+        v["twist_rate"] = tau
+        v["max_tension"] = float(tensions.max())
+        v["slack_fraction"] = np.count_nonzero(tensions <= 0.0) / tensions.size
 
     def get_model_state(self) -> dict:
         return {} if self.line is None else {"line": self.line.get_state()}
