@@ -32,7 +32,7 @@ import itertools
 import multiprocessing
 import os
 import pickle
-import select
+import socket
 import signal
 import struct
 import threading
@@ -311,9 +311,15 @@ class _Worker:
         child.close()             # the worker's end lives only in the worker: its death closes the socket
         self.conn = parent        # owns the file descriptor
         self.fd = parent.fileno()
-        os.set_blocking(self.fd, False)
-        self.poll = select.poll()
-        self.poll.register(self.fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        # blocking reads and writes that give up after a heartbeat (SO_RCVTIMEO/SO_SNDTIMEO): an
+        # answer that is there costs one system call, and a waiting master still checks now and
+        # then that the worker lives
+        with socket.socket(fileno=os.dup(self.fd)) as sock:
+            heartbeat = pool.heartbeat_ms * 1000
+            timeval = struct.pack("ll", heartbeat // 1_000_000, heartbeat % 1_000_000)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
+        os.set_blocking(self.fd, True)
 
     @property
     def pid(self) -> int | None:
@@ -378,7 +384,6 @@ class _Worker:
                     try:
                         sent += os.write(self.fd, view[sent:used])
                     except BlockingIOError:        # a large message (an FMU state) fills the socket
-                        select.select([], [self.fd], [], 1.0)
                         if not self.process.is_alive():
                             raise BrokenPipeError from None
             except OSError:
@@ -404,7 +409,7 @@ class _Worker:
         while True:
             try:
                 n = os.readv(self.fd, [self.in_view[self.have:]])
-            except BlockingIOError:
+            except BlockingIOError:                # a heartbeat without an answer
                 n = None
             except OSError:
                 n = 0
@@ -414,19 +419,18 @@ class _Worker:
             if n is not None:
                 self.have += n
                 return
-            # nothing yet: wait, checking now and then that the worker lives and is not hung
-            if started is None:
-                started, timeout = time.monotonic(), waiting.slave._timeout()
-            if not self.poll.poll(self.pool.heartbeat_ms):
-                if not self.process.is_alive():
-                    self.died(waiting)
-                    return
-                if timeout is not None and time.monotonic() - started > timeout:
-                    self.kill()
-                    self.dead = (f"no answer from its worker process (pid {self.pid}{self.hosting()}) to "
-                                 f"{waiting.what} within {timeout:g} s; the worker was stopped")
-                    self._fail_all()
-                    return
+            # a heartbeat went by without an answer: does the worker live, is it hung?
+            if started is None:          # the first heartbeat has gone by already
+                started, timeout = time.monotonic() - self.pool.heartbeat_ms / 1000, waiting.slave._timeout()
+            if not self.process.is_alive():
+                self.died(waiting)
+                return
+            if timeout is not None and time.monotonic() - started > timeout:
+                self.kill()
+                self.dead = (f"no answer from its worker process (pid {self.pid}{self.hosting()}) to "
+                             f"{waiting.what} within {timeout:g} s; the worker was stopped")
+                self._fail_all()
+                return
 
     def _read_frame(self, batch: list[_Reply], waiting: _Reply) -> None:
         while self.have < _HEAD:
