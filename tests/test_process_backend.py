@@ -22,7 +22,7 @@ from orchestration.backends import BackendConfig, BackendError, backend_from_sys
 from orchestration.execution import Execution, ExecutionError
 from orchestration.process_backend import ProcessPool
 from orchestration.ssp import write_ssp
-from orchestration.system import SystemFileError
+from orchestration.system import Component, System, SystemFileError
 from orchestration.systemfile import load_system
 from tests.test_backends import chain, record
 
@@ -134,3 +134,54 @@ def test_unwritable_placement_is_refused(payload_fmu, tmp_path):
     with pytest.raises(SystemFileError, match="max_restarts"):
         write_ssp(chain(payload_fmu), tmp_path / "x.ssd",
                   backend=BackendConfig("ray", placement={"a": {"max_restarts": 2}}))
+
+
+def _oscillator_chain(fmu: Path) -> System:
+    s = System("oscillators")
+    for k in range(3):
+        s.add_component(Component(f"o{k}", fmu))
+    s.connect("o0.x", "o1.F", factor=10.0)
+    s.connect("o1.x", "o2.F", factor=10.0)
+    return s
+
+
+@pytest.mark.parametrize("fmi", ["2.0", "1.0"])
+def test_c_fmus_fmi2_fast_path_and_fmi1_generic_path_are_bit_identical(tmp_path, fmi):
+    from tests.c_fmu.build import build_oscillator_fmu
+    from tests.c_fmu.build_fmi1 import build_oscillator_fmi1_fmu
+
+    fmu = (build_oscillator_fmu if fmi == "2.0" else build_oscillator_fmi1_fmu)(tmp_path)
+    s = _oscillator_chain(fmu)
+    t0, y0 = record(s, FixedStepAlgorithm(), None, 0.2, 0.01)
+    assert np.ptp(y0, axis=0).max() > 0
+    for config in (BackendConfig("process"), BackendConfig("process", workers=2)):
+        t1, y1 = record(s, FixedStepAlgorithm(), make_slave_factory(config), 0.2, 0.01)
+        assert np.array_equal(t0, t1) and np.array_equal(y0, y1), config
+
+
+def test_a_failed_step_in_the_worker_reads_as_in_process(tmp_path):
+    from orchestration.process_backend import ProcessSlave
+    from orchestration.slaves import InProcessSlave, SlaveError
+    from tests.c_fmu.build import build_oscillator_fmu
+
+    fmu = build_oscillator_fmu(tmp_path)
+    messages = []
+    for slave in (InProcessSlave("o", fmu), ProcessSlave("o", fmu)):
+        try:
+            slave.instantiate()
+            slave.setup(0.0, None)
+            slave.enter_initialization()
+            slave.exit_initialization()
+            vi, vo = np.array([slave.variables["F"].value_reference]), np.array([slave.variables["x"].value_reference])
+            with pytest.raises(SlaveError) as failure:
+                slave.exchange(vi, np.array([1.0]), 5.0, 1e-3, vo)      # the FMU is at t = 0
+            messages.append(str(failure.value))
+            with pytest.raises(SlaveError) as failure:                      # the FMU is in its error state now
+                slave.exchange(vi, np.array([1.0]), 0.0, 1e-3, vo)
+            messages.append(str(failure.value))
+        finally:
+            slave.terminate()
+            slave.free()
+    assert messages[:2] == messages[2:], messages
+    assert messages[0].startswith("o (Oscillator.fmu): doStep(t = 5 s") and "currentCommunicationPoint" in messages[0]
+    assert messages[1].startswith("o (Oscillator.fmu): setReal failed")
