@@ -53,6 +53,8 @@ _FRAME = struct.Struct("<II")
 _ITEM = struct.Struct("<BxHIIIdd")
 # an answer item: kind (Y values, O pickled, E error text), payload bytes
 _ANSWER = struct.Struct("<BxxxI")
+# a frame holding one macro step: the frame header and the item header in one go
+_STEP = struct.Struct("<II" + _ITEM.format[1:])
 _OP_EXCHANGE, _OP_PICKLED = ord("X"), ord("P")
 _VALUES, _PICKLED, _ERROR = ord("Y"), ord("O"), ord("E")
 _HEAD = _FRAME.size
@@ -275,7 +277,8 @@ class _Reply:
     def result(self) -> Any:
         if not self.done:
             worker = self.slave._worker
-            worker.pool.flush()
+            if worker.pool.unsent:
+                worker.pool.flush()
             worker.wait_for(self)
         if self.error is not None:
             raise SlaveError(self.error)
@@ -299,6 +302,7 @@ class _Worker:
         self.batch: list[_Reply] = []               # requests in the frame not yet sent
         self.out_bytes = bytearray(1 << 16)
         self.out_f64 = np.frombuffer(self.out_bytes, dtype=np.float64)
+        self.out_view = memoryview(self.out_bytes)
         self.used = _HEAD
         self.in_bytes = bytearray(1 << 16)
         self.in_f64 = np.frombuffer(self.in_bytes, dtype=np.float64)
@@ -335,12 +339,23 @@ class _Worker:
         if need > len(self.out_bytes):
             grown = bytearray(max(need, 2 * len(self.out_bytes)))
             grown[:self.used] = self.out_bytes[:self.used]
-            self.out_bytes, self.out_f64 = grown, np.frombuffer(grown, dtype=np.float64)
+            self.out_view.release()
+            self.out_bytes, self.out_f64, self.out_view = grown, np.frombuffer(grown, dtype=np.float64), memoryview(grown)
 
     def add_exchange(self, slot: int, in_key: int, out_key: int, t: float, h: float, u: np.ndarray,
                      reply: _Reply) -> None:
         n = len(u)
         with self.lock:
+            if self.live <= 1 and not self.batch and self.dead is None:
+                # alone in its worker: the step goes at once, a frame of its own
+                size = _STEP.size + 8 * n
+                self._room(size - _HEAD)
+                _STEP.pack_into(self.out_bytes, 0, size - _HEAD, 1, _OP_EXCHANGE, slot, in_key, out_key, 8 * n, t, h)
+                self.out_f64[_STEP.size >> 3:(_STEP.size >> 3) + n] = u
+                batch = [reply]
+                self.outstanding.append(batch)
+                self._write(size, batch)
+                return
             self._room(_ITEM.size + 8 * n)
             at = self.used
             _ITEM.pack_into(self.out_bytes, at, _OP_EXCHANGE, slot, in_key, out_key, 8 * n, t, h)
@@ -349,7 +364,7 @@ class _Worker:
             self.used = at + _ITEM.size + 8 * n
             self.batch.append(reply)
             if self.live <= 1:
-                self.flush()                       # alone in its worker: let it start at once
+                self.flush()
             elif len(self.batch) == 1:
                 self.pool.unsent.append(self)
 
@@ -378,18 +393,19 @@ class _Worker:
                 self._fail(batch)
                 return
             self.outstanding.append(batch)
-            view, sent = memoryview(self.out_bytes), 0
-            try:
-                while sent < used:
-                    try:
-                        sent += os.write(self.fd, view[sent:used])
-                    except BlockingIOError:        # a large message (an FMU state) fills the socket
-                        if not self.process.is_alive():
-                            raise BrokenPipeError from None
-            except OSError:
-                self.died(batch[0])
-            finally:
-                view.release()
+            self._write(used, batch)
+
+    def _write(self, size: int, batch: list[_Reply]) -> None:
+        view, sent = self.out_view, 0
+        try:
+            while sent < size:
+                try:
+                    sent += os.write(self.fd, view[sent:size])
+                except BlockingIOError:            # a large message (an FMU state) fills the socket
+                    if not self.process.is_alive():
+                        raise BrokenPipeError from None
+        except OSError:
+            self.died(batch[0])
 
     # reading ----------------------------------------------------------------------------------
 
