@@ -163,6 +163,20 @@ def speedup_part(payload: Path, args) -> dict:
             "speedup": round(speedup, 2), "goal": 1.6, "worker_cores_busy": round(max(busy), 2)}
 
 
+def _keep_ray_figures(overhead: dict, previous: dict) -> None:
+    """With --skip-ray, carry the Ray figures of the file being replaced over, with their date
+    (Ray was not measured this time)."""
+    old = previous.get("overhead") or {}
+    kept = False
+    for key in ("per_step_us", "master_cpu_per_step_us", "overhead_us"):
+        for backend, value in (old.get(key) or {}).items():
+            if backend.startswith("ray") and key in overhead:
+                overhead[key][backend] = value
+                kept = True
+    if kept:
+        overhead["ray_figures_from"] = old.get("ray_figures_from") or previous.get("date")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2000, help="macro steps for the overhead runs")
@@ -179,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     import build_fmus
     from tests.c_fmu.build import build_oscillator_fmu
 
-    report: dict = json.loads(args.out.read_text()) if args.part and args.out.is_file() else {}
+    previous: dict = json.loads(args.out.read_text()) if args.out.is_file() else {}
+    report: dict = dict(previous) if args.part else {}
     report.update({"date": datetime.date.today().isoformat(), "python": platform.python_version(),
                    "cpus": os.cpu_count(), "platform": platform.platform()})
     with tempfile.TemporaryDirectory() as tmp:
@@ -189,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
             report[f"load_average_before_{part}"] = os.getloadavg()
             if part == "overhead":
                 report[part] = overhead_part(build_oscillator_fmu(Path(tmp)), args)
+                if args.skip_ray:
+                    _keep_ray_figures(report[part], previous)
             else:
                 report[part] = speedup_part(build_fmus.build_all(Path(tmp) / "fmus", ["Payload"])[0], args)
             report[f"load_average_after_{part}"] = os.getloadavg()
