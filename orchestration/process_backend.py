@@ -20,9 +20,9 @@ until somebody needs an answer, then all go as one frame (one write, one wake-up
 The worker is started with ``spawn`` (no fork of a master that may already hold FMUs, threads or
 a Ray connection).
 
-Faults: a worker that dies closes its end of the socket, so a waiting master sees it at once; the
-master also polls with a heartbeat and checks that the process is alive, and an optional
-``call_timeout`` stops a worker that hangs. Either way a :class:`SlaveError` names the FMU
+Faults: a worker that dies closes its end of the socket, so a waiting master sees it at once; a
+read that waits gives up after a heartbeat (SO_RCVTIMEO) to check that the process is alive, and
+an optional ``call_timeout`` stops a worker that hangs. Either way a :class:`SlaveError` names the FMU
 instance, the call and how the worker ended (exit code or signal).
 """
 from __future__ import annotations
