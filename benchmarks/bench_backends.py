@@ -6,15 +6,19 @@ benchmarks/data/backends.json; they are measured, never asserted by the tests.
 
 1. **Overhead.** A chain of 5 plain-C oscillator FMUs (tests/c_fmu: microseconds per doStep, so
    the time per macro step is almost all master and transport) runs Jacobi fixed steps in-process,
-   with the process backend, with the ray backend (a local Ray instance, one actor per FMU) and
-   with all five FMUs in one Ray actor group (one actor, one call per macro step); overhead per
-   macro step = (backend - in-process) / steps, best of R runs. The CPU time of the master per
+   with the process backend (one worker process per FMU, the default), with the process backend's
+   FMUs in 2 and in 1 worker processes (``workers=2``/``workers=1``: one frame per worker and
+   macro step), with the ray backend (a local Ray instance, one actor per FMU) and with all five
+   FMUs in one Ray actor group (one actor, one call per macro step); overhead per macro step =
+   (backend - in-process) / steps, best of R runs (the backends take turns, run by run, so a
+   burst of load from elsewhere does not fall on one backend only). The CPU time of the master per
    step is recorded too (less sensitive to other load on the machine than the wall time). Goals:
    process <= 100 us, Ray <= 1.5 ms.
 2. **Speedup.** Two Payload FMUs (pythonfmu: Python code, one GIL per process) with a tiny RK4
    sub-step, a few ms of compute per macro step each, coupled through a connection; in-process they
    step one after the other, with the process backend in parallel on the 2 cores. Speedup =
-   in-process / process wall time, best of R. Goal >= 1.6x.
+   in-process / process wall time, each the best of R runs taken in turns, with the load average
+   of every run recorded. Goal >= 1.6x.
 
 The machine is shared: the load average is recorded with the figures.
 """
@@ -58,6 +62,7 @@ def heavy_pair(payload: Path, substep: float) -> System:
 
 
 CONFIGS = {"inprocess": BackendConfig("inprocess"), "process": BackendConfig("process"),
+           "process-2": BackendConfig("process", workers=2), "process-1": BackendConfig("process", workers=1),
            "ray": BackendConfig("ray"), "ray-group": BackendConfig("ray", placement={"*": {"group": "all"}})}
 
 
@@ -94,20 +99,28 @@ def timed_run(system: System, backend: str, steps: int, h: float, cpu: list | No
 
 def overhead_part(oscillator: Path, args) -> dict:
     n, h = 5, 1e-3
-    backends = ["inprocess", "process"] + ([] if args.skip_ray else ["ray", "ray-group"])
+    backends = ["inprocess", "process", "process-2", "process-1"] + ([] if args.skip_ray else ["ray", "ray-group"])
     if "ray" in backends:
         from orchestration import ray_backend
 
         ray_backend.connect(None)
+    walls: dict[str, list[float]] = {b: [] for b in backends}
+    cpus: dict[str, list[float]] = {b: [] for b in backends}
+    loads: dict[str, list[float]] = {b: [] for b in backends}
+    steps_of = {b: args.steps if not b.startswith("ray") else max(200, args.steps // 4) for b in backends}
+    for _ in range(args.repeat):                   # in turns: load from elsewhere spreads over all
+        for backend in backends:
+            walls[backend].append(timed_run(oscillator_chain(oscillator, n), backend, steps_of[backend], h,
+                                            cpus[backend]))
+            loads[backend].append(os.getloadavg()[0])
     per_step, cpu_step = {}, {}
     for backend in backends:
-        steps = args.steps if not backend.startswith("ray") else max(200, args.steps // 4)
-        cpu: list[float] = []
-        best = min(timed_run(oscillator_chain(oscillator, n), backend, steps, h, cpu) for _ in range(args.repeat))
-        per_step[backend], cpu_step[backend] = best / steps, min(cpu) / steps
+        steps = steps_of[backend]
+        best = min(range(args.repeat), key=walls[backend].__getitem__)
+        per_step[backend], cpu_step[backend] = walls[backend][best] / steps, min(cpus[backend]) / steps
         print(f"{n} oscillators, {backend:9s}: {per_step[backend] * 1e6:9.1f} us per macro step, master CPU "
-              f"{cpu_step[backend] * 1e6:7.1f} us (best of {args.repeat}, {steps} steps, load "
-              f"{os.getloadavg()[0]:.1f})", flush=True)
+              f"{cpu_step[backend] * 1e6:7.1f} us (best of {args.repeat}, {steps} steps, load at the best run "
+              f"{loads[backend][best]:.2f})", flush=True)
     overhead = {b: (per_step[b] - per_step["inprocess"]) for b in backends if b != "inprocess"}
     for b, v in overhead.items():
         print(f"  overhead {b}: {v * 1e6:.1f} us per macro step with {n} FMUs")
@@ -115,7 +128,9 @@ def overhead_part(oscillator: Path, args) -> dict:
             "per_step_us": {b: round(v * 1e6, 1) for b, v in per_step.items()},
             "master_cpu_per_step_us": {b: round(v * 1e6, 1) for b, v in cpu_step.items()},
             "overhead_us": {b: round(v * 1e6, 1) for b, v in overhead.items()},
-            "goals_us": {"process": 100, "ray": 1500, "ray-group": 1500}}
+            "master_cpu_overhead_us": {b: round((cpu_step[b] - cpu_step["inprocess"]) * 1e6, 1) for b in overhead},
+            "load_average_1min": {b: [round(x, 2) for x in v] for b, v in loads.items()},
+            "goals_us": {"process": 100, "process-2": 100, "process-1": 100, "ray": 1500, "ray-group": 1500}}
 
 
 def speedup_part(payload: Path, args) -> dict:
@@ -123,26 +138,50 @@ def speedup_part(payload: Path, args) -> dict:
     single = timed_run(heavy_pair(payload, substep), "inprocess", 20, hh) / 20 / 2
     print(f"heavy Payload step (max_substep {substep:g} s, macro step {hh:g} s): {single * 1e3:.2f} ms each",
           flush=True)
-    times, busy = {}, []
-    for backend in ("inprocess", "process"):
-        times[backend] = min(timed_run(heavy_pair(payload, substep), backend, args.heavy_steps, hh, busy=busy)
-                             for _ in range(args.repeat))
-        print(f"2 heavy Payloads, {backend:9s}: {times[backend] / args.heavy_steps * 1e3:.2f} ms per macro step "
-              f"(load {os.getloadavg()[0]:.1f})", flush=True)
+    runs: dict[str, list[float]] = {"inprocess": [], "process": []}
+    loads: dict[str, list[float]] = {"inprocess": [], "process": []}
+    busy: list[float] = []
+    for _ in range(args.repeat):                   # in turns, the load of every run recorded
+        for backend in runs:
+            runs[backend].append(timed_run(heavy_pair(payload, substep), backend, args.heavy_steps, hh,
+                                           busy=busy if backend == "process" else None))
+            loads[backend].append(os.getloadavg()[0])
+    times = {b: min(v) for b, v in runs.items()}
+    for backend, t in times.items():
+        best = runs[backend].index(t)
+        print(f"2 heavy Payloads, {backend:9s}: {t / args.heavy_steps * 1e3:.2f} ms per macro step (best of "
+              f"{args.repeat}; load at that run {loads[backend][best]:.2f}, over all runs "
+              f"{min(loads[backend]):.2f}-{max(loads[backend]):.2f})", flush=True)
     speedup = times["inprocess"] / times["process"]
     print(f"  process-backend speedup on {os.cpu_count()} cores: {speedup:.2f}x (goal >= 1.6x); the workers kept "
           f"{max(busy):.2f} cores busy (2 = fully parallel)")
     return {"fmus": "2 x Payload", "max_substep_s": substep, "macro_step_s": hh,
-            "compute_per_fmu_step_ms": round(single * 1e3, 2), "steps": args.heavy_steps,
+            "compute_per_fmu_step_ms": round(single * 1e3, 2), "steps": args.heavy_steps, "repeat": args.repeat,
             "ms_per_step": {b: round(t / args.heavy_steps * 1e3, 2) for b, t in times.items()},
+            "ms_per_step_all_runs": {b: [round(t / args.heavy_steps * 1e3, 2) for t in v] for b, v in runs.items()},
+            "load_average_1min": {b: [round(x, 2) for x in v] for b, v in loads.items()},
             "speedup": round(speedup, 2), "goal": 1.6, "worker_cores_busy": round(max(busy), 2)}
+
+
+def _keep_ray_figures(overhead: dict, previous: dict) -> None:
+    """With --skip-ray, carry the Ray figures of the file being replaced over, with their date
+    (Ray was not measured this time)."""
+    old = previous.get("overhead") or {}
+    kept = False
+    for key in ("per_step_us", "master_cpu_per_step_us", "overhead_us"):
+        for backend, value in (old.get(key) or {}).items():
+            if backend.startswith("ray") and key in overhead:
+                overhead[key][backend] = value
+                kept = True
+    if kept:
+        overhead["ray_figures_from"] = old.get("ray_figures_from") or previous.get("date")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2000, help="macro steps for the overhead runs")
     parser.add_argument("--heavy-steps", type=int, default=200, help="macro steps for the speedup runs")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--substep", type=float, default=2.5e-4,
                         help="RK4 sub-step of the heavy Payloads [s] (smaller: more compute per macro step)")
     parser.add_argument("--skip-ray", action="store_true")
@@ -154,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     import build_fmus
     from tests.c_fmu.build import build_oscillator_fmu
 
-    report: dict = json.loads(args.out.read_text()) if args.part and args.out.is_file() else {}
+    previous: dict = json.loads(args.out.read_text()) if args.out.is_file() else {}
+    report: dict = dict(previous) if args.part else {}
     report.update({"date": datetime.date.today().isoformat(), "python": platform.python_version(),
                    "cpus": os.cpu_count(), "platform": platform.platform()})
     with tempfile.TemporaryDirectory() as tmp:
@@ -164,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
             report[f"load_average_before_{part}"] = os.getloadavg()
             if part == "overhead":
                 report[part] = overhead_part(build_oscillator_fmu(Path(tmp)), args)
+                if args.skip_ray:
+                    _keep_ray_figures(report[part], previous)
             else:
                 report[part] = speedup_part(build_fmus.build_all(Path(tmp) / "fmus", ["Payload"])[0], args)
             report[f"load_average_after_{part}"] = os.getloadavg()

@@ -1,28 +1,41 @@
-"""The ``process`` backend: every FMU instance in its own local OS process.
+"""The ``process`` backend: FMU instances in local OS worker processes.
 
 Why: a pythonfmu FMU runs Python code, and in one process all FMUs share one GIL, so they step one
-after another however many cores there are. One worker process per FMU lets them step in
-parallel; a crash inside an FMU (a segfault in native code) kills its worker, not the master.
+after another however many cores there are. Worker processes let them step in parallel; a crash
+inside an FMU (a segfault in native code) kills its worker, not the master. By default every FMU
+instance has a worker of its own; ``workers=N`` (:class:`ProcessPool`) hosts the FMUs in N workers
+instead, round-robin, which costs fewer processes, system calls and context switches per macro
+step (docs/distributed.md: what each configuration costs).
 
-Transport: a ``multiprocessing`` pipe per worker (≈50 µs round trip on the project's 2-core
-machine, anchors_cosim.md §5). The macro step goes as raw bytes -- a header with two
-value-reference keys, t and h, then the input values as float64 -- and comes back as the output
-values, so no pickling on the hot path; every other request is pickled. The worker is started
-with ``spawn`` (no fork of a master that may already hold FMUs, threads or a Ray connection).
+Transport: a socket pair per worker (the ends of a ``multiprocessing`` pipe), read and written with
+``os.readv``/``os.write`` into buffers that are allocated once. Everything travels in *frames*: a
+header (body length, item count), then items, each a fixed 32-byte header (operation, FMU slot,
+two value-reference keys, payload length, t, h) and a payload padded to 8 bytes. The macro step
+(operation ``X``) carries the input values as raw float64, which the worker hands to
+``fmi2SetReal`` in place (ctypes, no copies); ``fmi2GetReal`` writes the outputs straight into the
+answer frame; the master copies them out with one numpy slice. Only the rare requests (set-up,
+states, values by name) are pickled. Steps for a worker that hosts several FMUs wait in its frame
+until somebody needs an answer, then all go as one frame (one write, one wake-up, one read).
 
-Faults: a worker that dies closes its end of the pipe, so a waiting master sees it at once; the
-master also polls with a heartbeat and checks that the process is alive, and an optional
-``call_timeout`` stops a worker that hangs. Either way a :class:`SlaveError` names the FMU
+The worker is started with ``spawn`` (no fork of a master that may already hold FMUs, threads or
+a Ray connection).
+
+Faults: a worker that dies closes its end of the socket, so a waiting master sees it at once; a
+read that waits gives up after a heartbeat (SO_RCVTIMEO) to check that the process is alive, and
+an optional ``call_timeout`` stops a worker that hangs. Either way a :class:`SlaveError` names the FMU
 instance, the call and how the worker ended (exit code or signal).
 """
 from __future__ import annotations
 
+import ctypes
+import itertools
 import multiprocessing
 import os
 import pickle
-import select
+import socket
 import signal
 import struct
+import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -33,60 +46,91 @@ import numpy as np
 from orchestration.remote import RemoteSlave, SlaveHost
 from orchestration.slaves import SlaveError
 
-_EXCHANGE = struct.Struct("<BIIdd")      # b"X", in key, out key, t, h; then the input values
-_OP_EXCHANGE = ord("X")
-_LENGTH = struct.Struct("<I")            # every message: its length, then its bytes
+# a frame: body length (bytes after this header), item count
+_FRAME = struct.Struct("<II")
+# a request item: operation, FMU slot, in key, out key, payload bytes, t, h (32 bytes: keeps the
+# float64 payloads 8-byte aligned)
+_ITEM = struct.Struct("<BxHIIIdd")
+# an answer item: kind (Y values, O pickled, E error text), payload bytes
+_ANSWER = struct.Struct("<BxxxI")
+# a frame holding one macro step: the frame header and the item header in one go
+_STEP = struct.Struct("<II" + _ITEM.format[1:])
+_OP_EXCHANGE, _OP_PICKLED = ord("X"), ord("P")
+_VALUES, _PICKLED, _ERROR = ord("Y"), ord("O"), ord("E")
+_HEAD = _FRAME.size
 
 
-class _Channel:
-    """Length-prefixed messages over one end of a socket pair, straight through os.read/os.write
-    (fewer system calls and less Python than multiprocessing.Connection: this is the hot path)."""
+def _padded(n: int) -> int:
+    return (n + 7) & ~7
 
-    __slots__ = ("fd", "buffer")
 
-    def __init__(self, fd: int):
-        self.fd = fd
-        self.buffer = bytearray()
+# ------------------------------------------------------------------------------- worker side
 
-    def send(self, payload: bytes) -> None:
-        data = memoryview(_LENGTH.pack(len(payload)) + payload)
-        while data:
-            try:
-                data = data[os.write(self.fd, data):]
-            except BlockingIOError:               # a large message (an FMU state) fills the socket
-                select.select([], [self.fd], [], 1.0)
+_FMI2_ARRAY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
+_FMI2_STEP = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_int)
 
-    def take(self) -> bytes | None:
-        """A complete message from what has been read, else None."""
-        buffer = self.buffer
-        if len(buffer) >= 4:
-            n = _LENGTH.unpack_from(buffer)[0]
-            if len(buffer) >= 4 + n:
-                message = bytes(buffer[4:4 + n])
-                del buffer[:4 + n]
-                return message
-        return None
 
-    def fill(self) -> bool:
-        """Read what is there (BlockingIOError on a non-blocking end with nothing); False at EOF."""
-        chunk = os.read(self.fd, 1 << 20)
-        if not chunk:
+class _Hosted:
+    """One FMU instance in a worker: its :class:`SlaveHost` plus the ctypes entry points of the
+    macro step, declared with plain addresses so the step passes buffer addresses (ints) without
+    building ctypes objects."""
+
+    __slots__ = ("host", "failure", "component", "set_real", "get_real", "do_step", "vr")
+
+    def __init__(self, host: SlaveHost | None, failure: str | None):
+        self.host, self.failure = host, failure
+        self.component = None
+        self.vr: dict[int, tuple[int, int, Any]] = {}      # key -> (address, count, keep-alive array)
+
+    def reset(self) -> None:
+        """Forget the entry points (instantiate and free change the component)."""
+        self.component = None
+
+    def prepare(self) -> bool:
+        """Bind the FMI 2.0 functions once the FMU is instantiated; False: use the generic path."""
+        slave = self.host.slave
+        if slave.fmi_version != "2.0" or slave._fmu is None or not slave._fmu.component:
             return False
-        self.buffer += chunk
+        dll = slave._fmu.dll
+        self.set_real = _FMI2_ARRAY(("fmi2SetReal", dll))
+        self.get_real = _FMI2_ARRAY(("fmi2GetReal", dll))
+        self.do_step = _FMI2_STEP(("fmi2DoStep", dll))
+        self.component = slave._fmu.component
         return True
 
-    def receive(self) -> bytes | None:
-        """The next message, waiting for it (blocking end); None at EOF."""
-        while True:
-            message = self.take()
-            if message is not None:
-                return message
-            if not self.fill():
-                return None
+    def references(self, key: int) -> tuple[int, int, Any]:
+        found = self.vr.get(key)
+        if found is None:
+            vrs = self.host.vrs[key]
+            array = (ctypes.c_uint * max(1, len(vrs)))(*[int(v) for v in vrs])
+            found = self.vr[key] = (ctypes.addressof(array), len(vrs), array)
+        return found
 
 
-def _worker_main(conn, name: str, fmu: str, logging: bool) -> None:   # pragma: no cover (child process)
-    """Serve requests for one FMU instance until the master closes the pipe or says ``close``."""
+class _Buffer:
+    """A growable byte buffer with a fixed address (a ctypes array): FMI functions read and write
+    it in place, os.readv/os.write and struct use its memoryview."""
+
+    __slots__ = ("array", "address", "view", "size")
+
+    def __init__(self, size: int):
+        self.size = 0
+        self.grow(size)
+
+    def grow(self, size: int, keep: int = 0) -> None:
+        if size <= self.size:
+            return
+        size = max(size, 2 * self.size)
+        array = ctypes.create_string_buffer(size)
+        if keep:
+            ctypes.memmove(array, self.array, keep)
+        self.array, self.address, self.size = array, ctypes.addressof(array), size
+        self.view = memoryview(array).cast("B")
+
+
+def _worker_main(conn) -> None:   # pragma: no cover (child process)
+    """Serve frames of requests for the FMU instances of this worker until the master closes the
+    socket or says ``close``."""
     # Ctrl+C in a terminal goes to the whole process group: the master decides what to do
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # SCHED_BATCH: a worker woken by its request does not preempt the master, which can then send
@@ -96,54 +140,129 @@ def _worker_main(conn, name: str, fmu: str, logging: bool) -> None:   # pragma: 
             os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
         except OSError:
             pass
-    failure = None
-    host = None
+    fd = conn.fileno()
+    os.set_blocking(fd, True)
     try:
-        host = SlaveHost(name, fmu, logging=logging)
-    except SlaveError as exc:
-        failure = str(exc)
-    except BaseException as exc:
-        failure = f"{name}: cannot load {fmu} in the worker process: {type(exc).__name__}: {exc}"
-    channel = _Channel(conn.fileno())
-    os.set_blocking(channel.fd, True)
-    receive, send, unpack = channel.receive, channel.send, _EXCHANGE.unpack_from
-    exchange = host.exchange if host is not None else None
-    while True:
-        try:
-            msg = receive()
-        except OSError:
-            return
-        if msg is None:
-            return
-        method = "exchange"
-        try:
-            if msg[0] == _OP_EXCHANGE:
-                if failure:
-                    raise SlaveError(failure)
-                _, in_key, out_key, t, h = unpack(msg)
-                send(b"Y" + exchange(in_key, np.frombuffer(msg, dtype=np.float64, offset=_EXCHANGE.size), t, h,
-                                     out_key).tobytes())
-                continue
-            method, args = pickle.loads(memoryview(msg)[1:])
-            if method == "close":
-                send(b"O" + pickle.dumps(None))
-                return
-            if method == "pid":
-                send(b"O" + pickle.dumps(os.getpid()))
-                continue
-            if failure:
-                raise SlaveError(failure)
-            send(b"O" + pickle.dumps(host.call(method, args), protocol=5))
-        except SlaveError as exc:
-            send(b"E" + str(exc).encode("utf-8", "replace"))
-        except OSError:
-            return
-        except Exception as exc:
-            send(b"E" + f"{name}: {method} failed in the worker: {type(exc).__name__}: {exc}".encode("utf-8", "replace"))
+        _serve(fd)
+    except OSError:
+        return
 
+
+def _serve(fd: int) -> None:   # pragma: no cover (child process)
+    slots: list[_Hosted] = []
+    inbox, outbox = _Buffer(1 << 16), _Buffer(1 << 16)
+    have = 0
+    readv, write = os.readv, os.write
+    unpack_frame, unpack_item = _FRAME.unpack_from, _ITEM.unpack_from
+    pack_answer, pack_frame = _ANSWER.pack_into, _FRAME.pack_into
+    while True:
+        while have < _HEAD:
+            n = readv(fd, [inbox.view[have:]])
+            if not n:
+                return
+            have += n
+        body, count = unpack_frame(inbox.view, 0)
+        end = _HEAD + body
+        if end > inbox.size:
+            inbox.grow(end, keep=have)
+        while have < end:
+            n = readv(fd, [inbox.view[have:]])
+            if not n:
+                return
+            have += n
+        at, out, closing = _HEAD, _HEAD, False
+        base = inbox.address
+        for _ in range(count):
+            op, slot, in_key, out_key, nbytes, t, h = unpack_item(inbox.view, at)
+            data = at + _ITEM.size
+            at = data + _padded(nbytes)
+            hosted = slots[slot] if slot < len(slots) else None
+            method = "exchange"
+            try:
+                if op == _OP_EXCHANGE:
+                    if hosted.failure:
+                        raise SlaveError(hosted.failure)
+                    if hosted.component is not None or hosted.prepare():
+                        slave = hosted.host.slave
+                        component = hosted.component
+                        if nbytes:
+                            address, n_in, _ = hosted.references(in_key)
+                            status = hosted.set_real(component, address, n_in, base + data)
+                            if status > 1:
+                                slave._check(status, "setReal")
+                        status = hosted.do_step(component, t, h, 1)
+                        if status > 1:
+                            slave._check(status, f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
+                        address, n_out, _ = hosted.references(out_key)
+                        size = 8 * n_out
+                        outbox.grow(out + _ANSWER.size + size, keep=out)
+                        if n_out:
+                            status = hosted.get_real(component, address, n_out, outbox.address + out + _ANSWER.size)
+                            if status > 1:
+                                slave._check(status, "getReal")
+                    else:                          # FMI 1.0: the generic path
+                        u = np.frombuffer(inbox.view, dtype=np.float64, count=nbytes // 8, offset=data).copy()
+                        y = np.ascontiguousarray(hosted.host.exchange(in_key, u, t, h, out_key), dtype=np.float64)
+                        size = y.nbytes
+                        outbox.grow(out + _ANSWER.size + size, keep=out)
+                        outbox.view[out + _ANSWER.size:out + _ANSWER.size + size] = y.view(np.uint8)
+                    pack_answer(outbox.view, out, _VALUES, size)
+                    out += _ANSWER.size + size
+                    continue
+                method, args = pickle.loads(inbox.view[data:data + nbytes])
+                if method == "load":
+                    value = None
+                    slots.append(_load(*args))
+                elif method == "close":
+                    value, closing = None, True
+                elif method == "pid":
+                    value = os.getpid()
+                elif hosted is None:
+                    raise SlaveError(f"the worker has no FMU instance in slot {slot}")
+                elif hosted.failure:
+                    raise SlaveError(hosted.failure)
+                else:
+                    if method in ("instantiate", "free", "terminate"):
+                        hosted.reset()
+                    value = hosted.host.call(method, args)
+                blob = pickle.dumps(value, protocol=5)
+                kind = _PICKLED
+            except SlaveError as exc:
+                blob, kind = str(exc).encode("utf-8", "replace"), _ERROR
+            except Exception as exc:
+                name = hosted.host.slave.name if hosted is not None and hosted.host is not None else f"slot {slot}"
+                blob, kind = (f"{name}: {method} failed in the worker: {type(exc).__name__}: {exc}"
+                              .encode("utf-8", "replace"), _ERROR)
+            size = len(blob)
+            outbox.grow(out + _ANSWER.size + _padded(size), keep=out)
+            pack_answer(outbox.view, out, kind, size)
+            outbox.view[out + _ANSWER.size:out + _ANSWER.size + size] = blob
+            out += _ANSWER.size + _padded(size)
+        pack_frame(outbox.view, 0, out - _HEAD, count)
+        sent = 0
+        while sent < out:
+            sent += write(fd, outbox.view[sent:out])
+        if closing:
+            return
+        have -= end
+        if have:                                   # the start of the next frame came with this one
+            inbox.view[:have] = bytes(inbox.view[end:end + have])
+
+
+def _load(name: str, fmu: str, logging: bool) -> _Hosted:   # pragma: no cover (child process)
+    """Load one FMU instance; a failure is kept and answered to every request for it."""
+    try:
+        return _Hosted(SlaveHost(name, fmu, logging=logging), None)
+    except SlaveError as exc:
+        return _Hosted(None, str(exc))
+    except BaseException as exc:
+        return _Hosted(None, f"{name}: cannot load {fmu} in the worker process: {type(exc).__name__}: {exc}")
+
+
+# ------------------------------------------------------------------------------- master side
 
 class _Reply:
-    """The answer to one request, read from the channel when somebody needs it (FIFO per worker)."""
+    """The answer to one request, read from the worker's socket when somebody needs it."""
 
     __slots__ = ("slave", "method", "t", "h", "done", "value", "error")
 
@@ -157,183 +276,397 @@ class _Reply:
 
     def result(self) -> Any:
         if not self.done:
-            self.slave._wait_for(self)
+            worker = self.slave._worker
+            if worker.pool.unsent:
+                worker.pool.flush()
+            worker.wait_for(self)
         if self.error is not None:
             raise SlaveError(self.error)
         return self.value
 
 
+class _Worker:
+    """One worker process, its socket and the FMU instances (slots) it hosts.
+
+    Requests are written into a frame that is sent by :meth:`flush`; answers come back as one
+    frame per frame sent, in order (``outstanding`` pairs them). A lock makes it safe for the
+    execution's start-up threads to use FMUs that share a worker."""
+
+    def __init__(self, pool: "ProcessPool", label: str):
+        self.pool = pool
+        self.slaves: list[ProcessSlave] = []
+        self.live = 0
+        self.dead: str | None = None               # how the worker ended, once it has
+        self.lock = threading.RLock()
+        self.outstanding: deque[list[_Reply]] = deque()
+        self.batch: list[_Reply] = []               # requests in the frame not yet sent
+        self.out_bytes = bytearray(1 << 16)
+        self.out_f64 = np.frombuffer(self.out_bytes, dtype=np.float64)
+        self.out_view = memoryview(self.out_bytes)
+        self.used = _HEAD
+        self.in_bytes = bytearray(1 << 16)
+        self.in_f64 = np.frombuffer(self.in_bytes, dtype=np.float64)
+        self.in_view = memoryview(self.in_bytes)
+        self.have = 0
+        ctx = multiprocessing.get_context("spawn")
+        parent, child = ctx.Pipe(duplex=True)
+        self.process = ctx.Process(target=_worker_main, args=(child,), name=f"marine-cosim:{label}", daemon=True)
+        self.process.start()
+        child.close()             # the worker's end lives only in the worker: its death closes the socket
+        self.conn = parent        # owns the file descriptor
+        self.fd = parent.fileno()
+        # blocking reads and writes that give up after a heartbeat (SO_RCVTIMEO/SO_SNDTIMEO): an
+        # answer that is there costs one system call, and a waiting master still checks now and
+        # then that the worker lives
+        with socket.socket(fileno=os.dup(self.fd)) as sock:
+            heartbeat = pool.heartbeat_ms * 1000
+            timeval = struct.pack("ll", heartbeat // 1_000_000, heartbeat % 1_000_000)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
+        os.set_blocking(self.fd, True)
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    def hosting(self) -> str:
+        return "" if len(self.slaves) < 2 else f", hosting {', '.join(s.name for s in self.slaves)}"
+
+    # writing ----------------------------------------------------------------------------------
+
+    def _room(self, n: int) -> None:
+        need = self.used + n
+        if need > len(self.out_bytes):
+            grown = bytearray(max(need, 2 * len(self.out_bytes)))
+            grown[:self.used] = self.out_bytes[:self.used]
+            self.out_view.release()
+            self.out_bytes, self.out_f64, self.out_view = grown, np.frombuffer(grown, dtype=np.float64), memoryview(grown)
+
+    def add_exchange(self, slot: int, in_key: int, out_key: int, t: float, h: float, u: np.ndarray,
+                     reply: _Reply) -> None:
+        n = len(u)
+        with self.lock:
+            if self.live <= 1 and not self.batch and self.dead is None:
+                # alone in its worker: the step goes at once, a frame of its own
+                size = _STEP.size + 8 * n
+                self._room(size - _HEAD)
+                _STEP.pack_into(self.out_bytes, 0, size - _HEAD, 1, _OP_EXCHANGE, slot, in_key, out_key, 8 * n, t, h)
+                self.out_f64[_STEP.size >> 3:(_STEP.size >> 3) + n] = u
+                batch = [reply]
+                self.outstanding.append(batch)
+                self._write(size, batch)
+                return
+            self._room(_ITEM.size + 8 * n)
+            at = self.used
+            _ITEM.pack_into(self.out_bytes, at, _OP_EXCHANGE, slot, in_key, out_key, 8 * n, t, h)
+            start = (at + _ITEM.size) >> 3
+            self.out_f64[start:start + n] = u
+            self.used = at + _ITEM.size + 8 * n
+            self.batch.append(reply)
+            if self.live <= 1:
+                self.flush()
+            elif len(self.batch) == 1:
+                self.pool.unsent.append(self)
+
+    def add_request(self, slot: int, method: str, args: tuple, reply: _Reply) -> None:
+        blob = pickle.dumps((method, args), protocol=5)
+        n = len(blob)
+        with self.lock:
+            self._room(_ITEM.size + _padded(n))
+            at = self.used
+            _ITEM.pack_into(self.out_bytes, at, _OP_PICKLED, slot, 0, 0, n, 0.0, 0.0)
+            self.out_bytes[at + _ITEM.size:at + _ITEM.size + n] = blob
+            self.used = at + _ITEM.size + _padded(n)
+            self.batch.append(reply)
+            self.flush()
+
+    def flush(self) -> None:
+        """Send the waiting frame (if any)."""
+        with self.lock:
+            batch = self.batch
+            if not batch:
+                return
+            used = self.used
+            _FRAME.pack_into(self.out_bytes, 0, used - _HEAD, len(batch))
+            self.batch, self.used = [], _HEAD
+            if self.dead:
+                self._fail(batch)
+                return
+            self.outstanding.append(batch)
+            self._write(used, batch)
+
+    def _write(self, size: int, batch: list[_Reply]) -> None:
+        view, sent = self.out_view, 0
+        try:
+            while sent < size:
+                try:
+                    sent += os.write(self.fd, view[sent:size])
+                except BlockingIOError:            # a large message (an FMU state) fills the socket
+                    if not self.process.is_alive():
+                        raise BrokenPipeError from None
+        except OSError:
+            self.died(batch[0])
+
+    # reading ----------------------------------------------------------------------------------
+
+    def wait_for(self, reply: _Reply) -> None:
+        with self.lock:
+            if reply in self.batch:
+                self.flush()
+            while not reply.done:
+                if not self.outstanding:           # an answer lost with a dead worker
+                    reply.done, reply.error = True, reply.slave._dead or "no answer from the worker"
+                    return
+                self._read_frame(self.outstanding[0], reply)
+
+    def _fill(self, waiting: _Reply) -> None:
+        """Read what the worker has sent, waiting for it if need be (heartbeat, call timeout)."""
+        started = timeout = None
+        while True:
+            try:
+                n = os.readv(self.fd, [self.in_view[self.have:]])
+            except BlockingIOError:                # a heartbeat without an answer
+                n = None
+            except OSError:
+                n = 0
+            if n == 0:
+                self.died(waiting)
+                return
+            if n is not None:
+                self.have += n
+                return
+            # a heartbeat went by without an answer: does the worker live, is it hung?
+            if started is None:          # the first heartbeat has gone by already
+                started, timeout = time.monotonic() - self.pool.heartbeat_ms / 1000, waiting.slave._timeout()
+            if not self.process.is_alive():
+                self.died(waiting)
+                return
+            if timeout is not None and time.monotonic() - started > timeout:
+                self.kill()
+                self.dead = (f"no answer from its worker process (pid {self.pid}{self.hosting()}) to "
+                             f"{waiting.what} within {timeout:g} s; the worker was stopped")
+                self._fail_all()
+                return
+
+    def _read_frame(self, batch: list[_Reply], waiting: _Reply) -> None:
+        while self.have < _HEAD:
+            self._fill(waiting)
+            if self.dead:
+                return
+        body, count = _FRAME.unpack_from(self.in_bytes, 0)
+        end = _HEAD + body
+        if end > len(self.in_bytes):
+            grown = bytearray(max(end, 2 * len(self.in_bytes)))
+            grown[:self.have] = self.in_bytes[:self.have]
+            self.in_view.release()
+            self.in_bytes, self.in_f64, self.in_view = grown, np.frombuffer(grown, dtype=np.float64), memoryview(grown)
+        while self.have < end:
+            self._fill(waiting)
+            if self.dead:
+                return
+        self.outstanding.popleft()
+        data, at = self.in_bytes, _HEAD
+        for reply in batch:
+            kind, size = _ANSWER.unpack_from(data, at)
+            at += _ANSWER.size
+            if kind == _VALUES:
+                start = at >> 3
+                reply.value = self.in_f64[start:start + (size >> 3)].copy()
+            elif kind == _PICKLED:
+                reply.value = pickle.loads(self.in_view[at:at + size])
+            else:
+                reply.error = bytes(self.in_view[at:at + size]).decode("utf-8", "replace")
+            reply.done = True
+            at += _padded(size)
+        self.have -= end
+        if self.have:
+            data[:self.have] = data[end:end + self.have]
+
+    # the end ----------------------------------------------------------------------------------
+
+    def died(self, waiting: _Reply | None) -> None:
+        """The worker is gone: say how, and fail everything it still owed."""
+        if self.dead is None:
+            self.process.join(timeout=2.0)
+            code = self.process.exitcode
+            if code is None:
+                how = "stopped answering"
+            elif code < 0:
+                try:
+                    how = f"was killed by signal {signal.Signals(-code).name}"
+                except ValueError:
+                    how = f"was killed by signal {-code}"
+            else:
+                how = f"exited with code {code}"
+            what = waiting.what if waiting is not None else "a request"
+            self.dead = f"its worker process (pid {self.pid}{self.hosting()}) {how} during {what}; the FMU " \
+                        f"instance{'s are' if len(self.slaves) > 1 else ' is'} lost"
+        self._fail_all()
+
+    def _fail(self, replies: list[_Reply]) -> None:
+        for reply in replies:
+            if not reply.done:
+                reply.done, reply.error = True, reply.slave.mark_dead(self.dead)
+
+    def _fail_all(self) -> None:
+        for slave in self.slaves:
+            slave.mark_dead(self.dead)
+        for batch in self.outstanding:
+            self._fail(batch)
+        self.outstanding.clear()
+        self._fail(self.batch)
+        self.batch, self.used = [], _HEAD
+        self.have = 0
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=2.0)
+
+    def drain(self) -> None:
+        """Collect answers still on their way (a failed run can leave some) so requests and
+        answers stay paired."""
+        with self.lock:
+            self.flush()
+            while self.outstanding and not self.dead:
+                batch = self.outstanding[0]
+                self.wait_for(batch[-1])
+
+    def release(self) -> None:
+        """One hosted FMU is done; the last one ends the worker (killed if it does not end)."""
+        with self.lock:
+            self.live -= 1
+            if self.live > 0:
+                return
+            if self.dead is None and self.process.is_alive():
+                try:
+                    reply = _Reply(self.slaves[0], "close")
+                    self.add_request(0, "close", (), reply)
+                    self.wait_for(reply)
+                except SlaveError:
+                    pass
+            try:
+                self.conn.close()
+            except OSError:
+                pass
+            self.process.join(timeout=2.0)
+            if self.process.is_alive():
+                self.process.terminate()
+                self.process.join(timeout=2.0)
+            self.kill()
+            self.dead = self.dead or "the worker process was closed"
+            if self in self.pool.workers:
+                self.pool.workers.remove(self)
+
+
+class ProcessPool:
+    """The worker processes of one execution. ``workers=None``: one per FMU instance (the
+    default); ``workers=N``: N processes, FMU instances assigned round-robin in creation order."""
+
+    def __init__(self, workers: int | None = None, call_timeout: float | None = None, heartbeat: float = 0.5,
+                 logging: bool = False):
+        if workers is not None and workers < 1:
+            raise ValueError(f"workers must be at least 1, not {workers}")
+        self.size, self.call_timeout, self.logging = workers, call_timeout, logging
+        self.heartbeat_ms = max(1, int(1000 * heartbeat))
+        self.workers: list[_Worker] = []
+        self.unsent: list[_Worker] = []
+        self._count = itertools.count()
+
+    def worker(self, name: str) -> _Worker:
+        k = next(self._count)
+        if self.size is None or len(self.workers) < self.size:
+            worker = _Worker(self, name if self.size is None else f"worker{len(self.workers)}")
+            self.workers.append(worker)
+            return worker
+        return self.workers[k % self.size]
+
+    def slave(self, name: str, fmu: Path | str) -> "ProcessSlave":
+        return ProcessSlave(name, fmu, logging=self.logging, call_timeout=self.call_timeout, pool=self)
+
+    def flush(self) -> None:
+        """Send every worker's waiting frame."""
+        unsent = self.unsent
+        while unsent:
+            unsent.pop().flush()
+
+
 class ProcessSlave(RemoteSlave):
-    """An FMU instance in a worker process of its own (module docstring).
+    """An FMU instance in a worker process (module docstring).
 
     ``call_timeout`` (s, default none): a request after initialisation that takes longer stops
     the run naming the FMU (a hung worker); ``heartbeat`` (s): how often a waiting master checks
-    that the worker process still lives."""
+    that the worker process still lives; ``pool``: the :class:`ProcessPool` whose workers host it
+    (default: a worker of its own)."""
 
     where = "worker process"
 
     def __init__(self, name: str, fmu: Path | str, logging: bool = False, call_timeout: float | None = None,
-                 heartbeat: float = 0.5):
+                 heartbeat: float = 0.5, pool: ProcessPool | None = None):
         super().__init__(name, fmu)
         self.call_timeout = call_timeout
-        self._heartbeat_ms = max(1, int(1000 * heartbeat))
         self._dead: str | None = None
-        self._outstanding: deque[_Reply] = deque()
-        ctx = multiprocessing.get_context("spawn")
-        parent, child = ctx.Pipe(duplex=True)
-        self._process = ctx.Process(target=_worker_main, args=(child, name, str(self.fmu), logging),
-                                    name=f"marine-cosim:{name}", daemon=True)
-        self._process.start()
-        child.close()             # the worker's end lives only in the worker: its death closes the pipe
-        self._conn = parent       # owns the file descriptor
-        self._channel = _Channel(parent.fileno())
-        os.set_blocking(self._channel.fd, False)
-        self._poll = select.poll()
-        self._poll.register(self._channel.fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        self._released = False
+        pool = pool or ProcessPool(None, call_timeout, heartbeat, logging)
+        self._worker = worker = pool.worker(name)
+        with worker.lock:
+            self._slot = len(worker.slaves)
+            worker.slaves.append(self)
+            worker.live += 1
+            # loading goes on in the worker while the master creates the other slaves; a failure
+            # is kept there and answers every later request of this FMU
+            worker.add_request(self._slot, "load", (name, str(self.fmu), logging), _Reply(self, "load"))
 
     @property
     def pid(self) -> int | None:
         """The worker's process id (for tests and diagnostics)."""
-        return self._process.pid
+        return self._worker.pid
+
+    def mark_dead(self, how: str) -> str:
+        if self._dead is None:
+            self._dead = f"{self.name} ({self.fmu.name}): {how}"
+        return self._dead
 
     # transport --------------------------------------------------------------------------------
 
-    def _send(self, payload: bytes, reply: _Reply) -> _Reply:
+    def _submit(self, method: str, *args: Any) -> _Reply:
         if self._dead:
             raise SlaveError(self._dead)
-        try:
-            self._channel.send(payload)
-        except OSError:
-            raise SlaveError(self._death(reply.what)) from None
-        self._outstanding.append(reply)
+        reply = _Reply(self, method)
+        self._worker.add_request(self._slot, method, args, reply)
         return reply
 
-    def _submit(self, method: str, *args: Any) -> _Reply:
-        return self._send(b"P" + pickle.dumps((method, args), protocol=5), _Reply(self, method))
-
     def exchange_async(self, in_vrs: np.ndarray, in_values: np.ndarray, t: float, h: float, out_vrs: np.ndarray):
-        # the hot path, without the generic layers: two keys, t, h and the raw input values
-        return self._send(_EXCHANGE.pack(_OP_EXCHANGE, self._key(in_vrs), self._key(out_vrs), t, h)
-                          + np.ascontiguousarray(in_values, dtype=np.float64).tobytes(), _Reply(self, None, t, h))
-
-    def _wait_for(self, reply: _Reply) -> None:
-        outstanding = self._outstanding
-        while not reply.done:
-            first = outstanding[0]
-            msg = self._receive(first)
-            outstanding.popleft()
-            kind = msg[0]
-            if kind == 89:        # b"Y": output values
-                first.value = np.frombuffer(msg, dtype=np.float64, offset=1).copy()
-            elif kind == 79:      # b"O": pickled result
-                first.value = pickle.loads(memoryview(msg)[1:])
-            else:
-                first.error = bytes(msg[1:]).decode("utf-8", "replace")
-            first.done = True
-
-    def _receive(self, reply: _Reply) -> bytes:
+        # the hot path: two keys, t, h and the raw input values into the worker's frame
         if self._dead:
             raise SlaveError(self._dead)
-        channel = self._channel
-        if not channel.buffer:                     # fast path: the whole answer in one read
-            try:
-                chunk = os.read(channel.fd, 1 << 20)
-            except BlockingIOError:
-                chunk = None
-            except OSError:
-                raise SlaveError(self._death(reply.what)) from None
-            if chunk is not None:
-                if not chunk:
-                    raise SlaveError(self._death(reply.what))
-                if len(chunk) >= 4 and _LENGTH.unpack_from(chunk)[0] == len(chunk) - 4:
-                    return chunk[4:]
-                channel.buffer += chunk
-        started = None
-        while True:
-            message = channel.take()
-            if message is not None:
-                return message
-            try:
-                if not channel.fill():
-                    raise SlaveError(self._death(reply.what))
-                continue
-            except BlockingIOError:
-                pass
-            except OSError:
-                raise SlaveError(self._death(reply.what)) from None
-            # nothing yet: wait, checking now and then that the worker lives and is not hung
-            if started is None:
-                started, timeout = time.monotonic(), self._timeout()
-            if not self._poll.poll(self._heartbeat_ms):
-                if not self._process.is_alive():
-                    raise SlaveError(self._death(reply.what))
-                if timeout is not None and time.monotonic() - started > timeout:
-                    self._kill()
-                    self._dead = (f"{self.name} ({self.fmu.name}): no answer from its worker process (pid "
-                                  f"{self._process.pid}) to {reply.what} within {timeout:g} s; the worker was "
-                                  "stopped")
-                    raise SlaveError(self._dead)
-
-    def _death(self, what: str) -> str:
-        """The message for a worker that is gone, naming the FMU, the call and how it ended."""
-        self._process.join(timeout=2.0)
-        code = self._process.exitcode
-        if code is None:
-            how = "stopped answering"
-        elif code < 0:
-            try:
-                how = f"was killed by signal {signal.Signals(-code).name}"
-            except ValueError:
-                how = f"was killed by signal {-code}"
-        else:
-            how = f"exited with code {code}"
-        self._dead = (f"{self.name} ({self.fmu.name}): its worker process (pid {self._process.pid}) {how} "
-                      f"during {what}; the FMU instance is lost")
-        for reply in self._outstanding:
-            reply.done, reply.error = True, self._dead
-        self._outstanding.clear()
-        return self._dead
-
-    def _kill(self) -> None:
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join(timeout=2.0)
+        reply = _Reply(self, None, t, h)
+        self._worker.add_exchange(self._slot, self._key(in_vrs), self._key(out_vrs), t, h, in_values, reply)
+        return reply
 
     # end --------------------------------------------------------------------------------------
 
     def terminate(self) -> None:
-        if self._dead is None and self._process.is_alive():
+        if self._dead is None and self._worker.process.is_alive():
             try:
-                self._drain()
+                self._worker.drain()
                 self._call("terminate")
             except SlaveError:
                 pass
 
     def free(self) -> None:
-        """Free the FMU in the worker and end the worker (killed if it does not end by itself)."""
-        if self._dead is None and self._process.is_alive():
+        """Free the FMU in the worker; the last FMU of a worker ends it."""
+        worker = self._worker
+        if self._dead is None and worker.process.is_alive():
             try:
-                self._drain()
+                worker.drain()
                 self._call("free")
-                self._call("close")
             except SlaveError:
                 pass
-        try:
-            self._conn.close()
-        except OSError:
-            pass
-        self._process.join(timeout=2.0)
-        if self._process.is_alive():
-            self._process.terminate()
-            self._process.join(timeout=2.0)
-        self._kill()
+        if not self._released:
+            self._released = True
+            worker.release()
         self._dead = self._dead or f"{self.name}: the worker process was closed"
 
     def _drain(self) -> None:
-        """Collect answers still on their way (a failed run can leave some) so requests and
-        answers stay paired."""
-        while self._outstanding:
-            try:
-                self._wait_for(self._outstanding[-1])
-            except SlaveError:
-                break
+        self._worker.drain()

@@ -65,6 +65,7 @@ Type ``org.marine-cosim``, namespace ``urn:marine-cosim:ssp:annotations:1`` (pre
           <mc:Algorithm name="fixed" baseStep="0.01">            <!-- System.algorithm, base_step -->
             <mc:Option name="tolerance" type="Real" value="1e-06"/>   <!-- algorithm_options -->
           </mc:Algorithm>                                        <!-- type: Real|Integer|Boolean|String -->
+          <mc:Backend name="process" workers="2"/>   <!-- execution backend: orchestration/backends.py -->
         </ssc:Annotation>
       </ssd:Annotations>
     </ssd:DefaultExperiment>
@@ -91,6 +92,9 @@ Power bonds may also be listed on the system (``ssd:System/ssd:Annotations``)::
 
 Where both the OSP and the marine-cosim annotation give a base step or step multiple they must
 agree. ``mc:Algorithm`` wins for the algorithm name (default ``fixed``).
+``mc:Backend`` is read by orchestration/backends.py (not here: the System does not hold it);
+the writer copies it from the system's own file (or writes the ``backend`` given to
+:func:`write_ssp`), so ``marine-cosim convert`` keeps the backend choice.
 
 Writing
 -------
@@ -1201,7 +1205,29 @@ def check_connections(system: System, infos: dict[str, ModelInfo]) -> None:
                                       f"(component {comp!r}) has no variable {var!r}")
 
 
-def _build_ssd(system: System, sources: dict[str, str]) -> bytes:
+def _backend_element(parent, backend, system_name: str) -> None:
+    """``mc:Backend`` as orchestration/backends.py reads it (name, address, callTimeout, workers,
+    placements with numCpus/numGpus/memory, group and mc:Resource children)."""
+    from orchestration.backends import _PLACEMENT_ATTRIBUTES
+
+    attributes = {"name": backend.name, "address": backend.address,
+                  "callTimeout": format_double(backend.call_timeout) if backend.call_timeout is not None else None,
+                  "workers": str(int(backend.workers)) if backend.workers is not None else None}
+    element = _sub(parent, MC_NS, "Backend", attributes)
+    by_key = {key: attribute for attribute, (key, _) in _PLACEMENT_ATTRIBUTES.items()}
+    for component, options in backend.placement.items():
+        unknown = sorted(set(options) - set(by_key) - {"resources", "group"})
+        if unknown:
+            raise SystemFileError(f"write {system_name}: backend placement of {component!r}: {unknown} cannot be "
+                                  f"written to mc:Placement (only {sorted(by_key)}, resources and group)")
+        placement = _sub(element, MC_NS, "Placement", {
+            "component": component, "group": options.get("group"),
+            **{by_key[k]: format_double(float(v)) for k, v in options.items() if k in by_key}})
+        for resource, amount in (options.get("resources") or {}).items():
+            _sub(placement, MC_NS, "Resource", {"name": str(resource), "value": format_double(float(amount))})
+
+
+def _build_ssd(system: System, sources: dict[str, str], backend=None) -> bytes:
     infos = {name: writer_model_info(system, name) for name in system.components}
     check_connections(system, infos)
     root = etree.Element(q(SSD_NS, "SystemStructureDescription"), nsmap=NSMAP)
@@ -1298,7 +1324,12 @@ def _build_ssd(system: System, sources: dict[str, str]) -> bytes:
                                   f"Boolean and String values can be written, not {exc}") from None
         _sub(algorithm, MC_NS, "Option", {"name": str(key), "type": kind,
                                           "value": _typed_text(kind, value, f"option {key!r}")})
+    if backend is not None:
+        _backend_element(mc, backend, system.name)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+
+
+_FROM_SOURCE = object()     # write_ssp's default backend: the mc:Backend of the system's own file
 
 
 def _resource_names(system: System) -> dict[Path, str]:
@@ -1319,10 +1350,18 @@ def _resource_names(system: System) -> dict[Path, str]:
     return names
 
 
-def write_ssp(system: System, path: str | os.PathLike) -> Path:
+def write_ssp(system: System, path: str | os.PathLike, backend: Any = _FROM_SOURCE) -> Path:
     """Write ``system`` as a ``.ssd`` (FMU sources relative to its folder) or a ``.ssp`` archive
-    (``SystemStructure.ssd`` + ``resources/*.fmu``). Returns the path written."""
+    (``SystemStructure.ssd`` + ``resources/*.fmu``). Returns the path written.
+
+    ``backend`` (an orchestration.backends.BackendConfig, or None for none) is written as the
+    ``mc:Backend`` annotation; by default the one of the system's own file, so converting a system
+    keeps its backend choice."""
     path = Path(path)
+    if backend is _FROM_SOURCE:
+        from orchestration.backends import backend_annotation
+
+        backend = backend_annotation(system)
     suffix = path.suffix.lower()
     if suffix not in (".ssd", ".ssp"):
         raise SystemFileError(f"{path}: write_ssp writes .ssd or .ssp files, not {path.suffix or 'no suffix'!r}")
@@ -1332,12 +1371,12 @@ def write_ssp(system: System, path: str | os.PathLike) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".ssd":
         sources = {name: relative_uri(Path(comp.source), path.parent) for name, comp in system.components.items()}
-        path.write_bytes(_build_ssd(system, sources))
+        path.write_bytes(_build_ssd(system, sources, backend))
         return path
     resources = _resource_names(system)
     sources = {name: f"resources/{quote(resources[Path(os.path.abspath(comp.source))])}"
                for name, comp in system.components.items()}
-    ssd = _build_ssd(system, sources)
+    ssd = _build_ssd(system, sources, backend)
     tmp = path.with_name(f".{path.name}.tmp")
     with zipfile.ZipFile(tmp, "w") as zf:
         zf.writestr(zipfile.ZipInfo(SSD_IN_SSP, _ZIP_DATE), ssd, compress_type=zipfile.ZIP_DEFLATED)

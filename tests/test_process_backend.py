@@ -1,0 +1,187 @@
+"""The process backend's worker pools and the backend annotation of SSP files.
+
+``workers=N`` hosts the FMUs in N worker processes (round-robin): the numbers stay those of the
+in-process run bit for bit, FMUs really share a process, a killed shared worker stops the run
+naming an FMU it hosted and no worker outlives its execution. The SSP writer writes the
+``mc:Backend`` annotation the reader understands, so converting a system keeps its backend.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from orchestration.algorithms import FixedStepAlgorithm
+from orchestration.backends import BackendConfig, BackendError, backend_from_system, make_slave_factory, \
+    resolve_backend
+from orchestration.execution import Execution, ExecutionError
+from orchestration.process_backend import ProcessPool
+from orchestration.ssp import write_ssp
+from orchestration.system import Component, System, SystemFileError
+from orchestration.systemfile import load_system
+from tests.test_backends import chain, record
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("method", ["jacobi", "gauss-seidel"])
+def test_shared_workers_give_the_in_process_numbers_bit_for_bit(payload_fmu, method):
+    s = chain(payload_fmu)
+    t0, y0 = record(s, FixedStepAlgorithm(method=method), None, 0.6, 0.05)
+    t1, y1 = record(s, FixedStepAlgorithm(method=method), make_slave_factory(BackendConfig("process", workers=2)),
+                    0.6, 0.05)
+    assert len(t0) == 13 and np.array_equal(t0, t1) and np.array_equal(y0, y1)
+    assert np.isfinite(y0).all() and np.ptp(y0, axis=0).max() > 0     # something moved
+
+
+def test_round_robin_one_worker_and_the_workers_end_with_the_execution(payload_fmu):
+    pool = ProcessPool(2)
+    ex = Execution(chain(payload_fmu), FixedStepAlgorithm(), slave_factory=pool.slave)
+    try:
+        pids = [s.pid for s in ex.slaves]
+        assert pids[0] == pids[2] != pids[1] and len(pool.workers) == 2     # a, c in one; b in the other
+        ex.initialize()
+        ex.run(0.2, 0.05)
+    finally:
+        ex.free()
+    for pid in set(pids):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    one = ProcessPool(1)
+    ex = Execution(chain(payload_fmu), FixedStepAlgorithm(), slave_factory=one.slave)
+    try:
+        assert len({s.pid for s in ex.slaves}) == 1
+        ex.initialize()
+        ex.run(0.1, 0.05)
+        assert ex.time == pytest.approx(0.1)
+    finally:
+        ex.free()
+
+
+def test_killed_shared_worker_names_an_fmu_it_hosted(payload_fmu):
+    pool = ProcessPool(2)
+    ex = Execution(chain(payload_fmu), FixedStepAlgorithm(method="jacobi"), slave_factory=pool.slave)
+    try:
+        ex.initialize()
+        ex.run(0.1, 0.05)
+        os.kill(ex.slaves[2].pid, signal.SIGKILL)                 # the worker of a and c
+        with pytest.raises(ExecutionError) as failure:
+            ex.run(0.3, 0.05)
+        message = str(failure.value)
+        assert message.startswith(("a (Payload.fmu)", "c (Payload.fmu)")), message
+        assert "hosting a, c) was killed by signal SIGKILL" in message and "the FMU instances are lost" in message
+        # the worker of b still answers
+        assert ex.slaves[1].get_values(["mass"]) == {"mass": 2.0}
+    finally:
+        ex.free()
+
+
+def test_workers_option_is_checked(payload_fmu, tmp_path):
+    with pytest.raises(BackendError, match="needs the process backend"):
+        BackendConfig("ray", workers=2)
+    with pytest.raises(BackendError, match="whole number >= 1"):
+        BackendConfig("process", workers=0)
+    with pytest.raises(ValueError):
+        ProcessPool(0)
+    s = chain(payload_fmu)
+    path = write_ssp(s, tmp_path / "w.ssd", backend=BackendConfig("process", workers=2))
+    assert resolve_backend(load_system(path)).workers == 2
+    assert resolve_backend(load_system(path), "process").workers == 2
+    assert resolve_backend(load_system(path), "inprocess").workers is None
+    assert resolve_backend(load_system(path), workers=1).workers == 1
+    bad = tmp_path / "bad.ssd"
+    bad.write_text(path.read_text().replace('workers="2"', 'workers="1.5"'))
+    with pytest.raises(SystemFileError, match="workers"):
+        backend_from_system(load_system(bad))
+
+
+@pytest.mark.parametrize("config", [
+    BackendConfig("ray", "auto", {"b": {"num_cpus": 1.0, "resources": {"windows": 1.0}}, "*": {"group": "light"}},
+                  120.0),
+    BackendConfig("process", call_timeout=30.0, workers=2),
+    BackendConfig("process"),
+], ids=["ray", "process-workers", "process"])
+def test_ssp_writer_keeps_the_backend_through_a_conversion(payload_fmu, tmp_path, config):
+    s = chain(payload_fmu)
+    first = write_ssp(s, tmp_path / "first.ssd", backend=config)
+    read = backend_from_system(load_system(first))
+    assert read.describe() == config.describe()
+    # marine-cosim convert: read the file, write another (ssd and ssp): the annotation comes along
+    for target in ("second.ssd", "third.ssp"):
+        converted = write_ssp(load_system(first), tmp_path / target)
+        assert backend_from_system(load_system(converted)).describe() == config.describe()
+    # a system without one gets none
+    plain = write_ssp(s, tmp_path / "plain.ssd")
+    assert "Backend" not in plain.read_text() and backend_from_system(load_system(plain)) is None
+
+
+def test_cli_convert_keeps_the_backend(payload_fmu, tmp_path):
+    source = write_ssp(chain(payload_fmu), tmp_path / "src.ssd", backend=BackendConfig("process", workers=2))
+    out = tmp_path / "converted.ssp"
+    done = subprocess.run([sys.executable, "-m", "orchestration.cli", "convert", str(source), "--to", "ssp",
+                           "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    config = backend_from_system(load_system(out))
+    assert (config.name, config.workers) == ("process", 2)
+
+
+def test_unwritable_placement_is_refused(payload_fmu, tmp_path):
+    with pytest.raises(SystemFileError, match="max_restarts"):
+        write_ssp(chain(payload_fmu), tmp_path / "x.ssd",
+                  backend=BackendConfig("ray", placement={"a": {"max_restarts": 2}}))
+
+
+def _oscillator_chain(fmu: Path) -> System:
+    s = System("oscillators")
+    for k in range(3):
+        s.add_component(Component(f"o{k}", fmu))
+    s.connect("o0.x", "o1.F", factor=10.0)
+    s.connect("o1.x", "o2.F", factor=10.0)
+    return s
+
+
+@pytest.mark.parametrize("fmi", ["2.0", "1.0"])
+def test_c_fmus_fmi2_fast_path_and_fmi1_generic_path_are_bit_identical(tmp_path, fmi):
+    from tests.c_fmu.build import build_oscillator_fmu
+    from tests.c_fmu.build_fmi1 import build_oscillator_fmi1_fmu
+
+    fmu = (build_oscillator_fmu if fmi == "2.0" else build_oscillator_fmi1_fmu)(tmp_path)
+    s = _oscillator_chain(fmu)
+    t0, y0 = record(s, FixedStepAlgorithm(), None, 0.2, 0.01)
+    assert np.ptp(y0, axis=0).max() > 0
+    for config in (BackendConfig("process"), BackendConfig("process", workers=2)):
+        t1, y1 = record(s, FixedStepAlgorithm(), make_slave_factory(config), 0.2, 0.01)
+        assert np.array_equal(t0, t1) and np.array_equal(y0, y1), config
+
+
+def test_a_failed_step_in_the_worker_reads_as_in_process(tmp_path):
+    from orchestration.process_backend import ProcessSlave
+    from orchestration.slaves import InProcessSlave, SlaveError
+    from tests.c_fmu.build import build_oscillator_fmu
+
+    fmu = build_oscillator_fmu(tmp_path)
+    messages = []
+    for slave in (InProcessSlave("o", fmu), ProcessSlave("o", fmu)):
+        try:
+            slave.instantiate()
+            slave.setup(0.0, None)
+            slave.enter_initialization()
+            slave.exit_initialization()
+            vi, vo = np.array([slave.variables["F"].value_reference]), np.array([slave.variables["x"].value_reference])
+            with pytest.raises(SlaveError) as failure:
+                slave.exchange(vi, np.array([1.0]), 5.0, 1e-3, vo)      # the FMU is at t = 0
+            messages.append(str(failure.value))
+            with pytest.raises(SlaveError) as failure:                      # the FMU is in its error state now
+                slave.exchange(vi, np.array([1.0]), 0.0, 1e-3, vo)
+            messages.append(str(failure.value))
+        finally:
+            slave.terminate()
+            slave.free()
+    assert messages[:2] == messages[2:], messages
+    assert messages[0].startswith("o (Oscillator.fmu): doStep(t = 5 s") and "currentCommunicationPoint" in messages[0]
+    assert messages[1].startswith("o (Oscillator.fmu): setReal failed")
