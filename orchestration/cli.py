@@ -77,7 +77,7 @@ def _run(args) -> int:
             raise CliError("give either SYSTEM or --resume DIR (the checkpoint knows its system file)")
         overrides = {"stop": args.stop, "backend": args.backend, "ray_address": args.ray_address,
                      "placement": placement or None, "call_timeout": args.call_timeout,
-                     "checkpoint_every": args.checkpoint_every, "quiet": args.quiet}
+                     "workers": args.workers, "checkpoint_every": args.checkpoint_every, "quiet": args.quiet}
         report = resume_run(args.resume, overrides, log=log, progress=Progress(None, enabled=not args.quiet))
         print(report.line())
         return 0
@@ -89,7 +89,7 @@ def _run(args) -> int:
                            step=args.step, algorithm=args.algorithm, options=options,
                            scenario=str(args.scenario) if args.scenario else None, variables=args.variables,
                            flush_every=args.flush_every, backend=args.backend, ray_address=args.ray_address,
-                           placement=placement, call_timeout=args.call_timeout,
+                           placement=placement, call_timeout=args.call_timeout, workers=args.workers,
                            checkpoint_every=args.checkpoint_every, quiet=args.quiet)
     report = run_system(settings, log=log, progress=Progress(None, enabled=not args.quiet))
     print(report.line())
@@ -264,6 +264,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--call-timeout", type=float, metavar="S",
                    help="stop the run when a worker or actor does not answer within S seconds after "
                         "initialisation (a hung FMU)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="process backend: host the FMUs in N worker processes, round-robin (default: one per "
+                        "FMU; fewer workers cost less per macro step, see docs/distributed.md)")
     p.add_argument("--checkpoint-every", type=float, metavar="T",
                    help="write a checkpoint (every FMU state + the master's) every T s of simulated time into "
                         "<out>/checkpoints/")

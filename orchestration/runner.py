@@ -40,6 +40,7 @@ class RunSettings:
     ray_address: str | None = None
     placement: dict[str, dict] = field(default_factory=dict)
     call_timeout: float | None = None
+    workers: int | None = None                     # process backend: worker processes (default one per FMU)
     checkpoint_every: float | None = None
     keep_checkpoints: int = 3
     parameters: dict[str, Any] = field(default_factory=dict)  # "component.variable" -> start value (sweeps)
@@ -134,7 +135,7 @@ def build_execution(settings: RunSettings, system: System | None = None, manipul
     except ValueError as exc:
         raise RunError(str(exc)) from None
     backend = resolve_backend(system, settings.backend, settings.ray_address, settings.placement,
-                              settings.call_timeout)
+                              settings.call_timeout, settings.workers)
     # explicit coupling of a heavy attachment to a ship diverges whatever the step: say so first
     for finding in check_added_mass(system, algorithm=algorithm):
         log(str(finding))

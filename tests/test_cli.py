@@ -5,6 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from orchestration.cli import main
@@ -101,3 +102,19 @@ def test_shipped_scenario_system_is_valid_when_fmus_are_built(payload_fmu, tmp_p
     r = load_results(tmp_path / "out")
     z = r["payload.cg.position[2]"]
     assert abs(z[r.time <= 2.0][-1] - z[0]) < 0.05 and z[-1] > z[0] + 1.0   # held, then released
+
+
+def test_run_with_the_process_backend_in_shared_workers(hook_system, tmp_path):
+    """`--backend process --workers 1`: both FMUs in one worker process, results bit for bit those of
+    the in-process run, the choice in the run's metadata; a bad worker count is refused by name."""
+    from orchestration.observers import load_results
+
+    common = ["--quiet", "--stop", "0.5"]
+    assert main(["run", str(hook_system), *common, "--backend", "process", "--workers", "1",
+                 "--out", str(tmp_path / "shared")]) == 0
+    assert main(["run", str(hook_system), *common, "--out", str(tmp_path / "inproc")]) == 0
+    meta = json.loads((tmp_path / "shared" / "metadata.json").read_text())
+    assert meta["backend"]["backend"] == "process" and meta["backend"]["workers"] == 1
+    a, b = load_results(tmp_path / "shared"), load_results(tmp_path / "inproc")
+    assert a.columns.keys() == b.columns.keys() and all(np.array_equal(a[k], b[k]) for k in a.columns)
+    assert main(["run", str(hook_system), *common, "--workers", "2", "--out", str(tmp_path / "bad")]) == 2
