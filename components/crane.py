@@ -84,68 +84,87 @@ class Crane:
         self.base = still_base()
         self.loads: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
         self.time = 0.0
+        # (ABA result, actuator torques, z') at the current state and inputs, or None; _stale: the
+        # base acceleration or the loads changed since (the rest of the inputs did not)
         self._last = None
+        self._stale = False
+        self._control_arrays()
+
+    def _control_arrays(self) -> None:
+        """The joint controllers and end stops as arrays (the torques of all joints at once)."""
+        links = self.mechanism.links
+        ctl = [l.control if (l.control is not None and m != "passive") else None for l, m in zip(links, self.mode)]
+        self._pos = np.array([c is not None and m == "position" for c, m in zip(ctl, self.mode)])
+        self._vel = np.array([c is not None and m == "velocity" for c, m in zip(ctl, self.mode)])
+        self._kp = np.array([c.kp if c is not None else 0.0 for c in ctl], float)
+        self._ki = np.array([c.ki if c is not None else 0.0 for c in ctl], float)
+        self._kd = np.array([c.kd if c is not None else 0.0 for c in ctl], float)
+        self._tmax = np.array([c.torque_max if c is not None and c.torque_max is not None and c.torque_max > 0 else math.inf
+                               for c in ctl], float)
+        self._pmax = np.array([c.power_max if c is not None and c.power_max is not None and c.power_max > 0 else math.nan
+                               for c in ctl], float)
+        lim = [l.limits for l in links]
+        self._lo = np.array([x.lower if x else -math.inf for x in lim], float)
+        self._hi = np.array([x.upper if x else math.inf for x in lim], float)
+        self._Ks = np.array([x.stiffness if x else 0.0 for x in lim], float)
+        self._Ds = np.array([x.damping if x else 0.0 for x in lim], float)
+        self._lo0 = np.where(np.isfinite(self._lo), self._lo, 0.0)     # finite stand-ins for the arithmetic
+        self._hi0 = np.where(np.isfinite(self._hi), self._hi, 0.0)
 
     # ------------------------------------------------------------------ inputs
 
     def set_inputs(self, base: BaseMotion, setpoints: np.ndarray, loads) -> None:
         """Base motion at the step start, joint setpoints (position or rate by mode), and external
-        loads: (link index, point in the link frame, force NED, moment NED)."""
+        loads: (link index, point in the link frame, force NED, moment NED).
+
+        Inputs equal to the previous ones keep the last evaluation; a change of only the base
+        acceleration and the loads (a master's feedthrough refresh) keeps its pass 1 (evaluate)."""
+        setpoints = np.array(setpoints, float)
+        loads = list(loads)
+        if self._last is not None:
+            b = self.base
+            if not (np.array_equal(base.position, b.position) and np.array_equal(base.quaternion, b.quaternion)
+                    and np.array_equal(base.velocity, b.velocity)
+                    and np.array_equal(base.angular_velocity, b.angular_velocity)
+                    and np.array_equal(setpoints, self.setpoint)):
+                self._last = None
+            elif not (np.array_equal(base.acceleration, b.acceleration)
+                      and np.array_equal(base.angular_acceleration, b.angular_acceleration)
+                      and _same_loads(loads, self.loads)):
+                self._stale = True
         self.base = base
-        self.setpoint = np.asarray(setpoints, float).copy()
-        self.loads = list(loads)
-        self._last = None
+        self.setpoint = setpoints
+        self.loads = loads
 
     # ------------------------------------------------------------------ actuation
 
     def actuator_torques(self, q: np.ndarray, qd: np.ndarray, z: np.ndarray):
         """(actuator torque, saturated flags) per joint, end stops not included."""
-        tau = np.zeros(self.n)
-        saturated = np.zeros(self.n, bool)
-        for i, link in enumerate(self.mechanism.links):
-            c = link.control
-            mode = self.mode[i]
-            if c is None or mode == "passive":
-                continue
-            if mode == "position":
-                raw = c.kp * (self.setpoint[i] - q[i]) + c.ki * z[i] - c.kd * qd[i]
-            else:
-                raw = c.kp * (self.setpoint[i] - qd[i]) + c.ki * z[i]
-            limit = math.inf
-            if c.torque_max is not None and c.torque_max > 0:
-                limit = c.torque_max
-            if c.power_max is not None and c.power_max > 0:
-                limit = min(limit, c.power_max / max(abs(qd[i]), 1e-3))
-            tau[i] = max(-limit, min(limit, raw))
-            saturated[i] = tau[i] != raw
-        return tau, saturated
+        sp = self.setpoint
+        raw = np.where(self._pos, self._kp * (sp - q) + self._ki * z - self._kd * qd,
+                       np.where(self._vel, self._kp * (sp - qd) + self._ki * z, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            plim = self._pmax / np.maximum(np.abs(qd), 1e-3)
+        # min(torque limit, power limit) where a power limit is set (NaN marks none)
+        limit = np.where(np.isnan(plim), self._tmax, np.minimum(self._tmax, plim))
+        tau = np.maximum(-limit, np.minimum(limit, raw))
+        return tau, tau != raw
 
     def end_stop_torques(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
-        tau = np.zeros(self.n)
-        for i, link in enumerate(self.mechanism.links):
-            lim = link.limits
-            if lim is None:
-                continue
-            if q[i] < lim.lower:
-                tau[i] = -lim.stiffness * (q[i] - lim.lower) - lim.damping * qd[i]
-            elif q[i] > lim.upper:
-                tau[i] = -lim.stiffness * (q[i] - lim.upper) - lim.damping * qd[i]
-        return tau
+        lo, hi = q < self._lo, q > self._hi
+        return np.where(lo, -self._Ks * (q - self._lo0) - self._Ds * qd,
+                        np.where(hi, -self._Ks * (q - self._hi0) - self._Ds * qd, 0.0))
 
     # ------------------------------------------------------------------ dynamics
 
-    def _evaluate(self, s: float, q: np.ndarray, qd: np.ndarray, z: np.ndarray):
-        R, p, v, w, a, alpha = self.base.at(s)
+    def _evaluate(self, s: float, q: np.ndarray, qd: np.ndarray, z: np.ndarray, at=None):
+        R, p, v, w, a, alpha = at if at is not None else self.base.at(s)
         act, saturated = self.actuator_torques(q, qd, z)
         tau = act + self.end_stop_torques(q, qd)
         result = self.body.forward_dynamics(q, qd, tau, R, p, v, w, a, alpha, gravity=self.gravity,
                                             link_wrenches=self.loads)
-        z_dot = np.zeros(self.n)
-        for i, mode in enumerate(self.mode):
-            if mode == "position" and not saturated[i]:
-                z_dot[i] = self.setpoint[i] - q[i]
-            elif mode == "velocity" and not saturated[i]:
-                z_dot[i] = self.setpoint[i] - qd[i]
+        z_dot = np.where(self._pos & ~saturated, self.setpoint - q,
+                         np.where(self._vel & ~saturated, self.setpoint - qd, 0.0))
         return result, act, z_dot
 
     def step(self, dt: float, max_substep: float) -> None:
@@ -154,14 +173,27 @@ class Crane:
         h = dt / n
         q, qd, z = self.q, self.qd, self.z
         s = 0.0
-        for _ in range(n):
-            r1, _, z1 = self._evaluate(s, q, qd, z)
+        base_at = {}                                   # the base at each stage time, formed once
+
+        def at(t):
+            b = base_at.get(t)
+            if b is None:
+                b = base_at[t] = self.base.at(t)
+            return b
+
+        for k in range(n):
+            if k == 0 and self._last is not None and not self._stale:
+                r1, _, z1 = self._last                 # first stage = the outputs' evaluation (FSAL)
+            else:
+                r1, _, z1 = self._evaluate(s, q, qd, z, at(s))
             k1 = (qd, r1.qdd, z1)
-            r2, _, z2 = self._evaluate(s + h / 2, q + h / 2 * k1[0], qd + h / 2 * k1[1], z + h / 2 * k1[2])
+            r2, _, z2 = self._evaluate(s + h / 2, q + h / 2 * k1[0], qd + h / 2 * k1[1], z + h / 2 * k1[2],
+                                       at(s + h / 2))
             k2 = (qd + h / 2 * k1[1], r2.qdd, z2)
-            r3, _, z3 = self._evaluate(s + h / 2, q + h / 2 * k2[0], qd + h / 2 * k2[1], z + h / 2 * k2[2])
+            r3, _, z3 = self._evaluate(s + h / 2, q + h / 2 * k2[0], qd + h / 2 * k2[1], z + h / 2 * k2[2],
+                                       at(s + h / 2))
             k3 = (qd + h / 2 * k2[1], r3.qdd, z3)
-            r4, _, z4 = self._evaluate(s + h, q + h * k3[0], qd + h * k3[1], z + h * k3[2])
+            r4, _, z4 = self._evaluate(s + h, q + h * k3[0], qd + h * k3[1], z + h * k3[2], at(s + h))
             k4 = (qd + h * k3[1], r4.qdd, z4)
             q = q + h / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
             qd = qd + h / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
@@ -169,17 +201,25 @@ class Crane:
             s += h
         self.q, self.qd, self.z = q, qd, z
         # the base moved over the step: the outputs refer to its end-of-step state
-        R, p, v, w, a, alpha = self.base.at(dt)
+        R, p, v, w, a, alpha = at(dt)
         self.base = BaseMotion(p, _matrix_to_quat(R), v, w, a, alpha)
         self.time += dt
         self._last = None
+        self._stale = False
 
     def evaluate(self):
-        """(ABA result, actuator torques) at the current state, base and loads (cached)."""
+        """(ABA result, actuator torques) at the current state, base and loads (cached; after a
+        change of only the base acceleration or the loads, passes 2 and 3 of the ABA are redone)."""
         if self._last is None:
-            result, act, _ = self._evaluate(0.0, self.q, self.qd, self.z)
-            self._last = (result, act)
-        return self._last
+            self._last = self._evaluate(0.0, self.q, self.qd, self.z)
+        elif self._stale:
+            result, act, z_dot = self._last
+            # base.at(0) returns the acceleration inputs themselves
+            result = self.body.reevaluate(result, self.base.acceleration, self.base.angular_acceleration,
+                                          link_wrenches=self.loads)
+            self._last = (result, act, z_dot)
+        self._stale = False
+        return self._last[0], self._last[1]
 
     def get_state(self) -> dict:
         return {"q": self.q.copy(), "qd": self.qd.copy(), "z": self.z.copy(), "time": self.time,
@@ -193,8 +233,16 @@ class Crane:
         self.time = float(s["time"])
         self.setpoint = np.array(s["setpoint"], float)
         self.mode = list(s["mode"])
+        self._control_arrays()
         self.base = BaseMotion(*(np.array(x, float) for x in s["base"]))
         self._last = None
+        self._stale = False
+
+
+def _same_loads(a: list, b: list) -> bool:
+    """Equal load lists: (link, point, force, moment) entry by entry."""
+    return len(a) == len(b) and all(
+        la[0] == lb[0] and all(np.array_equal(x, y) for x, y in zip(la[1:], lb[1:])) for la, lb in zip(a, b))
 
 
 def _matrix_to_quat(R: np.ndarray) -> np.ndarray:
