@@ -90,7 +90,7 @@ class AbaResult:
         self._Abar = Abar    # a_i - c_i (7-vectors, gravity trick included), J_i coordinates
         self._MB = MB        # 7x7 [[I^A_B, p^A_B], ...] at the base, B coordinates, [ang; lin]
         self._base = base    # (R, p, v, w, a, alpha, g) as arrays
-        self._pass1 = pass1  # (Y, Yl, pv, Ic): what ArticulatedBody.reevaluate reuses
+        self._pass1 = pass1  # (Y, Yl, pv, Ic, RJ): what ArticulatedBody.reevaluate reuses
         self._tau = tau
 
     @cached_property
@@ -326,14 +326,17 @@ class ArticulatedBody:
         a0[:6] = B[2:].ravel()
         return R, v, w, a, al, g, v0, a0
 
-    def _external_forces(self, R: np.ndarray, Y: np.ndarray, link_wrenches) -> np.ndarray:
+    def _external_forces(self, R: np.ndarray, Y: np.ndarray, link_wrenches, RJ: Optional[list] = None
+                         ) -> np.ndarray:
         """Featherstone forces f^x_i = [n; f] (n, 6), J_i coordinates, about J_i's origin, of the
-        link wrenches (link, point in F_link, force world, moment world)."""
+        link wrenches (link, point in F_link, force world, moment world). ``RJ``: a list to keep
+        the world rotations R_{J_i} in (and take them from) across calls with the same pose."""
         fx = np.zeros((self.n, 6))
         last = max(int(w[0]) for w in link_wrenches)
-        RJ = []
-        Rp = R
-        for i in range(last + 1):                  # R_{J_i} = R_{J_{i-1}} E_i^T
+        if RJ is None:
+            RJ = []
+        Rp = RJ[-1] if RJ else R
+        for i in range(len(RJ), last + 1):         # R_{J_i} = R_{J_{i-1}} E_i^T
             Rp = Rp.dot(Y[i][:3, :3].T)
             RJ.append(Rp)
         for (i, point, force, moment) in link_wrenches:
@@ -375,9 +378,9 @@ class ArticulatedBody:
         R, v, w, a, al, g, v0, a0 = self._base_motion(base_R, base_v, base_w, base_a, base_alpha, gravity)
         p = _Z3 if base_p is None else np.asarray(base_p, dtype=float)
         pass1 = self._velocity_pass(q, qd, v0)
-        V, H, c = pass1[4:]
-        pass1 = pass1[:4]
-        fx = self._external_forces(R, pass1[0], link_wrenches) if link_wrenches else None
+        V, H, c = pass1[5:]
+        pass1 = pass1[:5]
+        fx = self._external_forces(R, pass1[0], link_wrenches, pass1[4]) if link_wrenches else None
         Ut, D, MB = self._inertia_pass(pass1, taul, fx)
         qdd, Ab = self._acceleration_pass(pass1[1], Ut, D, a0)
         return AbaResult(self, q, qdd, V, H, c, Ab, MB, (R, p, v, w, a, al, g), pass1, taul)
@@ -394,7 +397,7 @@ class ArticulatedBody:
         R, p, v, w, _, _, g = result._base
         _, _, _, a, al, _, _, a0 = self._base_motion(R, v, w, base_a, base_alpha, g)
         pass1 = result._pass1
-        fx = self._external_forces(R, pass1[0], link_wrenches) if link_wrenches else None
+        fx = self._external_forces(R, pass1[0], link_wrenches, pass1[4]) if link_wrenches else None
         Ut, D, MB = self._inertia_pass(pass1, result._tau, fx)
         qdd, Ab = self._acceleration_pass(pass1[1], Ut, D, a0)
         out = AbaResult(self, result.q, qdd, result._V, result._H, result._c, Ab, MB, (R, p, v, w, a, al, g),
@@ -407,9 +410,10 @@ class ArticulatedBody:
         """Pass 1, base to tip (RBDA Table 7.1, first loop):
              v_i = Xup_i v_{i-1} + S_i qd_i;   c_i = c_J + v_i x v_J  (c_J = 0, v_J = S_i qd_i);
              I^A_i = I_i;   p^A_i = v_i x* I_i v_i - X*_i f^x_i  (the f^x_i term: _inertia_pass).
-        Returns (Y, Yl, pv, Ic, V, H, c): the transforms Y_i (with Xup_i c_{i-1} in column 7, see
-        forward_dynamics), the same as a list, pv_i = v_i x* I_i v_i (n, 6), Ic = I_i c_i (6n),
-        the velocities V (n, 6), H = I_i v_i (6n) and c (n, 6)."""
+        Returns (Y, Yl, pv, Ic, RJ, V, H, c): the transforms Y_i (with Xup_i c_{i-1} in column 7,
+        see forward_dynamics), the same as a list, pv_i = v_i x* I_i v_i (n, 6), Ic = I_i c_i
+        (6n), an empty list for the world rotations of the J_i (_external_forces fills it), the
+        velocities V (n, 6), H = I_i v_i (6n) and c (n, 6)."""
         n = self.n
         k = self._k
         qdl = qd.tolist()
@@ -429,7 +433,7 @@ class ArticulatedBody:
         pv = (V[:, :, None] * H.reshape(n, 1, 6)).reshape(n, 36).dot(self._Tf)   # v_i x* I_i v_i
         Ic = self._Ibd.dot(c.ravel())                                # I^A_i c_i (I^A_i = I_i)
         Y[1:, :6, 6] = (Y[1:, :6, :6] @ c[:-1, :, None])[:, :, 0]   # Xup_i c_{i-1}
-        return Y, Yl, pv, Ic, V, H, c
+        return Y, Yl, pv, Ic, [], V, H, c
 
     def _inertia_pass(self, pass1: tuple, taul: list, fx: Optional[np.ndarray]) -> tuple:
         """Pass 2, tip to base (RBDA Table 7.1, second loop):
@@ -442,7 +446,7 @@ class ArticulatedBody:
         the base (ship-crane digest Sec. 7.2). Returns (Ut, D, M_B)."""
         n = self.n
         k = self._k
-        _, Yl, pv, Ic = pass1
+        _, Yl, pv, Ic, _ = pass1
         pA = pv - fx if fx is not None else pv                       # p^A_i = v_i x* I_i v_i - f^x_i
         pc = pA.ravel() + Ic                                         # p^A_i + I^A_i c_i
         M = self._M7.copy()
@@ -451,16 +455,18 @@ class ArticulatedBody:
         Ut = [None] * n
         D = [0.0] * n
         MB = None
+        Ml = list(M)
+        sub = np.subtract
         for i in range(n - 1, -1, -1):
-            Mi, ki = M[i], k[i]
+            Mi, ki = Ml[i], k[i]
             Ui = Mi[:, ki].copy()
             Ui[6] -= taul[i]
             Di = Ui.item(ki)
             Ut[i], D[i] = Ui, Di
-            Mi -= Ui[:, None].dot(Ui[None, :] * (1.0 / Di))
+            sub(Mi, Ui[:, None] * (Ui * (1.0 / Di)), out=Mi)        # M^a_i = M_i - Ut_i Ut_i^T / D_i
             Yi = Yl[i]
             if i:
-                M[i - 1] += Yi.T.dot(Mi).dot(Yi)
+                Ml[i - 1] += Yi.T.dot(Mi).dot(Yi)
             else:
                 MB = Yi.T.dot(Mi).dot(Yi)
         return Ut, D, MB

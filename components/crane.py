@@ -43,18 +43,28 @@ class BaseMotion:
     angular_acceleration: np.ndarray
 
     def at(self, s: float):
-        """Pose, velocity and acceleration s seconds later, at constant acceleration."""
-        w = self.angular_velocity + self.angular_acceleration * s
-        rot = 0.5 * s * (self.angular_velocity + w)          # mean rotation vector over [0, s], NED
-        angle = float(np.linalg.norm(rot))
+        """Pose, velocity and acceleration s seconds later, at constant acceleration.
+
+        Written out in scalars (3-vectors: numpy's per-call overhead dominates); the operations
+        and their order are those of the vector expressions in the comments, so the numbers are
+        the same to the bit."""
+        w0, al = self.angular_velocity.tolist(), self.angular_acceleration.tolist()
+        w = [w0[0] + al[0] * s, w0[1] + al[1] * s, w0[2] + al[2] * s]         # w0 + alpha s
+        hs = 0.5 * s
+        rot = [hs * (w0[0] + w[0]), hs * (w0[1] + w[1]), hs * (w0[2] + w[2])]   # mean rotation vector, NED
+        r = np.array(rot)
+        angle = float(np.sqrt(r.dot(r)))                                      # np.linalg.norm(rot)
         if angle > 0.0:
-            dq = np.concatenate([[math.cos(0.5 * angle)], math.sin(0.5 * angle) * rot / angle])
+            sh = math.sin(0.5 * angle)
+            dq = [math.cos(0.5 * angle), sh * rot[0] / angle, sh * rot[1] / angle, sh * rot[2] / angle]
             q = quat_normalize(quat_multiply(dq, self.quaternion))    # NED-frame rotation applied on the left
         else:
             q = self.quaternion
-        p = self.position + self.velocity * s + 0.5 * self.acceleration * s * s
-        v = self.velocity + self.acceleration * s
-        return quat_to_matrix(q), p, v, w, self.acceleration, self.angular_acceleration
+        x0, v0, a = self.position.tolist(), self.velocity.tolist(), self.acceleration.tolist()
+        # p = x0 + v0 s + 0.5 a s s,  v = v0 + a s
+        p = [x0[k] + v0[k] * s + 0.5 * a[k] * s * s for k in range(3)]
+        v = [v0[k] + a[k] * s for k in range(3)]
+        return quat_to_matrix(q), np.array(p), np.array(v), np.array(w), self.acceleration, self.angular_acceleration
 
 
 def still_base(position=(0.0, 0.0, 0.0)) -> BaseMotion:
@@ -99,6 +109,9 @@ class Crane:
         self._kp = np.array([c.kp if c is not None else 0.0 for c in ctl], float)
         self._ki = np.array([c.ki if c is not None else 0.0 for c in ctl], float)
         self._kd = np.array([c.kd if c is not None else 0.0 for c in ctl], float)
+        self._kd0 = np.where(self._pos, self._kd, 0.0)          # the D term acts in position control only
+        self._integrating = self._pos | self._vel
+        self._no_torque = np.zeros(self.n)
         self._tmax = np.array([c.torque_max if c is not None and c.torque_max is not None and c.torque_max > 0 else math.inf
                                for c in ctl], float)
         self._pmax = np.array([c.power_max if c is not None and c.power_max is not None and c.power_max > 0 else math.nan
@@ -123,14 +136,16 @@ class Crane:
         loads = list(loads)
         if self._last is not None:
             b = self.base
-            if not (np.array_equal(base.position, b.position) and np.array_equal(base.quaternion, b.quaternion)
-                    and np.array_equal(base.velocity, b.velocity)
-                    and np.array_equal(base.angular_velocity, b.angular_velocity)
-                    and np.array_equal(setpoints, self.setpoint)):
+            # (list comparison: the same test as np.array_equal, far cheaper for 3- and 4-vectors)
+            if not (base is b or (base.position.tolist() == b.position.tolist()
+                                  and base.quaternion.tolist() == b.quaternion.tolist()
+                                  and base.velocity.tolist() == b.velocity.tolist()
+                                  and base.angular_velocity.tolist() == b.angular_velocity.tolist())) \
+                    or setpoints.tolist() != self.setpoint.tolist():
                 self._last = None
-            elif not (np.array_equal(base.acceleration, b.acceleration)
-                      and np.array_equal(base.angular_acceleration, b.angular_acceleration)
-                      and _same_loads(loads, self.loads)):
+            elif not (base is b or (base.acceleration.tolist() == b.acceleration.tolist()
+                                    and base.angular_acceleration.tolist() == b.angular_acceleration.tolist())) \
+                    or not _same_loads(loads, self.loads):
                 self._stale = True
         self.base = base
         self.setpoint = setpoints
@@ -140,18 +155,18 @@ class Crane:
 
     def actuator_torques(self, q: np.ndarray, qd: np.ndarray, z: np.ndarray):
         """(actuator torque, saturated flags) per joint, end stops not included."""
-        sp = self.setpoint
-        raw = np.where(self._pos, self._kp * (sp - q) + self._ki * z - self._kd * qd,
-                       np.where(self._vel, self._kp * (sp - qd) + self._ki * z, 0.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            plim = self._pmax / np.maximum(np.abs(qd), 1e-3)
-        # min(torque limit, power limit) where a power limit is set (NaN marks none)
-        limit = np.where(np.isnan(plim), self._tmax, np.minimum(self._tmax, plim))
+        # position control: kp (q_t - q) + ki z - kd qd; velocity control: kp (qd_t - qd) + ki z
+        # (kd is 0 there); passive: all gains 0
+        raw = self._kp * (self.setpoint - np.where(self._pos, q, qd)) + self._ki * z - self._kd0 * qd
+        # min(torque limit, power limit / max(|qd|, 1e-3)); fmin skips the NaN of joints without a power limit
+        limit = np.fmin(self._tmax, self._pmax / np.maximum(np.abs(qd), 1e-3))
         tau = np.maximum(-limit, np.minimum(limit, raw))
         return tau, tau != raw
 
     def end_stop_torques(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         lo, hi = q < self._lo, q > self._hi
+        if not (lo.any() or hi.any()):
+            return self._no_torque
         return np.where(lo, -self._Ks * (q - self._lo0) - self._Ds * qd,
                         np.where(hi, -self._Ks * (q - self._hi0) - self._Ds * qd, 0.0))
 
@@ -160,18 +175,22 @@ class Crane:
     def _evaluate(self, s: float, q: np.ndarray, qd: np.ndarray, z: np.ndarray, at=None):
         R, p, v, w, a, alpha = at if at is not None else self.base.at(s)
         act, saturated = self.actuator_torques(q, qd, z)
-        tau = act + self.end_stop_torques(q, qd)
+        stops = self.end_stop_torques(q, qd)
+        tau = act if stops is self._no_torque else act + stops
         result = self.body.forward_dynamics(q, qd, tau, R, p, v, w, a, alpha, gravity=self.gravity,
                                             link_wrenches=self.loads)
-        z_dot = np.where(self._pos & ~saturated, self.setpoint - q,
-                         np.where(self._vel & ~saturated, self.setpoint - qd, 0.0))
+        # z' = q_t - q (position) or qd_t - qd (velocity) while the actuator does not saturate
+        z_dot = np.where(self._integrating & ~saturated, self.setpoint - np.where(self._pos, q, qd), 0.0)
         return result, act, z_dot
 
     def step(self, dt: float, max_substep: float) -> None:
-        """RK4 on (q, qd, z) in ceil(dt / max_substep) sub-steps, inputs held over the step."""
+        """RK4 on (q, qd, z) in ceil(dt / max_substep) sub-steps, inputs held over the step.
+
+        The state is stacked as y = [q, qd, z] (elementwise the same arithmetic as three arrays)."""
         n = max(1, math.ceil(dt / max_substep - 1e-9))
         h = dt / n
-        q, qd, z = self.q, self.qd, self.z
+        m = self.n
+        y = np.concatenate((self.q, self.qd, self.z))
         s = 0.0
         base_at = {}                                   # the base at each stage time, formed once
 
@@ -181,25 +200,19 @@ class Crane:
                 b = base_at[t] = self.base.at(t)
             return b
 
+        def f(t, y, reuse=None):
+            r, _, zd = reuse if reuse is not None else self._evaluate(t, y[:m], y[m:2 * m], y[2 * m:], at(t))
+            return np.concatenate((y[m:2 * m], r.qdd, zd))     # (qd, qdd, z')
+
         for k in range(n):
-            if k == 0 and self._last is not None and not self._stale:
-                r1, _, z1 = self._last                 # first stage = the outputs' evaluation (FSAL)
-            else:
-                r1, _, z1 = self._evaluate(s, q, qd, z, at(s))
-            k1 = (qd, r1.qdd, z1)
-            r2, _, z2 = self._evaluate(s + h / 2, q + h / 2 * k1[0], qd + h / 2 * k1[1], z + h / 2 * k1[2],
-                                       at(s + h / 2))
-            k2 = (qd + h / 2 * k1[1], r2.qdd, z2)
-            r3, _, z3 = self._evaluate(s + h / 2, q + h / 2 * k2[0], qd + h / 2 * k2[1], z + h / 2 * k2[2],
-                                       at(s + h / 2))
-            k3 = (qd + h / 2 * k2[1], r3.qdd, z3)
-            r4, _, z4 = self._evaluate(s + h, q + h * k3[0], qd + h * k3[1], z + h * k3[2], at(s + h))
-            k4 = (qd + h * k3[1], r4.qdd, z4)
-            q = q + h / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
-            qd = qd + h / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
-            z = z + h / 6 * (k1[2] + 2 * k2[2] + 2 * k3[2] + k4[2])
+            reuse = self._last if (k == 0 and self._last is not None and not self._stale) else None
+            k1 = f(s, y, reuse)                        # reuse: the outputs' evaluation (first same as last)
+            k2 = f(s + h / 2, y + h / 2 * k1)
+            k3 = f(s + h / 2, y + h / 2 * k2)
+            k4 = f(s + h, y + h * k3)
+            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
             s += h
-        self.q, self.qd, self.z = q, qd, z
+        self.q, self.qd, self.z = y[:m].copy(), y[m:2 * m].copy(), y[2 * m:].copy()
         # the base moved over the step: the outputs refer to its end-of-step state
         R, p, v, w, a, alpha = at(dt)
         self.base = BaseMotion(p, _matrix_to_quat(R), v, w, a, alpha)
@@ -242,7 +255,8 @@ class Crane:
 def _same_loads(a: list, b: list) -> bool:
     """Equal load lists: (link, point, force, moment) entry by entry."""
     return len(a) == len(b) and all(
-        la[0] == lb[0] and all(np.array_equal(x, y) for x, y in zip(la[1:], lb[1:])) for la, lb in zip(a, b))
+        la[0] == lb[0] and all(np.asarray(x).tolist() == np.asarray(y).tolist() for x, y in zip(la[1:], lb[1:]))
+        for la, lb in zip(a, b))
 
 
 def _matrix_to_quat(R: np.ndarray) -> np.ndarray:

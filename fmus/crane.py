@@ -35,6 +35,9 @@ _SYM_ANGULAR = np.array([21, 28, 35, 22, 23, 29])
 _POS = tuple(f"attachment{k}.position" for k in range(1, N_ATTACHMENTS + 1))
 _VEL = tuple(f"attachment{k}.velocity" for k in range(1, N_ATTACHMENTS + 1))
 _ACC = tuple(f"attachment{k}.acceleration" for k in range(1, N_ATTACHMENTS + 1))
+_SETPOINT = tuple(f"joint{k}.setpoint" for k in range(1, N_JOINTS + 1))
+_FORCE = tuple(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1))
+_ZERO3 = np.zeros(3)
 _JOINT = tuple((f"joint{k}.position", f"joint{k}.rate", f"joint{k}.torque", f"joint{k}.power")
                for k in range(1, N_JOINTS + 1))
 LOAD_INPUTS = (*(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1)),
@@ -164,17 +167,21 @@ class Crane(Fmi2Slave):
         self._attachments = [(att.link, body.point_in_joint_frame(att.link, att.point))
                              for att in self._mechanism.attachments[:N_ATTACHMENTS]]
         self._attachment_motion = [None] * N_ATTACHMENTS
+        self._load_points = [(att.link, np.asarray(att.point, float))
+                             for att in self._mechanism.attachments[:N_ATTACHMENTS]]
         self._shown = None
-        self._applied = None
+        self._applied = None        # (input_version, base, setpoints, loads) last given to the crane
 
     # ------------------------------------------------------------------ stepping and outputs
 
     def _apply_inputs(self) -> None:
         # the master sets every input before each call; nothing to do when none was set since
-        if getattr(self, "_applied", None) == (self.input_version, id(self.crane)):
+        c = self.crane
+        if self._applied is not None and self._applied[0] == self.input_version:
+            if c.base is not self._applied[1]:
+                c.set_inputs(*self._applied[1:])       # step() moved the base: the inputs apply anew
             return
-        self._applied = (self.input_version, id(self.crane))
-        v, c = self.v, self.crane
+        v = self.v
         q = v["base.quaternion"].copy()
         if not np.dot(q, q) > 1e-12:
             # an all-zero quaternion is a source that has no output yet (initialisation): level
@@ -182,18 +189,18 @@ class Crane(Fmi2Slave):
         base = BaseMotion(v["base.position"].copy(), q, v["base.velocity"].copy(),
                           v["base.angular_velocity"].copy(), v["base.acceleration"].copy(),
                           v["base.angular_acceleration"].copy())
-        setpoints = np.array([v[f"joint{i + 1}.setpoint"] for i in range(c.n)])
+        setpoints = np.array([v[name] for name in _SETPOINT[:c.n]])
         loads = []
-        for k, att in enumerate(self._mechanism.attachments[:N_ATTACHMENTS]):
-            force = v[f"attachment{k + 1}.force"]
-            if np.any(force):
-                loads.append((att.link, np.asarray(att.point, float), force.copy(), np.zeros(3)))
+        for name, (link, point) in zip(_FORCE, self._load_points):
+            force = v[name]
+            if force.any():
+                loads.append((link, point, force.copy(), _ZERO3))
+        self._applied = (self.input_version, base, setpoints, loads)
         c.set_inputs(base, setpoints, loads)
 
     def step_model(self, t: float, h: float) -> None:
         self._apply_inputs()
         self.crane.step(h, self.v["max_substep"])
-        self._applied = None          # step() moved the base: the inputs apply anew to the outputs
 
     def update_outputs(self) -> None:
         v, c = self.v, self.crane
