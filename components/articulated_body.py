@@ -57,6 +57,7 @@ GRAVITY_NED = (0.0, 0.0, 9.81)
 LinkWrench = tuple  # (link index, point (3) in F_link, force (3, world), moment (3, world))
 
 _I3 = np.eye(3)
+_I4 = np.eye(4)
 _Z3 = np.zeros(3)
 
 
@@ -227,6 +228,7 @@ class ArticulatedBody:
         self._kk = np.array(self._k)
         self._th0 = np.array([float(l.theta) for l in links])
         self._d0 = np.array([float(l.d) for l in links])
+        self._th0l, self._d0l = self._th0.tolist(), self._d0.tolist()
         self._mass = np.array([float(l.mass) for l in links])
         self._cg = np.array([np.asarray(l.cg, dtype=float) for l in links])
         # C_i: J_i -> F_i (constant); T_tree_i: J_{i-1} -> F_{i-1}, with J_{-1} = B, F_{-1} = frame 0
@@ -456,14 +458,13 @@ class ArticulatedBody:
         D = [0.0] * n
         MB = None
         Ml = list(M)
-        sub = np.subtract
         for i in range(n - 1, -1, -1):
             Mi, ki = Ml[i], k[i]
             Ui = Mi[:, ki].copy()
             Ui[6] -= taul[i]
             Di = Ui.item(ki)
             Ut[i], D[i] = Ui, Di
-            sub(Mi, Ui[:, None] * (Ui * (1.0 / Di)), out=Mi)        # M^a_i = M_i - Ut_i Ut_i^T / D_i
+            Mi -= Ui[:, None].dot(Ui[None, :] * (1.0 / Di))          # M^a_i = M_i - Ut_i Ut_i^T / D_i
             Yi = Yl[i]
             if i:
                 Ml[i - 1] += Yi.T.dot(Mi).dot(Yi)
@@ -567,13 +568,18 @@ class ArticulatedBody:
         """World 4x4 poses of the joint-moved proximal frames J_i: J_i = J_{i-1} T_tree_i XJ(q_i)."""
         T = homogeneous(_I3 if base_R is None else base_R, _Z3 if base_p is None else base_p)
         out = []
+        th0, d0 = self._th0l, self._d0l
         for i, qi in enumerate(np.asarray(q, dtype=float).tolist()):
-            T = T @ self._Ttree[i]
-            if self._rev[i]:
-                J = homogeneous(rz(self._th0[i] + qi), _Z3)
-            else:
-                J = homogeneous(_I3, (0.0, 0.0, self._d0[i] + qi))
-            T = T @ J
+            T = T.dot(self._Ttree[i])                  # (ndarray.dot: the same products as @, cheaper)
+            J = _I4.copy()
+            if self._rev[i]:                           # homogeneous(rz(th0 + q), 0)
+                c, s = math.cos(th0[i] + qi), math.sin(th0[i] + qi)
+                J[0, 0] = J[1, 1] = c
+                J[0, 1] = -s
+                J[1, 0] = s
+            else:                                      # homogeneous(1, (0, 0, d0 + q))
+                J[2, 3] = d0[i] + qi
+            T = T.dot(J)
             out.append(T)
         return out
 
