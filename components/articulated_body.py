@@ -261,6 +261,7 @@ class ArticulatedBody:
                 Kbd[4 * i + r, 49 * i:49 * (i + 1)] = Y.ravel()
         self._Kbd = Kbd
         self._W = np.ones((n, 4))                # [1, cos, sin, length] per link; column 0 stays 1
+        self._r_cache: dict = {}                 # (link, point bytes) -> the load point in J_link
         # block-diagonal constants for the batched velocity terms (6n x 6n)
         self._Ibd = np.zeros((6 * n, 6 * n))
         self._Sbd = np.zeros((6 * n, 6 * n))     # -crm(S_i): c_i = v_i x S_i qd_i = -crm(S_i) v_i qd_i
@@ -322,11 +323,10 @@ class ArticulatedBody:
         wxv = _cross(wl, vl)
         acc = (a - g).tolist()
         B = np.array([wl, vl, al_l, [acc[0] - wxv[0], acc[1] - wxv[1], acc[2] - wxv[2]]]).dot(R)
-        v0 = np.zeros(7)
-        v0[:6] = B[:2].ravel()
-        a0 = np.ones(7)
-        a0[:6] = B[2:].ravel()
-        return R, v, w, a, al, g, v0, a0
+        va = np.zeros((2, 7))
+        va[:, :6] = B.reshape(2, 6)
+        va[1, 6] = 1.0
+        return R, v, w, a, al, g, va[0], va[1]
 
     def _external_forces(self, R: np.ndarray, Y: np.ndarray, link_wrenches, RJ: Optional[list] = None
                          ) -> np.ndarray:
@@ -343,12 +343,17 @@ class ArticulatedBody:
             RJ.append(Rp)
         for (i, point, force, moment) in link_wrenches:
             i = int(i)
-            C = self._C[i]
-            r = C[:3, :3].dot(np.asarray(point, dtype=float)) + C[:3, 3]
-            f = RJ[i].T.dot(np.asarray(force, dtype=float))
-            nmo = RJ[i].T.dot(np.asarray(moment, dtype=float)) + np.asarray(_cross(r.tolist(), f.tolist()))
-            fx[i, :3] += nmo
-            fx[i, 3:] += f
+            point = np.asarray(point, dtype=float)
+            key = (i, point.tobytes())
+            r = self._r_cache.get(key)
+            if r is None:                              # the point in J_i (constant for a load point)
+                if len(self._r_cache) > 64:            # points that keep changing: stay small
+                    self._r_cache.clear()
+                r = self._r_cache[key] = self.point_in_joint_frame(i, point).tolist()
+            RJt = RJ[i].T
+            f = RJt.dot(np.asarray(force, dtype=float))
+            nmo = RJt.dot(np.asarray(moment, dtype=float)) + np.asarray(_cross(r, f.tolist()))
+            fx[i] += np.concatenate((nmo, f))
         return fx
 
     # ------------------------------------------------------------------------------------------
