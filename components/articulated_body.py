@@ -37,7 +37,8 @@ Performance: the per-link constants (spatial inertias, tree transforms, the join
 templates) are precomputed; the Plucker transforms of all joints are formed in one batched
 matmul, the velocity-product and bias terms of all links in a few batched operations, and the
 three sequential passes use 6x6 numpy products only. Base outputs, poses and energies are
-computed lazily when the AbaResult attribute is first read.
+computed lazily when the AbaResult attribute is first read, and so is pass 3 (qdd): a
+co-simulation output that needs only I_A and p_A does not pay for it.
 """
 
 from __future__ import annotations
@@ -76,23 +77,38 @@ def _cross(a: Sequence[float], b: Sequence[float]) -> list[float]:
 
 
 class AbaResult:
-    """Result of ArticulatedBody.forward_dynamics. ``qdd`` is computed eagerly; everything else on
-    first access (see the module docstring for frames and signs)."""
+    """Result of ArticulatedBody.forward_dynamics. Passes 1 and 2 are done when it is made; pass 3
+    (``qdd``, the link accelerations) and everything else on first access (see the module
+    docstring for frames and signs)."""
 
-    def __init__(self, body: "ArticulatedBody", q: np.ndarray, qdd: np.ndarray, V: np.ndarray,
-                 H: np.ndarray, c: np.ndarray, Abar: list, MB: np.ndarray, base: tuple,
-                 pass1: Optional[tuple] = None, tau: Optional[list] = None) -> None:
+    def __init__(self, body: "ArticulatedBody", q: np.ndarray, V: np.ndarray, H: np.ndarray,
+                 c: np.ndarray, MB: np.ndarray, base: tuple, pass1: tuple, tau: list, pass2: tuple,
+                 a0: np.ndarray) -> None:
         self.body = body
         self.q = q
-        self.qdd = qdd
         self._V = V          # spatial velocities v_i (n, 6), J_i coordinates, [ang; lin]
         self._H = H          # I_i v_i, flattened (6n)
         self._c = c          # velocity-product accelerations c_i (n, 6)
-        self._Abar = Abar    # a_i - c_i (7-vectors, gravity trick included), J_i coordinates
         self._MB = MB        # 7x7 [[I^A_B, p^A_B], ...] at the base, B coordinates, [ang; lin]
         self._base = base    # (R, p, v, w, a, alpha, g) as arrays
         self._pass1 = pass1  # (Y, Yl, pv, Ic, RJ): what ArticulatedBody.reevaluate reuses
         self._tau = tau
+        self._pass2 = pass2  # (Ut, D) for pass 3
+        self._a0 = a0        # [a_base - g (spatial, B coordinates); 1]
+
+    @cached_property
+    def _pass3(self) -> tuple:
+        return self.body._acceleration_pass(self._pass1[1], *self._pass2, self._a0)
+
+    @cached_property
+    def qdd(self) -> np.ndarray:
+        """Joint accelerations (n), pass 3 of the ABA."""
+        return self._pass3[0]
+
+    @cached_property
+    def _Abar(self) -> np.ndarray:
+        """a_i - c_i (7-vectors, gravity trick included), J_i coordinates."""
+        return self._pass3[1]
 
     @cached_property
     def _Rs(self) -> np.ndarray:
@@ -389,8 +405,8 @@ class ArticulatedBody:
         pass1 = pass1[:5]
         fx = self._external_forces(R, pass1[0], link_wrenches, pass1[4]) if link_wrenches else None
         Ut, D, MB = self._inertia_pass(pass1, taul, fx)
-        qdd, Ab = self._acceleration_pass(pass1[1], Ut, D, a0)
-        return AbaResult(self, q, qdd, V, H, c, Ab, MB, (R, p, v, w, a, al, g), pass1, taul)
+        # pass 3 (_acceleration_pass) when qdd or an acceleration is first read
+        return AbaResult(self, q, V, H, c, MB, (R, p, v, w, a, al, g), pass1, taul, (Ut, D), a0)
 
     def reevaluate(self, result: AbaResult, base_a: Optional[ArrayLike] = None,
                    base_alpha: Optional[ArrayLike] = None,
@@ -406,9 +422,8 @@ class ArticulatedBody:
         pass1 = result._pass1
         fx = self._external_forces(R, pass1[0], link_wrenches, pass1[4]) if link_wrenches else None
         Ut, D, MB = self._inertia_pass(pass1, result._tau, fx)
-        qdd, Ab = self._acceleration_pass(pass1[1], Ut, D, a0)
-        out = AbaResult(self, result.q, qdd, result._V, result._H, result._c, Ab, MB, (R, p, v, w, a, al, g),
-                        pass1, result._tau)
+        out = AbaResult(self, result.q, result._V, result._H, result._c, MB, (R, p, v, w, a, al, g),
+                        pass1, result._tau, (Ut, D), a0)
         if "joint_frames" in result.__dict__:          # pose unchanged: so are the J_i frames
             out.joint_frames = result.joint_frames
         return out
@@ -426,14 +441,15 @@ class ArticulatedBody:
         qdl = qd.tolist()
         Y = self._ymats(q)
         Yl = list(Y)
-        vs = []
+        V7 = np.empty((n, 7))
+        dot = np.dot
         vp = v0
         for i in range(n):
-            vi = Yl[i].dot(vp)
+            vi = V7[i]
+            dot(Yl[i], vp, out=vi)
             vi[k[i]] += qdl[i]
-            vs.append(vi)
             vp = vi
-        V = np.array(vs)[:, :6]
+        V = V7[:, :6]
         Vf = V.ravel()
         H = self._Ibd.dot(Vf)                                        # I_i v_i
         c = (self._Sbd.dot(Vf).reshape(n, 6)) * qd[:, None]         # c_i = v_i x S_i qd_i
@@ -481,17 +497,18 @@ class ArticulatedBody:
         """Pass 3, base to tip (RBDA Table 7.1, third loop), a_0 = a_base - g (gravity trick):
              a'_i = Xup_i a_{i-1} + c_i;   qdd_i = (u_i - U_i^T a'_i) / D_i;   a_i = a'_i + S_i qdd_i.
         In 7-vector form ab_i = [a_i - c_i; 1]: Y_i ab_{i-1} = [Xup_i a_{i-1}; 1] and
-        qdd_i = -Ut_i . Y_i ab_{i-1} / D_i. Returns (qdd, [ab_i])."""
+        qdd_i = -Ut_i . Y_i ab_{i-1} / D_i. Returns (qdd, ab (n, 7))."""
         k = self._k
         qdd = [0.0] * self.n
-        Ab = []
+        Ab = np.empty((self.n, 7))
+        dot = np.dot
         ap = a0
         for i in range(self.n):
-            ai = Yl[i].dot(ap)
+            ai = Ab[i]
+            dot(Yl[i], ap, out=ai)
             qi = -Ut[i].dot(ai) / D[i]
             ai[k[i]] += qi
             qdd[i] = qi
-            Ab.append(ai)
             ap = ai
         return np.array(qdd), Ab
 

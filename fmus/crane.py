@@ -51,6 +51,12 @@ class Crane(Fmi2Slave):
                    "articulated inertia for the ship")
     default_stop_time = 30.0
     default_step_size = 0.01
+    # formed on first read after a step or an input change (fmus/_base.py): a master that reads
+    # the inertia, bias and attachment positions only does not pay for pass 3 of the ABA
+    lazy_outputs = {**{f"attachment{k}.{x}": "update_attachment_motion" for k in range(1, N_ATTACHMENTS + 1)
+                       for x in ("position", "velocity")},
+                    **{f"attachment{k}.acceleration": "update_accelerations" for k in range(1, N_ATTACHMENTS + 1)},
+                    "base.force": "update_accelerations", "base.moment": "update_accelerations"}
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -169,7 +175,8 @@ class Crane(Fmi2Slave):
         self._attachment_motion = [None] * N_ATTACHMENTS
         self._load_points = [(att.link, np.asarray(att.point, float))
                              for att in self._mechanism.attachments[:N_ATTACHMENTS]]
-        self._shown = None
+        # (result, crane) the outputs, attachment motion and accelerations were last formed from
+        self._shown = self._motion_shown = self._accelerations_shown = None
         self._applied = None        # (input_version, base, setpoints, loads) last given to the crane
 
     # ------------------------------------------------------------------ stepping and outputs
@@ -207,16 +214,10 @@ class Crane(Fmi2Slave):
         # the base inputs refer to the step's end now that the master has set them
         self._apply_inputs()
         result, act = c.evaluate()
-        last = getattr(self, "_shown", None)
+        last = self._shown
         if last is not None and last[0] is result and last[1] is c:
             return                                          # no input changed since these outputs
-        # the same state, base pose and velocity (only the base acceleration or the loads changed,
-        # Crane.evaluate redid passes 2-3): joint and attachment positions and velocities stand
-        kinematics_stand = last is not None and last[1] is c and last[0]._pass1 is result._pass1
         self._shown = (result, c)
-        W = result.base_wrench
-        v["base.force"][:] = W[0:3]
-        v["base.moment"][:] = W[3:6]
         IA = result.articulated_inertia.ravel()
         v["base.inertia_linear"][:] = IA[_SYM_LINEAR]
         v["base.inertia_coupling"][:] = IA[_COUPLING]
@@ -224,19 +225,52 @@ class Crane(Fmi2Slave):
         bias = result.bias
         v["base.bias_force"][:] = bias[0:3]
         v["base.bias_moment"][:] = bias[3:6]
-        if not kinematics_stand:
+        # the same state (only the base acceleration or the loads changed, Crane.evaluate redid
+        # passes 2-3): the joint outputs stand
+        if not (last is not None and last[1] is c and last[0]._pass1 is result._pass1):
             self._joint_outputs(act)
+
+    def update_attachment_motion(self) -> None:
+        """Positions and velocities of the attachments (lazy outputs: formed when first read)."""
+        v, c = self.v, self.crane
+        self._apply_inputs()
+        result, _ = c.evaluate()
+        last = self._motion_shown
+        # the same state, base pose and velocity (only the base acceleration or the loads changed,
+        # Crane.evaluate redid passes 2-3): positions and velocities stand
+        if last is not None and last[1] is c and last[0]._pass1 is result._pass1:
+            return
+        self._motion_shown = (result, c)
         motion = self._attachment_motion
         for k in range(N_ATTACHMENTS):
             if k < len(self._attachments):
                 link, r = self._attachments[k]
-                if not kinematics_stand:
-                    pos, vel, vP = result.point_motion(link, r)
-                    motion[k] = vP
-                    v[_POS[k]][:], v[_VEL[k]][:] = pos, vel
+                pos, vel, motion[k] = result.point_motion(link, r)
+                v[_POS[k]][:], v[_VEL[k]][:] = pos, vel
+            else:
+                v[_POS[k]][:] = v[_VEL[k]][:] = 0.0
+
+    def update_accelerations(self) -> None:
+        """The base force and moment and the attachments' accelerations (lazy outputs: formed when
+        first read; the accelerations need pass 3 of the ABA, which nothing else here needs)."""
+        v, c = self.v, self.crane
+        self._apply_inputs()
+        result, _ = c.evaluate()
+        last = self._accelerations_shown
+        if last is not None and last[0] is result and last[1] is c:
+            return
+        self._accelerations_shown = (result, c)
+        self.update_attachment_motion()                     # v_P of the attachments
+        W = result.base_wrench
+        v["base.force"][:] = W[0:3]
+        v["base.moment"][:] = W[3:6]
+        motion = self._attachment_motion
+        for k in range(N_ATTACHMENTS):
+            if k < len(self._attachments):
+                link, r = self._attachments[k]
                 v[_ACC[k]][:] = result.point_acceleration(link, r, motion[k])
             else:
-                v[_POS[k]][:] = v[_VEL[k]][:] = v[_ACC[k]][:] = 0.0
+                v[_ACC[k]][:] = 0.0
 
     def _joint_outputs(self, act: np.ndarray) -> None:
         v, c = self.v, self.crane
