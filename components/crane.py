@@ -98,6 +98,7 @@ class Crane:
         # base acceleration or the loads changed since (the rest of the inputs did not)
         self._last = None
         self._stale = False
+        self._key = None          # the inputs in effect (set_inputs), None after a step moved the base
         self._control_arrays()
 
     def _control_arrays(self) -> None:
@@ -134,19 +135,18 @@ class Crane:
         acceleration and the loads (a master's feedthrough refresh) keeps its pass 1 (evaluate)."""
         setpoints = np.array(setpoints, float)
         loads = list(loads)
+        # the values (not the arrays, which a caller may reuse and change in place), as lists:
+        # comparing those is the test np.array_equal makes, far cheaper for 3- and 4-vectors
+        key = ((base.position.tolist(), base.quaternion.tolist(), base.velocity.tolist(),
+                base.angular_velocity.tolist(), setpoints.tolist()),
+               (base.acceleration.tolist(), base.angular_acceleration.tolist(),
+                [(int(l[0]), *(np.asarray(x, float).tolist() for x in l[1:])) for l in loads]))
         if self._last is not None:
-            b = self.base
-            # (list comparison: the same test as np.array_equal, far cheaper for 3- and 4-vectors)
-            if not (base is b or (base.position.tolist() == b.position.tolist()
-                                  and base.quaternion.tolist() == b.quaternion.tolist()
-                                  and base.velocity.tolist() == b.velocity.tolist()
-                                  and base.angular_velocity.tolist() == b.angular_velocity.tolist())) \
-                    or setpoints.tolist() != self.setpoint.tolist():
+            if self._key is None or key[0] != self._key[0]:     # None: evaluated for other inputs
                 self._last = None
-            elif not (base is b or (base.acceleration.tolist() == b.acceleration.tolist()
-                                    and base.angular_acceleration.tolist() == b.angular_acceleration.tolist())) \
-                    or not _same_loads(loads, self.loads):
+            elif key[1] != self._key[1]:
                 self._stale = True
+        self._key = key
         self.base = base
         self.setpoint = setpoints
         self.loads = loads
@@ -219,6 +219,7 @@ class Crane:
         self.time += dt
         self._last = None
         self._stale = False
+        self._key = None
 
     def evaluate(self):
         """(ABA result, actuator torques) at the current state, base and loads (cached; after a
@@ -250,13 +251,7 @@ class Crane:
         self.base = BaseMotion(*(np.array(x, float) for x in s["base"]))
         self._last = None
         self._stale = False
-
-
-def _same_loads(a: list, b: list) -> bool:
-    """Equal load lists: (link, point, force, moment) entry by entry."""
-    return len(a) == len(b) and all(
-        la[0] == lb[0] and all(np.asarray(x).tolist() == np.asarray(y).tolist() for x, y in zip(la[1:], lb[1:]))
-        for la, lb in zip(a, b))
+        self._key = None
 
 
 def _matrix_to_quat(R: np.ndarray) -> np.ndarray:

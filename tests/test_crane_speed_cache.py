@@ -163,3 +163,27 @@ def test_fmu_output_refresh_equals_a_full_recomputation(tmp_path):
         assert fresh.failure is None and fmu.failure is None
         np.testing.assert_array_equal(got, ref, err_msg=f"case {what}")
         assert np.all(np.isfinite(got))
+
+
+def test_inputs_changed_in_place_or_restored_state_are_not_taken_for_unchanged():
+    """set_inputs compares values, not objects: the same arrays changed in place, or an evaluation
+    made for a restored state, never pass for the inputs in effect."""
+    rng = np.random.default_rng(5)
+    mech = preset("knuckle_boom")
+    crane = Crane(mech)
+    base, loads = random_base(rng), random_loads(rng, mech)
+    crane.set_inputs(base, crane.setpoint, loads)
+    crane.evaluate()
+    base.acceleration[:] = rng.normal(size=3)               # the same object, other values
+    loads[0][2][:] = rng.normal(size=3) * 1e4
+    base.position[:] = rng.normal(size=3)
+    crane.set_inputs(base, crane.setpoint, loads)
+    fresh = Crane(mech)
+    fresh.set_state(crane.get_state())
+    fresh.set_inputs(base, crane.setpoint, loads)
+    np.testing.assert_array_equal(crane.evaluate()[0].base_wrench, fresh.evaluate()[0].base_wrench)
+    state = crane.get_state()
+    crane.set_state({**state, "base": [x * 0.5 for x in state["base"]]})
+    crane.evaluate()                                        # for the restored (halved) base
+    crane.set_inputs(base, crane.setpoint, loads)           # the inputs of before: must evaluate again
+    np.testing.assert_array_equal(crane.evaluate()[0].base_wrench, fresh.evaluate()[0].base_wrench)
