@@ -37,7 +37,8 @@ Performance: the per-link constants (spatial inertias, tree transforms, the join
 templates) are precomputed; the Plucker transforms of all joints are formed in one batched
 matmul, the velocity-product and bias terms of all links in a few batched operations, and the
 three sequential passes use 6x6 numpy products only. Base outputs, poses and energies are
-computed lazily when the AbaResult attribute is first read.
+computed lazily when the AbaResult attribute is first read, and so is pass 3 (qdd): a
+co-simulation output that needs only I_A and p_A does not pay for it.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ GRAVITY_NED = (0.0, 0.0, 9.81)
 LinkWrench = tuple  # (link index, point (3) in F_link, force (3, world), moment (3, world))
 
 _I3 = np.eye(3)
+_I4 = np.eye(4)
 _Z3 = np.zeros(3)
 
 
@@ -75,20 +77,38 @@ def _cross(a: Sequence[float], b: Sequence[float]) -> list[float]:
 
 
 class AbaResult:
-    """Result of ArticulatedBody.forward_dynamics. ``qdd`` is computed eagerly; everything else on
-    first access (see the module docstring for frames and signs)."""
+    """Result of ArticulatedBody.forward_dynamics. Passes 1 and 2 are done when it is made; pass 3
+    (``qdd``, the link accelerations) and everything else on first access (see the module
+    docstring for frames and signs)."""
 
-    def __init__(self, body: "ArticulatedBody", q: np.ndarray, qdd: np.ndarray, V: np.ndarray,
-                 H: np.ndarray, c: np.ndarray, Abar: list, MB: np.ndarray, base: tuple) -> None:
+    def __init__(self, body: "ArticulatedBody", q: np.ndarray, V: np.ndarray, H: np.ndarray,
+                 c: np.ndarray, MB: np.ndarray, base: tuple, pass1: tuple, tau: list, pass2: tuple,
+                 a0: np.ndarray) -> None:
         self.body = body
         self.q = q
-        self.qdd = qdd
         self._V = V          # spatial velocities v_i (n, 6), J_i coordinates, [ang; lin]
         self._H = H          # I_i v_i, flattened (6n)
         self._c = c          # velocity-product accelerations c_i (n, 6)
-        self._Abar = Abar    # a_i - c_i (7-vectors, gravity trick included), J_i coordinates
         self._MB = MB        # 7x7 [[I^A_B, p^A_B], ...] at the base, B coordinates, [ang; lin]
         self._base = base    # (R, p, v, w, a, alpha, g) as arrays
+        self._pass1 = pass1  # (Y, Yl, pv, Ic, RJ): what ArticulatedBody.reevaluate reuses
+        self._tau = tau
+        self._pass2 = pass2  # (Ut, D) for pass 3
+        self._a0 = a0        # [a_base - g (spatial, B coordinates); 1]
+
+    @cached_property
+    def _pass3(self) -> tuple:
+        return self.body._acceleration_pass(self._pass1[1], *self._pass2, self._a0)
+
+    @cached_property
+    def qdd(self) -> np.ndarray:
+        """Joint accelerations (n), pass 3 of the ABA."""
+        return self._pass3[0]
+
+    @cached_property
+    def _Abar(self) -> np.ndarray:
+        """a_i - c_i (7-vectors, gravity trick included), J_i coordinates."""
+        return self._pass3[1]
 
     @cached_property
     def _Rs(self) -> np.ndarray:
@@ -122,10 +142,12 @@ class AbaResult:
     def spatial_accelerations(self) -> np.ndarray:
         """True spatial accelerations a_i (n, 6) of the links, J_i coordinates, [ang; lin]
         (RBDA Sec. 2.11; the gravity trick undone: a_i + [0; R_Ji^T g])."""
-        A = np.array(self._Abar)[:, :6] + self._c
-        g = self._base[6]
-        for i, T in enumerate(self.joint_frames):
-            A[i, 3:] += T[:3, :3].T.dot(g)
+        return np.array([self._spatial_acceleration(i) for i in range(self.body.n)])
+
+    def _spatial_acceleration(self, i: int) -> np.ndarray:
+        """Row i of spatial_accelerations, alone (the attachment outputs need two or three links)."""
+        A = self._Abar[i][:6] + self._c[i]
+        A[3:] += self.joint_frames[i][:3, :3].T.dot(self._base[6])
         return A
 
     @cached_property
@@ -148,16 +170,35 @@ class AbaResult:
         its distal DH frame F_link. Classical (not spatial) velocity and acceleration:
             v_P = v_O + w x r,   a_P = a^s_O + wdot x r + w x v_P,
         with a^s_O the linear part of the spatial acceleration at J_link's origin O (RBDA Sec. 2.11)."""
+        r = self.body.point_in_joint_frame(link, point)
+        pos, vel, vP = self._point_motion(link, r)
+        return pos, vel, self._point_acceleration(link, r, vP)
+
+    def point_motion(self, link: int, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
+        """(position, velocity, v_P in J_link axes) of the point r given in J_link coordinates
+        (ArticulatedBody.point_in_joint_frame); the same numbers as point_kinematics."""
+        return self._point_motion(link, r)
+
+    def point_acceleration(self, link: int, r: np.ndarray, vP: list) -> np.ndarray:
+        """World acceleration of the point r (J_link coordinates) with v_P from point_motion: only
+        this changes when only the base acceleration or the loads changed (reevaluate)."""
+        return self._point_acceleration(link, r, vP)
+
+    def _point_motion(self, link, r):
         T = self.joint_frames[link]
-        RJ, pJ = T[:3, :3], T[:3, 3]
-        C = self.body._C[link]
-        r = C[:3, :3].dot(np.asarray(point, dtype=float)) + C[:3, 3]
-        w, vO = self._V[link, :3], self._V[link, 3:]
-        A = self.spatial_accelerations[link]
+        RJ = T[:3, :3]
+        V = self._V[link]
+        w, vO = V[:3].tolist(), V[3:]
+        rl = r.tolist()
+        vP = vO + np.asarray(_cross(w, rl))
+        return T[:3, 3] + RJ.dot(r), RJ.dot(vP), vP
+
+    def _point_acceleration(self, link, r, vP):
+        A = self._spatial_acceleration(link)
         wd, aO = A[:3], A[3:]
-        vP = vO + np.asarray(_cross(w.tolist(), r.tolist()))
-        aP = aO + np.asarray(_cross(wd.tolist(), r.tolist())) + np.asarray(_cross(w.tolist(), vP.tolist()))
-        return pJ + RJ.dot(r), RJ.dot(vP), RJ.dot(aP)
+        w = self._V[link, :3].tolist()
+        aP = aO + np.asarray(_cross(wd.tolist(), r.tolist())) + np.asarray(_cross(w, vP.tolist()))
+        return self.joint_frames[link][:3, :3].dot(aP)
 
     @cached_property
     def kinetic_energy(self) -> float:
@@ -203,6 +244,7 @@ class ArticulatedBody:
         self._kk = np.array(self._k)
         self._th0 = np.array([float(l.theta) for l in links])
         self._d0 = np.array([float(l.d) for l in links])
+        self._th0l, self._d0l = self._th0.tolist(), self._d0.tolist()
         self._mass = np.array([float(l.mass) for l in links])
         self._cg = np.array([np.asarray(l.cg, dtype=float) for l in links])
         # C_i: J_i -> F_i (constant); T_tree_i: J_{i-1} -> F_{i-1}, with J_{-1} = B, F_{-1} = frame 0
@@ -235,6 +277,7 @@ class ArticulatedBody:
                 Kbd[4 * i + r, 49 * i:49 * (i + 1)] = Y.ravel()
         self._Kbd = Kbd
         self._W = np.ones((n, 4))                # [1, cos, sin, length] per link; column 0 stays 1
+        self._r_cache: dict = {}                 # (link, point bytes) -> the load point in J_link
         # block-diagonal constants for the batched velocity terms (6n x 6n)
         self._Ibd = np.zeros((6 * n, 6 * n))
         self._Sbd = np.zeros((6 * n, 6 * n))     # -crm(S_i): c_i = v_i x S_i qd_i = -crm(S_i) v_i qd_i
@@ -271,6 +314,11 @@ class ArticulatedBody:
         """Xup_i (6x6 views) for all links."""
         return [Y[:6, :6] for Y in self._ymats(q)]
 
+    def point_in_joint_frame(self, link: int, point: ArrayLike) -> np.ndarray:
+        """A point given in the distal DH frame F_link, in J_link coordinates: C_link point."""
+        C = self._C[link]
+        return C[:3, :3].dot(np.asarray(point, dtype=float)) + C[:3, 3]
+
     @staticmethod
     def _base_motion(base_R, base_v, base_w, base_a, base_alpha, gravity):
         """Base motion as arrays (R, v, w, a, alpha, g), plus v0 = [R^T w; R^T v; 0] and the
@@ -291,30 +339,37 @@ class ArticulatedBody:
         wxv = _cross(wl, vl)
         acc = (a - g).tolist()
         B = np.array([wl, vl, al_l, [acc[0] - wxv[0], acc[1] - wxv[1], acc[2] - wxv[2]]]).dot(R)
-        v0 = np.zeros(7)
-        v0[:6] = B[:2].ravel()
-        a0 = np.ones(7)
-        a0[:6] = B[2:].ravel()
-        return R, v, w, a, al, g, v0, a0
+        va = np.zeros((2, 7))
+        va[:, :6] = B.reshape(2, 6)
+        va[1, 6] = 1.0
+        return R, v, w, a, al, g, va[0], va[1]
 
-    def _external_forces(self, R: np.ndarray, Y: np.ndarray, link_wrenches) -> np.ndarray:
+    def _external_forces(self, R: np.ndarray, Y: np.ndarray, link_wrenches, RJ: Optional[list] = None
+                         ) -> np.ndarray:
         """Featherstone forces f^x_i = [n; f] (n, 6), J_i coordinates, about J_i's origin, of the
-        link wrenches (link, point in F_link, force world, moment world)."""
+        link wrenches (link, point in F_link, force world, moment world). ``RJ``: a list to keep
+        the world rotations R_{J_i} in (and take them from) across calls with the same pose."""
         fx = np.zeros((self.n, 6))
         last = max(int(w[0]) for w in link_wrenches)
-        RJ = []
-        Rp = R
-        for i in range(last + 1):                  # R_{J_i} = R_{J_{i-1}} E_i^T
+        if RJ is None:
+            RJ = []
+        Rp = RJ[-1] if RJ else R
+        for i in range(len(RJ), last + 1):         # R_{J_i} = R_{J_{i-1}} E_i^T
             Rp = Rp.dot(Y[i][:3, :3].T)
             RJ.append(Rp)
         for (i, point, force, moment) in link_wrenches:
             i = int(i)
-            C = self._C[i]
-            r = C[:3, :3].dot(np.asarray(point, dtype=float)) + C[:3, 3]
-            f = RJ[i].T.dot(np.asarray(force, dtype=float))
-            nmo = RJ[i].T.dot(np.asarray(moment, dtype=float)) + np.asarray(_cross(r.tolist(), f.tolist()))
-            fx[i, :3] += nmo
-            fx[i, 3:] += f
+            point = np.asarray(point, dtype=float)
+            key = (i, point.tobytes())
+            r = self._r_cache.get(key)
+            if r is None:                              # the point in J_i (constant for a load point)
+                if len(self._r_cache) > 64:            # points that keep changing: stay small
+                    self._r_cache.clear()
+                r = self._r_cache[key] = self.point_in_joint_frame(i, point).tolist()
+            RJt = RJ[i].T
+            f = RJt.dot(np.asarray(force, dtype=float))
+            nmo = RJt.dot(np.asarray(moment, dtype=float)) + np.asarray(_cross(r, f.tolist()))
+            fx[i] += np.concatenate((nmo, f))
         return fx
 
     # ------------------------------------------------------------------------------------------
@@ -340,79 +395,122 @@ class ArticulatedBody:
         and Y_i [a_{i-1} - c_{i-1}; 1] = [Xup_i a_{i-1}; 1] in pass 3. The scalar entries (*) are
         never used.
         """
-        n = self.n
         q = np.asarray(q, dtype=float)
         qd = np.asarray(qd, dtype=float)
-        qdl = qd.tolist()
         taul = np.asarray(tau, dtype=float).tolist()
         R, v, w, a, al, g, v0, a0 = self._base_motion(base_R, base_v, base_w, base_a, base_alpha, gravity)
         p = _Z3 if base_p is None else np.asarray(base_p, dtype=float)
+        pass1 = self._velocity_pass(q, qd, v0)
+        V, H, c = pass1[5:]
+        pass1 = pass1[:5]
+        fx = self._external_forces(R, pass1[0], link_wrenches, pass1[4]) if link_wrenches else None
+        Ut, D, MB = self._inertia_pass(pass1, taul, fx)
+        # pass 3 (_acceleration_pass) when qdd or an acceleration is first read
+        return AbaResult(self, q, V, H, c, MB, (R, p, v, w, a, al, g), pass1, taul, (Ut, D), a0)
+
+    def reevaluate(self, result: AbaResult, base_a: Optional[ArrayLike] = None,
+                   base_alpha: Optional[ArrayLike] = None,
+                   link_wrenches: Optional[Sequence[LinkWrench]] = None) -> AbaResult:
+        """forward_dynamics again for the state, joint forces, base pose and base velocity of
+        ``result`` and a new base acceleration and new link wrenches: pass 1 (velocities, velocity
+        products, Plucker transforms) and the world poses are reused, passes 2 and 3 are redone.
+        Gives the same numbers, bit for bit, as a fresh forward_dynamics call (the same operations
+        in the same order), e.g. for a co-simulation master's feedthrough refresh, where only the
+        ship's acceleration and the cable's force change."""
+        R, p, v, w, _, _, g = result._base
+        _, _, _, a, al, _, _, a0 = self._base_motion(R, v, w, base_a, base_alpha, g)
+        pass1 = result._pass1
+        fx = self._external_forces(R, pass1[0], link_wrenches, pass1[4]) if link_wrenches else None
+        Ut, D, MB = self._inertia_pass(pass1, result._tau, fx)
+        out = AbaResult(self, result.q, result._V, result._H, result._c, MB, (R, p, v, w, a, al, g),
+                        pass1, result._tau, (Ut, D), a0)
+        if "joint_frames" in result.__dict__:          # pose unchanged: so are the J_i frames
+            out.joint_frames = result.joint_frames
+        return out
+
+    def _velocity_pass(self, q: np.ndarray, qd: np.ndarray, v0: np.ndarray) -> tuple:
+        """Pass 1, base to tip (RBDA Table 7.1, first loop):
+             v_i = Xup_i v_{i-1} + S_i qd_i;   c_i = c_J + v_i x v_J  (c_J = 0, v_J = S_i qd_i);
+             I^A_i = I_i;   p^A_i = v_i x* I_i v_i - X*_i f^x_i  (the f^x_i term: _inertia_pass).
+        Returns (Y, Yl, pv, Ic, RJ, V, H, c): the transforms Y_i (with Xup_i c_{i-1} in column 7,
+        see forward_dynamics), the same as a list, pv_i = v_i x* I_i v_i (n, 6), Ic = I_i c_i
+        (6n), an empty list for the world rotations of the J_i (_external_forces fills it), the
+        velocities V (n, 6), H = I_i v_i (6n) and c (n, 6)."""
+        n = self.n
         k = self._k
+        qdl = qd.tolist()
         Y = self._ymats(q)
         Yl = list(Y)
-
-        # ---- Pass 1, base to tip (RBDA Table 7.1, first loop):
-        #      v_i = Xup_i v_{i-1} + S_i qd_i;   c_i = c_J + v_i x v_J  (c_J = 0, v_J = S_i qd_i);
-        #      I^A_i = I_i;   p^A_i = v_i x* I_i v_i - X*_i f^x_i
-        vs = []
+        V7 = np.empty((n, 7))
+        dot = np.dot
         vp = v0
         for i in range(n):
-            vi = Yl[i].dot(vp)
+            vi = V7[i]
+            dot(Yl[i], vp, out=vi)
             vi[k[i]] += qdl[i]
-            vs.append(vi)
             vp = vi
-        V = np.array(vs)[:, :6]
+        V = V7[:, :6]
         Vf = V.ravel()
         H = self._Ibd.dot(Vf)                                        # I_i v_i
         c = (self._Sbd.dot(Vf).reshape(n, 6)) * qd[:, None]         # c_i = v_i x S_i qd_i
-        pA = (V[:, :, None] * H.reshape(n, 1, 6)).reshape(n, 36).dot(self._Tf)   # v_i x* I_i v_i
-        if link_wrenches:
-            pA -= self._external_forces(R, Y, link_wrenches)
-        pc = pA.ravel() + self._Ibd.dot(c.ravel())                  # p^A_i + I^A_i c_i (I^A_i = I_i)
+        pv = (V[:, :, None] * H.reshape(n, 1, 6)).reshape(n, 36).dot(self._Tf)   # v_i x* I_i v_i
+        Ic = self._Ibd.dot(c.ravel())                                # I^A_i c_i (I^A_i = I_i)
+        Y[1:, :6, 6] = (Y[1:, :6, :6] @ c[:-1, :, None])[:, :, 0]   # Xup_i c_{i-1}
+        return Y, Yl, pv, Ic, [], V, H, c
+
+    def _inertia_pass(self, pass1: tuple, taul: list, fx: Optional[np.ndarray]) -> tuple:
+        """Pass 2, tip to base (RBDA Table 7.1, second loop):
+             U_i = I^A_i S_i;  D_i = S_i^T U_i;  u_i = tau_i - S_i^T p^A_i;
+             I^a_i = I^A_i - U_i U_i^T / D_i;   p^a_i = p^A_i + I^a_i c_i + U_i u_i / D_i;
+             I^A_parent += Xup_i^T I^a_i Xup_i;   p^A_parent += Xup_i^T p^a_i.
+        In 7x7 form: Ut_i = [U_i; -(u_i - U_i^T c_i)] (column k of M_i, last entry minus tau_i)
+        and M^a_i = M_i - Ut_i Ut_i^T / D_i = [[I^a_i, p^a_i], ...]. The base B is the parent of
+        link 0: M_B = [[I^A_B, p^A_B], ...] is the crane's articulated inertia and bias seen from
+        the base (ship-crane digest Sec. 7.2). Returns (Ut, D, M_B)."""
+        n = self.n
+        k = self._k
+        _, Yl, pv, Ic, _ = pass1
+        pA = pv - fx if fx is not None else pv                       # p^A_i = v_i x* I_i v_i - f^x_i
+        pc = pA.ravel() + Ic                                         # p^A_i + I^A_i c_i
         M = self._M7.copy()
         M[:, :6, 6] = pc.reshape(n, 6)
         M[:, 6, :6] = M[:, :6, 6]
-        Y[1:, :6, 6] = (Y[1:, :6, :6] @ c[:-1, :, None])[:, :, 0]   # Xup_i c_{i-1}
-
-        # ---- Pass 2, tip to base (RBDA Table 7.1, second loop):
-        #      U_i = I^A_i S_i;  D_i = S_i^T U_i;  u_i = tau_i - S_i^T p^A_i;
-        #      I^a_i = I^A_i - U_i U_i^T / D_i;   p^a_i = p^A_i + I^a_i c_i + U_i u_i / D_i;
-        #      I^A_parent += Xup_i^T I^a_i Xup_i;   p^A_parent += Xup_i^T p^a_i.
-        #      In 7x7 form: Ut_i = [U_i; -(u_i - U_i^T c_i)] (column k of M_i, last entry minus
-        #      tau_i) and M^a_i = M_i - Ut_i Ut_i^T / D_i = [[I^a_i, p^a_i], ...]. The base B is the
-        #      parent of link 0: M_B = [[I^A_B, p^A_B], ...] is the crane's articulated inertia and
-        #      bias seen from the base (ship-crane digest Sec. 7.2).
         Ut = [None] * n
         D = [0.0] * n
         MB = None
+        Ml = list(M)
         for i in range(n - 1, -1, -1):
-            Mi, ki = M[i], k[i]
+            Mi, ki = Ml[i], k[i]
             Ui = Mi[:, ki].copy()
             Ui[6] -= taul[i]
             Di = Ui.item(ki)
             Ut[i], D[i] = Ui, Di
-            Mi -= Ui[:, None].dot(Ui[None, :] * (1.0 / Di))
+            Mi -= Ui[:, None].dot(Ui[None, :] * (1.0 / Di))          # M^a_i = M_i - Ut_i Ut_i^T / D_i
             Yi = Yl[i]
             if i:
-                M[i - 1] += Yi.T.dot(Mi).dot(Yi)
+                Ml[i - 1] += Yi.T.dot(Mi).dot(Yi)
             else:
                 MB = Yi.T.dot(Mi).dot(Yi)
+        return Ut, D, MB
 
-        # ---- Pass 3, base to tip (RBDA Table 7.1, third loop), a_0 = a_base - g (gravity trick):
-        #      a'_i = Xup_i a_{i-1} + c_i;   qdd_i = (u_i - U_i^T a'_i) / D_i;   a_i = a'_i + S_i qdd_i.
-        #      In 7-vector form ab_i = [a_i - c_i; 1]: Y_i ab_{i-1} = [Xup_i a_{i-1}; 1] and
-        #      qdd_i = -Ut_i . Y_i ab_{i-1} / D_i.
-        qdd = [0.0] * n
-        Ab = []
+    def _acceleration_pass(self, Yl: list, Ut: list, D: list, a0: np.ndarray) -> tuple:
+        """Pass 3, base to tip (RBDA Table 7.1, third loop), a_0 = a_base - g (gravity trick):
+             a'_i = Xup_i a_{i-1} + c_i;   qdd_i = (u_i - U_i^T a'_i) / D_i;   a_i = a'_i + S_i qdd_i.
+        In 7-vector form ab_i = [a_i - c_i; 1]: Y_i ab_{i-1} = [Xup_i a_{i-1}; 1] and
+        qdd_i = -Ut_i . Y_i ab_{i-1} / D_i. Returns (qdd, ab (n, 7))."""
+        k = self._k
+        qdd = [0.0] * self.n
+        Ab = np.empty((self.n, 7))
+        dot = np.dot
         ap = a0
-        for i in range(n):
-            ai = Yl[i].dot(ap)
+        for i in range(self.n):
+            ai = Ab[i]
+            dot(Yl[i], ap, out=ai)
             qi = -Ut[i].dot(ai) / D[i]
             ai[k[i]] += qi
             qdd[i] = qi
-            Ab.append(ai)
             ap = ai
-        return AbaResult(self, q, np.array(qdd), V, H, c, Ab, MB, (R, p, v, w, a, al, g))
+        return np.array(qdd), Ab
 
     # ------------------------------------------------------------------------------------------
     # inverse dynamics
@@ -492,13 +590,18 @@ class ArticulatedBody:
         """World 4x4 poses of the joint-moved proximal frames J_i: J_i = J_{i-1} T_tree_i XJ(q_i)."""
         T = homogeneous(_I3 if base_R is None else base_R, _Z3 if base_p is None else base_p)
         out = []
+        th0, d0 = self._th0l, self._d0l
         for i, qi in enumerate(np.asarray(q, dtype=float).tolist()):
-            T = T @ self._Ttree[i]
-            if self._rev[i]:
-                J = homogeneous(rz(self._th0[i] + qi), _Z3)
-            else:
-                J = homogeneous(_I3, (0.0, 0.0, self._d0[i] + qi))
-            T = T @ J
+            T = T.dot(self._Ttree[i])                  # (ndarray.dot: the same products as @, cheaper)
+            J = _I4.copy()
+            if self._rev[i]:                           # homogeneous(rz(th0 + q), 0)
+                c, s = math.cos(th0[i] + qi), math.sin(th0[i] + qi)
+                J[0, 0] = J[1, 1] = c
+                J[0, 1] = -s
+                J[1, 0] = s
+            else:                                      # homogeneous(1, (0, 0, d0 + q))
+                J[2, 3] = d0[i] + qi
+            T = T.dot(J)
             out.append(T)
         return out
 

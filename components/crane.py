@@ -43,18 +43,28 @@ class BaseMotion:
     angular_acceleration: np.ndarray
 
     def at(self, s: float):
-        """Pose, velocity and acceleration s seconds later, at constant acceleration."""
-        w = self.angular_velocity + self.angular_acceleration * s
-        rot = 0.5 * s * (self.angular_velocity + w)          # mean rotation vector over [0, s], NED
-        angle = float(np.linalg.norm(rot))
+        """Pose, velocity and acceleration s seconds later, at constant acceleration.
+
+        Written out in scalars (3-vectors: numpy's per-call overhead dominates); the operations
+        and their order are those of the vector expressions in the comments, so the numbers are
+        the same to the bit."""
+        w0, al = self.angular_velocity.tolist(), self.angular_acceleration.tolist()
+        w = [w0[0] + al[0] * s, w0[1] + al[1] * s, w0[2] + al[2] * s]         # w0 + alpha s
+        hs = 0.5 * s
+        rot = [hs * (w0[0] + w[0]), hs * (w0[1] + w[1]), hs * (w0[2] + w[2])]   # mean rotation vector, NED
+        r = np.array(rot)
+        angle = float(np.sqrt(r.dot(r)))                                      # np.linalg.norm(rot)
         if angle > 0.0:
-            dq = np.concatenate([[math.cos(0.5 * angle)], math.sin(0.5 * angle) * rot / angle])
+            sh = math.sin(0.5 * angle)
+            dq = [math.cos(0.5 * angle), sh * rot[0] / angle, sh * rot[1] / angle, sh * rot[2] / angle]
             q = quat_normalize(quat_multiply(dq, self.quaternion))    # NED-frame rotation applied on the left
         else:
             q = self.quaternion
-        p = self.position + self.velocity * s + 0.5 * self.acceleration * s * s
-        v = self.velocity + self.acceleration * s
-        return quat_to_matrix(q), p, v, w, self.acceleration, self.angular_acceleration
+        x0, v0, a = self.position.tolist(), self.velocity.tolist(), self.acceleration.tolist()
+        # p = x0 + v0 s + 0.5 a s s,  v = v0 + a s
+        p = [x0[k] + v0[k] * s + 0.5 * a[k] * s * s for k in range(3)]
+        v = [v0[k] + a[k] * s for k in range(3)]
+        return quat_to_matrix(q), np.array(p), np.array(v), np.array(w), self.acceleration, self.angular_acceleration
 
 
 def still_base(position=(0.0, 0.0, 0.0)) -> BaseMotion:
@@ -84,102 +94,146 @@ class Crane:
         self.base = still_base()
         self.loads: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
         self.time = 0.0
+        # (ABA result, actuator torques, z') at the current state and inputs, or None; _stale: the
+        # base acceleration or the loads changed since (the rest of the inputs did not)
         self._last = None
+        self._stale = False
+        self._key = None          # the inputs in effect (set_inputs), None after a step moved the base
+        self._control_arrays()
+
+    def _control_arrays(self) -> None:
+        """The joint controllers and end stops as arrays (the torques of all joints at once)."""
+        links = self.mechanism.links
+        ctl = [l.control if (l.control is not None and m != "passive") else None for l, m in zip(links, self.mode)]
+        self._pos = np.array([c is not None and m == "position" for c, m in zip(ctl, self.mode)])
+        self._vel = np.array([c is not None and m == "velocity" for c, m in zip(ctl, self.mode)])
+        self._kp = np.array([c.kp if c is not None else 0.0 for c in ctl], float)
+        self._ki = np.array([c.ki if c is not None else 0.0 for c in ctl], float)
+        self._kd = np.array([c.kd if c is not None else 0.0 for c in ctl], float)
+        self._kd0 = np.where(self._pos, self._kd, 0.0)          # the D term acts in position control only
+        self._integrating = self._pos | self._vel
+        self._no_torque = np.zeros(self.n)
+        self._tmax = np.array([c.torque_max if c is not None and c.torque_max is not None and c.torque_max > 0 else math.inf
+                               for c in ctl], float)
+        self._pmax = np.array([c.power_max if c is not None and c.power_max is not None and c.power_max > 0 else math.nan
+                               for c in ctl], float)
+        lim = [l.limits for l in links]
+        self._lo = np.array([x.lower if x else -math.inf for x in lim], float)
+        self._hi = np.array([x.upper if x else math.inf for x in lim], float)
+        self._Ks = np.array([x.stiffness if x else 0.0 for x in lim], float)
+        self._Ds = np.array([x.damping if x else 0.0 for x in lim], float)
+        self._lo0 = np.where(np.isfinite(self._lo), self._lo, 0.0)     # finite stand-ins for the arithmetic
+        self._hi0 = np.where(np.isfinite(self._hi), self._hi, 0.0)
 
     # ------------------------------------------------------------------ inputs
 
     def set_inputs(self, base: BaseMotion, setpoints: np.ndarray, loads) -> None:
         """Base motion at the step start, joint setpoints (position or rate by mode), and external
-        loads: (link index, point in the link frame, force NED, moment NED)."""
+        loads: (link index, point in the link frame, force NED, moment NED).
+
+        Inputs equal to the previous ones keep the last evaluation; a change of only the base
+        acceleration and the loads (a master's feedthrough refresh) keeps its pass 1 (evaluate)."""
+        setpoints = np.array(setpoints, float)
+        loads = list(loads)
+        # the values (not the arrays, which a caller may reuse and change in place), as lists:
+        # comparing those is the test np.array_equal makes, far cheaper for 3- and 4-vectors
+        key = ((base.position.tolist(), base.quaternion.tolist(), base.velocity.tolist(),
+                base.angular_velocity.tolist(), setpoints.tolist()),
+               (base.acceleration.tolist(), base.angular_acceleration.tolist(),
+                [(int(l[0]), *(np.asarray(x, float).tolist() for x in l[1:])) for l in loads]))
+        if self._last is not None:
+            if self._key is None or key[0] != self._key[0]:     # None: evaluated for other inputs
+                self._last = None
+            elif key[1] != self._key[1]:
+                self._stale = True
+        self._key = key
         self.base = base
-        self.setpoint = np.asarray(setpoints, float).copy()
-        self.loads = list(loads)
-        self._last = None
+        self.setpoint = setpoints
+        self.loads = loads
 
     # ------------------------------------------------------------------ actuation
 
     def actuator_torques(self, q: np.ndarray, qd: np.ndarray, z: np.ndarray):
         """(actuator torque, saturated flags) per joint, end stops not included."""
-        tau = np.zeros(self.n)
-        saturated = np.zeros(self.n, bool)
-        for i, link in enumerate(self.mechanism.links):
-            c = link.control
-            mode = self.mode[i]
-            if c is None or mode == "passive":
-                continue
-            if mode == "position":
-                raw = c.kp * (self.setpoint[i] - q[i]) + c.ki * z[i] - c.kd * qd[i]
-            else:
-                raw = c.kp * (self.setpoint[i] - qd[i]) + c.ki * z[i]
-            limit = math.inf
-            if c.torque_max is not None and c.torque_max > 0:
-                limit = c.torque_max
-            if c.power_max is not None and c.power_max > 0:
-                limit = min(limit, c.power_max / max(abs(qd[i]), 1e-3))
-            tau[i] = max(-limit, min(limit, raw))
-            saturated[i] = tau[i] != raw
-        return tau, saturated
+        # position control: kp (q_t - q) + ki z - kd qd; velocity control: kp (qd_t - qd) + ki z
+        # (kd is 0 there); passive: all gains 0
+        raw = self._kp * (self.setpoint - np.where(self._pos, q, qd)) + self._ki * z - self._kd0 * qd
+        # min(torque limit, power limit / max(|qd|, 1e-3)); fmin skips the NaN of joints without a power limit
+        limit = np.fmin(self._tmax, self._pmax / np.maximum(np.abs(qd), 1e-3))
+        tau = np.maximum(-limit, np.minimum(limit, raw))
+        return tau, tau != raw
 
     def end_stop_torques(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
-        tau = np.zeros(self.n)
-        for i, link in enumerate(self.mechanism.links):
-            lim = link.limits
-            if lim is None:
-                continue
-            if q[i] < lim.lower:
-                tau[i] = -lim.stiffness * (q[i] - lim.lower) - lim.damping * qd[i]
-            elif q[i] > lim.upper:
-                tau[i] = -lim.stiffness * (q[i] - lim.upper) - lim.damping * qd[i]
-        return tau
+        lo, hi = q < self._lo, q > self._hi
+        if not (lo.any() or hi.any()):
+            return self._no_torque
+        return np.where(lo, -self._Ks * (q - self._lo0) - self._Ds * qd,
+                        np.where(hi, -self._Ks * (q - self._hi0) - self._Ds * qd, 0.0))
 
     # ------------------------------------------------------------------ dynamics
 
-    def _evaluate(self, s: float, q: np.ndarray, qd: np.ndarray, z: np.ndarray):
-        R, p, v, w, a, alpha = self.base.at(s)
+    def _evaluate(self, s: float, q: np.ndarray, qd: np.ndarray, z: np.ndarray, at=None):
+        R, p, v, w, a, alpha = at if at is not None else self.base.at(s)
         act, saturated = self.actuator_torques(q, qd, z)
-        tau = act + self.end_stop_torques(q, qd)
+        stops = self.end_stop_torques(q, qd)
+        tau = act if stops is self._no_torque else act + stops
         result = self.body.forward_dynamics(q, qd, tau, R, p, v, w, a, alpha, gravity=self.gravity,
                                             link_wrenches=self.loads)
-        z_dot = np.zeros(self.n)
-        for i, mode in enumerate(self.mode):
-            if mode == "position" and not saturated[i]:
-                z_dot[i] = self.setpoint[i] - q[i]
-            elif mode == "velocity" and not saturated[i]:
-                z_dot[i] = self.setpoint[i] - qd[i]
+        # z' = q_t - q (position) or qd_t - qd (velocity) while the actuator does not saturate
+        z_dot = np.where(self._integrating & ~saturated, self.setpoint - np.where(self._pos, q, qd), 0.0)
         return result, act, z_dot
 
     def step(self, dt: float, max_substep: float) -> None:
-        """RK4 on (q, qd, z) in ceil(dt / max_substep) sub-steps, inputs held over the step."""
+        """RK4 on (q, qd, z) in ceil(dt / max_substep) sub-steps, inputs held over the step.
+
+        The state is stacked as y = [q, qd, z] (elementwise the same arithmetic as three arrays)."""
         n = max(1, math.ceil(dt / max_substep - 1e-9))
         h = dt / n
-        q, qd, z = self.q, self.qd, self.z
+        m = self.n
+        y = np.concatenate((self.q, self.qd, self.z))
         s = 0.0
-        for _ in range(n):
-            r1, _, z1 = self._evaluate(s, q, qd, z)
-            k1 = (qd, r1.qdd, z1)
-            r2, _, z2 = self._evaluate(s + h / 2, q + h / 2 * k1[0], qd + h / 2 * k1[1], z + h / 2 * k1[2])
-            k2 = (qd + h / 2 * k1[1], r2.qdd, z2)
-            r3, _, z3 = self._evaluate(s + h / 2, q + h / 2 * k2[0], qd + h / 2 * k2[1], z + h / 2 * k2[2])
-            k3 = (qd + h / 2 * k2[1], r3.qdd, z3)
-            r4, _, z4 = self._evaluate(s + h, q + h * k3[0], qd + h * k3[1], z + h * k3[2])
-            k4 = (qd + h * k3[1], r4.qdd, z4)
-            q = q + h / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
-            qd = qd + h / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
-            z = z + h / 6 * (k1[2] + 2 * k2[2] + 2 * k3[2] + k4[2])
+        base_at = {}                                   # the base at each stage time, formed once
+
+        def at(t):
+            b = base_at.get(t)
+            if b is None:
+                b = base_at[t] = self.base.at(t)
+            return b
+
+        def f(t, y, reuse=None):
+            r, _, zd = reuse if reuse is not None else self._evaluate(t, y[:m], y[m:2 * m], y[2 * m:], at(t))
+            return np.concatenate((y[m:2 * m], r.qdd, zd))     # (qd, qdd, z')
+
+        for k in range(n):
+            reuse = self._last if (k == 0 and self._last is not None and not self._stale) else None
+            k1 = f(s, y, reuse)                        # reuse: the outputs' evaluation (first same as last)
+            k2 = f(s + h / 2, y + h / 2 * k1)
+            k3 = f(s + h / 2, y + h / 2 * k2)
+            k4 = f(s + h, y + h * k3)
+            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
             s += h
-        self.q, self.qd, self.z = q, qd, z
+        self.q, self.qd, self.z = y[:m].copy(), y[m:2 * m].copy(), y[2 * m:].copy()
         # the base moved over the step: the outputs refer to its end-of-step state
-        R, p, v, w, a, alpha = self.base.at(dt)
+        R, p, v, w, a, alpha = at(dt)
         self.base = BaseMotion(p, _matrix_to_quat(R), v, w, a, alpha)
         self.time += dt
         self._last = None
+        self._stale = False
+        self._key = None
 
     def evaluate(self):
-        """(ABA result, actuator torques) at the current state, base and loads (cached)."""
+        """(ABA result, actuator torques) at the current state, base and loads (cached; after a
+        change of only the base acceleration or the loads, passes 2 and 3 of the ABA are redone)."""
         if self._last is None:
-            result, act, _ = self._evaluate(0.0, self.q, self.qd, self.z)
-            self._last = (result, act)
-        return self._last
+            self._last = self._evaluate(0.0, self.q, self.qd, self.z)
+        elif self._stale:
+            result, act, z_dot = self._last
+            # base.at(0) returns the acceleration inputs themselves
+            result = self.body.reevaluate(result, self.base.acceleration, self.base.angular_acceleration,
+                                          link_wrenches=self.loads)
+            self._last = (result, act, z_dot)
+        self._stale = False
+        return self._last[0], self._last[1]
 
     def get_state(self) -> dict:
         return {"q": self.q.copy(), "qd": self.qd.copy(), "z": self.z.copy(), "time": self.time,
@@ -193,8 +247,11 @@ class Crane:
         self.time = float(s["time"])
         self.setpoint = np.array(s["setpoint"], float)
         self.mode = list(s["mode"])
+        self._control_arrays()
         self.base = BaseMotion(*(np.array(x, float) for x in s["base"]))
         self._last = None
+        self._stale = False
+        self._key = None
 
 
 def _matrix_to_quat(R: np.ndarray) -> np.ndarray:

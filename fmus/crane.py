@@ -28,6 +28,18 @@ SYM = ("0,0", "1,1", "2,2", "0,1", "0,2", "1,2")
 FULL = ("0,0", "0,1", "0,2", "1,0", "1,1", "1,2", "2,0", "2,1", "2,2")
 BASE_INPUTS = ("base.position", "base.quaternion", "base.velocity", "base.angular_velocity", "base.acceleration",
                "base.angular_acceleration")
+# output names and the entries of the row-major 6x6 I_A they take, formed once
+_SYM_LINEAR = np.array([0, 7, 14, 1, 2, 8])
+_COUPLING = np.array([3, 4, 5, 9, 10, 11, 15, 16, 17])
+_SYM_ANGULAR = np.array([21, 28, 35, 22, 23, 29])
+_POS = tuple(f"attachment{k}.position" for k in range(1, N_ATTACHMENTS + 1))
+_VEL = tuple(f"attachment{k}.velocity" for k in range(1, N_ATTACHMENTS + 1))
+_ACC = tuple(f"attachment{k}.acceleration" for k in range(1, N_ATTACHMENTS + 1))
+_SETPOINT = tuple(f"joint{k}.setpoint" for k in range(1, N_JOINTS + 1))
+_FORCE = tuple(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1))
+_ZERO3 = np.zeros(3)
+_JOINT = tuple((f"joint{k}.position", f"joint{k}.rate", f"joint{k}.torque", f"joint{k}.power")
+               for k in range(1, N_JOINTS + 1))
 LOAD_INPUTS = (*(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1)),
                *(f"joint{k}.setpoint" for k in range(1, N_JOINTS + 1)))
 
@@ -39,6 +51,12 @@ class Crane(Fmi2Slave):
                    "articulated inertia for the ship")
     default_stop_time = 30.0
     default_step_size = 0.01
+    # formed on first read after a step or an input change (fmus/_base.py): a master that reads
+    # the inertia, bias and attachment positions only does not pay for pass 3 of the ABA
+    lazy_outputs = {**{f"attachment{k}.{x}": "update_attachment_motion" for k in range(1, N_ATTACHMENTS + 1)
+                       for x in ("position", "velocity")},
+                    **{f"attachment{k}.acceleration": "update_accelerations" for k in range(1, N_ATTACHMENTS + 1)},
+                    "base.force": "update_accelerations", "base.moment": "update_accelerations"}
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -140,6 +158,7 @@ class Crane(Fmi2Slave):
                 link.initial_position = float(self.v[f"joint{i + 1}.initial_position"])
         self.crane = CraneModel(mech, gravity=self.v["gravity"])
         self.crane.time = self.time
+        self._prepare_attachments()
         # A setpoint still at its declared start (0) means "hold": a position-controlled joint keeps
         # its initial position instead of swinging to 0 (set the setpoint to command anything else).
         for i in range(self.crane.n):
@@ -148,10 +167,28 @@ class Crane(Fmi2Slave):
                 self.v[key] = float(self.crane.setpoint[i])
         self._apply_inputs()
 
+    def _prepare_attachments(self) -> None:
+        """(link, point in J_link coordinates) of the attachments with an output."""
+        body = self.crane.body
+        self._attachments = [(att.link, body.point_in_joint_frame(att.link, att.point))
+                             for att in self._mechanism.attachments[:N_ATTACHMENTS]]
+        self._attachment_motion = [None] * N_ATTACHMENTS
+        self._load_points = [(att.link, np.asarray(att.point, float))
+                             for att in self._mechanism.attachments[:N_ATTACHMENTS]]
+        # (result, crane) the outputs, attachment motion and accelerations were last formed from
+        self._shown = self._motion_shown = self._accelerations_shown = None
+        self._applied = None        # (input_version, base, setpoints, loads) last given to the crane
+
     # ------------------------------------------------------------------ stepping and outputs
 
     def _apply_inputs(self) -> None:
-        v, c = self.v, self.crane
+        # the master sets every input before each call; nothing to do when none was set since
+        c = self.crane
+        if self._applied is not None and self._applied[0] == self.input_version:
+            if c.base is not self._applied[1]:
+                c.set_inputs(*self._applied[1:])       # step() moved the base: the inputs apply anew
+            return
+        v = self.v
         q = v["base.quaternion"].copy()
         if not np.dot(q, q) > 1e-12:
             # an all-zero quaternion is a source that has no output yet (initialisation): level
@@ -159,12 +196,13 @@ class Crane(Fmi2Slave):
         base = BaseMotion(v["base.position"].copy(), q, v["base.velocity"].copy(),
                           v["base.angular_velocity"].copy(), v["base.acceleration"].copy(),
                           v["base.angular_acceleration"].copy())
-        setpoints = np.array([v[f"joint{i + 1}.setpoint"] for i in range(c.n)])
+        setpoints = np.array([v[name] for name in _SETPOINT[:c.n]])
         loads = []
-        for k, att in enumerate(self._mechanism.attachments[:N_ATTACHMENTS]):
-            force = v[f"attachment{k + 1}.force"]
-            if np.any(force):
-                loads.append((att.link, np.asarray(att.point, float), force.copy(), np.zeros(3)))
+        for name, (link, point) in zip(_FORCE, self._load_points):
+            force = v[name]
+            if force.any():
+                loads.append((link, point, force.copy(), _ZERO3))
+        self._applied = (self.input_version, base, setpoints, loads)
         c.set_inputs(base, setpoints, loads)
 
     def step_model(self, t: float, h: float) -> None:
@@ -176,31 +214,75 @@ class Crane(Fmi2Slave):
         # the base inputs refer to the step's end now that the master has set them
         self._apply_inputs()
         result, act = c.evaluate()
-        v["base.force"][:] = result.base_wrench[0:3]
-        v["base.moment"][:] = result.base_wrench[3:6]
-        IA = result.articulated_inertia
-        v["base.inertia_linear"][:] = [IA[0, 0], IA[1, 1], IA[2, 2], IA[0, 1], IA[0, 2], IA[1, 2]]
-        v["base.inertia_coupling"][:] = IA[0:3, 3:6].reshape(9)
-        v["base.inertia_angular"][:] = [IA[3, 3], IA[4, 4], IA[5, 5], IA[3, 4], IA[3, 5], IA[4, 5]]
-        v["base.bias_force"][:] = result.bias[0:3]
-        v["base.bias_moment"][:] = result.bias[3:6]
-        for i in range(N_JOINTS):
-            if i < c.n:
-                v[f"joint{i + 1}.position"] = float(c.q[i])
-                v[f"joint{i + 1}.rate"] = float(c.qd[i])
-                v[f"joint{i + 1}.torque"] = float(act[i])
-                v[f"joint{i + 1}.power"] = float(act[i] * c.qd[i])
-            else:
-                v[f"joint{i + 1}.position"] = v[f"joint{i + 1}.rate"] = 0.0
-                v[f"joint{i + 1}.torque"] = v[f"joint{i + 1}.power"] = 0.0
+        last = self._shown
+        if last is not None and last[0] is result and last[1] is c:
+            return                                          # no input changed since these outputs
+        self._shown = (result, c)
+        IA = result.articulated_inertia.ravel()
+        v["base.inertia_linear"][:] = IA[_SYM_LINEAR]
+        v["base.inertia_coupling"][:] = IA[_COUPLING]
+        v["base.inertia_angular"][:] = IA[_SYM_ANGULAR]
+        bias = result.bias
+        v["base.bias_force"][:] = bias[0:3]
+        v["base.bias_moment"][:] = bias[3:6]
+        # the same state (only the base acceleration or the loads changed, Crane.evaluate redid
+        # passes 2-3): the joint outputs stand
+        if not (last is not None and last[1] is c and last[0]._pass1 is result._pass1):
+            self._joint_outputs(act)
+
+    def update_attachment_motion(self) -> None:
+        """Positions and velocities of the attachments (lazy outputs: formed when first read)."""
+        v, c = self.v, self.crane
+        self._apply_inputs()
+        result, _ = c.evaluate()
+        last = self._motion_shown
+        # the same state, base pose and velocity (only the base acceleration or the loads changed,
+        # Crane.evaluate redid passes 2-3): positions and velocities stand
+        if last is not None and last[1] is c and last[0]._pass1 is result._pass1:
+            return
+        self._motion_shown = (result, c)
+        motion = self._attachment_motion
         for k in range(N_ATTACHMENTS):
-            name = f"attachment{k + 1}"
-            if k < len(self._mechanism.attachments):
-                att = self._mechanism.attachments[k]
-                pos, vel, acc = result.point_kinematics(att.link, np.asarray(att.point, float))
+            if k < len(self._attachments):
+                link, r = self._attachments[k]
+                pos, vel, motion[k] = result.point_motion(link, r)
+                v[_POS[k]][:], v[_VEL[k]][:] = pos, vel
             else:
-                pos = vel = acc = np.zeros(3)
-            v[f"{name}.position"][:], v[f"{name}.velocity"][:], v[f"{name}.acceleration"][:] = pos, vel, acc
+                v[_POS[k]][:] = v[_VEL[k]][:] = 0.0
+
+    def update_accelerations(self) -> None:
+        """The base force and moment and the attachments' accelerations (lazy outputs: formed when
+        first read; the accelerations need pass 3 of the ABA, which nothing else here needs)."""
+        v, c = self.v, self.crane
+        self._apply_inputs()
+        result, _ = c.evaluate()
+        last = self._accelerations_shown
+        if last is not None and last[0] is result and last[1] is c:
+            return
+        self._accelerations_shown = (result, c)
+        self.update_attachment_motion()                     # v_P of the attachments
+        W = result.base_wrench
+        v["base.force"][:] = W[0:3]
+        v["base.moment"][:] = W[3:6]
+        motion = self._attachment_motion
+        for k in range(N_ATTACHMENTS):
+            if k < len(self._attachments):
+                link, r = self._attachments[k]
+                v[_ACC[k]][:] = result.point_acceleration(link, r, motion[k])
+            else:
+                v[_ACC[k]][:] = 0.0
+
+    def _joint_outputs(self, act: np.ndarray) -> None:
+        v, c = self.v, self.crane
+        q, qd = c.q.tolist(), c.qd.tolist()
+        actl = act.tolist()
+        power = (act * c.qd).tolist()
+        for i in range(N_JOINTS):
+            pos, rate, torque, pw = _JOINT[i]
+            if i < c.n:
+                v[pos], v[rate], v[torque], v[pw] = q[i], qd[i], actl[i], power[i]
+            else:
+                v[pos] = v[rate] = v[torque] = v[pw] = 0.0
 
     def get_model_state(self) -> dict:
         return {} if self.crane is None else {"crane": self.crane.get_state()}
@@ -211,5 +293,6 @@ class Crane(Fmi2Slave):
                 self.check_parameters()
             self.crane = CraneModel(self._mechanism, gravity=self.v["gravity"])
             self.crane.set_state(state["crane"])
+            self._prepare_attachments()
         else:
             self.crane = None
