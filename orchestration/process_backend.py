@@ -148,8 +148,11 @@ def _worker_main(conn) -> None:   # pragma: no cover (child process)
         return
 
 
-def _serve(fd: int) -> None:   # pragma: no cover (child process)
-    slots: list[_Hosted] = []
+def _serve(fd: int, slots: list[_Hosted] | None = None) -> None:   # pragma: no cover (child process)
+    """Answer frames on the connected socket ``fd`` until it closes or the master says ``close``.
+    ``slots``: FMU instances loaded already (a Ray actor loads them through Ray calls and appends
+    them here; the list may grow while this serves); else they come by ``load`` requests."""
+    slots = [] if slots is None else slots
     inbox, outbox = _Buffer(1 << 16), _Buffer(1 << 16)
     have = 0
     readv, write = os.readv, os.write
@@ -285,15 +288,75 @@ class _Reply:
         return self.value
 
 
+class ProcessPeer:
+    """The far end of a :class:`_Worker` that is a local worker process: how the master checks
+    that it lives, learns how it ended and stops it. (ray_direct.ActorPeer: the same for a Ray
+    actor.)"""
+
+    noun = "worker"
+
+    def __init__(self, process):
+        self.process = process
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    def describe(self, names: list[str]) -> str:
+        hosting = "" if len(names) < 2 else f", hosting {', '.join(names)}"
+        return f"worker process (pid {self.pid}{hosting})"
+
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def ended(self) -> str:
+        self.process.join(timeout=2.0)
+        code = self.process.exitcode
+        if code is None:
+            return "stopped answering"
+        if code < 0:
+            try:
+                return f"was killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                return f"was killed by signal {-code}"
+        return f"exited with code {code}"
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=2.0)
+
+    def close(self) -> None:
+        """After the ``close`` request and the socket's close: let it end (else stop it)."""
+        self.process.join(timeout=2.0)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(timeout=2.0)
+        self.kill()
+
+
+def spawn_worker(pool: "WirePool", label: str) -> "_Worker":
+    """A new worker process (``spawn``) and the master's end of its socket."""
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe(duplex=True)
+    process = ctx.Process(target=_worker_main, args=(child,), name=f"marine-cosim:{label}", daemon=True)
+    process.start()
+    child.close()             # the worker's end lives only in the worker: its death closes the socket
+    return _Worker(pool, parent, ProcessPeer(process))
+
+
 class _Worker:
-    """One worker process, its socket and the FMU instances (slots) it hosts.
+    """The master's end of one connected socket to a worker (a worker process, or a Ray actor's
+    direct connection: ray_direct.py) and the FMU instances (slots) it hosts.
 
     Requests are written into a frame that is sent by :meth:`flush`; answers come back as one
     frame per frame sent, in order (``outstanding`` pairs them). A lock makes it safe for the
-    execution's start-up threads to use FMUs that share a worker."""
+    execution's start-up threads to use FMUs that share a worker. ``conn``: what owns the socket's
+    file descriptor (closed at the end); ``peer``: the far end's liveness (ProcessPeer)."""
 
-    def __init__(self, pool: "ProcessPool", label: str):
+    def __init__(self, pool: "WirePool", conn: Any, peer: Any):
         self.pool = pool
+        self.peer = peer
         self.slaves: list[ProcessSlave] = []
         self.live = 0
         self.dead: str | None = None               # how the worker ended, once it has
@@ -308,13 +371,8 @@ class _Worker:
         self.in_f64 = np.frombuffer(self.in_bytes, dtype=np.float64)
         self.in_view = memoryview(self.in_bytes)
         self.have = 0
-        ctx = multiprocessing.get_context("spawn")
-        parent, child = ctx.Pipe(duplex=True)
-        self.process = ctx.Process(target=_worker_main, args=(child,), name=f"marine-cosim:{label}", daemon=True)
-        self.process.start()
-        child.close()             # the worker's end lives only in the worker: its death closes the socket
-        self.conn = parent        # owns the file descriptor
-        self.fd = parent.fileno()
+        self.conn = conn          # owns the file descriptor
+        self.fd = conn.fileno()
         # blocking reads and writes that give up after a heartbeat (SO_RCVTIMEO/SO_SNDTIMEO): an
         # answer that is there costs one system call, and a waiting master still checks now and
         # then that the worker lives
@@ -327,10 +385,13 @@ class _Worker:
 
     @property
     def pid(self) -> int | None:
-        return self.process.pid
+        return getattr(self.peer, "pid", None)
 
-    def hosting(self) -> str:
-        return "" if len(self.slaves) < 2 else f", hosting {', '.join(s.name for s in self.slaves)}"
+    def describe(self) -> str:
+        return self.peer.describe([s.name for s in self.slaves])
+
+    def alive(self) -> bool:
+        return self.dead is None and self.peer.alive()
 
     # writing ----------------------------------------------------------------------------------
 
@@ -402,7 +463,7 @@ class _Worker:
                 try:
                     sent += os.write(self.fd, view[sent:size])
                 except BlockingIOError:            # a large message (an FMU state) fills the socket
-                    if not self.process.is_alive():
+                    if not self.peer.alive():
                         raise BrokenPipeError from None
         except OSError:
             self.died(batch[0])
@@ -438,13 +499,13 @@ class _Worker:
             # a heartbeat went by without an answer: does the worker live, is it hung?
             if started is None:          # the first heartbeat has gone by already
                 started, timeout = time.monotonic() - self.pool.heartbeat_ms / 1000, waiting.slave._timeout()
-            if not self.process.is_alive():
+            if not self.peer.alive():
                 self.died(waiting)
                 return
             if timeout is not None and time.monotonic() - started > timeout:
                 self.kill()
-                self.dead = (f"no answer from its worker process (pid {self.pid}{self.hosting()}) to "
-                             f"{waiting.what} within {timeout:g} s; the worker was stopped")
+                self.dead = (f"no answer from its {self.describe()} to {waiting.what} within {timeout:g} s; "
+                             f"the {self.peer.noun} was stopped")
                 self._fail_all()
                 return
 
@@ -487,19 +548,9 @@ class _Worker:
     def died(self, waiting: _Reply | None) -> None:
         """The worker is gone: say how, and fail everything it still owed."""
         if self.dead is None:
-            self.process.join(timeout=2.0)
-            code = self.process.exitcode
-            if code is None:
-                how = "stopped answering"
-            elif code < 0:
-                try:
-                    how = f"was killed by signal {signal.Signals(-code).name}"
-                except ValueError:
-                    how = f"was killed by signal {-code}"
-            else:
-                how = f"exited with code {code}"
+            how = self.peer.ended()
             what = waiting.what if waiting is not None else "a request"
-            self.dead = f"its worker process (pid {self.pid}{self.hosting()}) {how} during {what}; the FMU " \
+            self.dead = f"its {self.describe()} {how} during {what}; the FMU " \
                         f"instance{'s are' if len(self.slaves) > 1 else ' is'} lost"
         self._fail_all()
 
@@ -519,9 +570,7 @@ class _Worker:
         self.have = 0
 
     def kill(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join(timeout=2.0)
+        self.peer.kill()
 
     def drain(self) -> None:
         """Collect answers still on their way (a failed run can leave some) so requests and
@@ -538,7 +587,7 @@ class _Worker:
             self.live -= 1
             if self.live > 0:
                 return
-            if self.dead is None and self.process.is_alive():
+            if self.dead is None:
                 try:
                     reply = _Reply(self.slaves[0], "close")
                     self.add_request(0, "close", (), reply)
@@ -549,17 +598,30 @@ class _Worker:
                 self.conn.close()
             except OSError:
                 pass
-            self.process.join(timeout=2.0)
-            if self.process.is_alive():
-                self.process.terminate()
-                self.process.join(timeout=2.0)
-            self.kill()
-            self.dead = self.dead or "the worker process was closed"
+            self.peer.close()
+            self.dead = self.dead or f"the {self.peer.noun} was closed"
             if self in self.pool.workers:
                 self.pool.workers.remove(self)
 
 
-class ProcessPool:
+class WirePool:
+    """The connections (:class:`_Worker`) of one execution: the heartbeat of their reads, and the
+    frames waiting to be sent (steps of FMUs that share a worker wait until somebody needs an
+    answer, then every waiting frame goes)."""
+
+    def __init__(self, heartbeat: float = 0.5):
+        self.heartbeat_ms = max(1, int(1000 * heartbeat))
+        self.workers: list[_Worker] = []
+        self.unsent: list[_Worker] = []
+
+    def flush(self) -> None:
+        """Send every worker's waiting frame."""
+        unsent = self.unsent
+        while unsent:
+            unsent.pop().flush()
+
+
+class ProcessPool(WirePool):
     """The worker processes of one execution. ``workers=None``: one per FMU instance (the
     default); ``workers=N``: N processes, FMU instances assigned round-robin in creation order."""
 
@@ -567,28 +629,20 @@ class ProcessPool:
                  logging: bool = False):
         if workers is not None and workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
+        super().__init__(heartbeat)
         self.size, self.call_timeout, self.logging = workers, call_timeout, logging
-        self.heartbeat_ms = max(1, int(1000 * heartbeat))
-        self.workers: list[_Worker] = []
-        self.unsent: list[_Worker] = []
         self._count = itertools.count()
 
     def worker(self, name: str) -> _Worker:
         k = next(self._count)
         if self.size is None or len(self.workers) < self.size:
-            worker = _Worker(self, name if self.size is None else f"worker{len(self.workers)}")
+            worker = spawn_worker(self, name if self.size is None else f"worker{len(self.workers)}")
             self.workers.append(worker)
             return worker
         return self.workers[k % self.size]
 
     def slave(self, name: str, fmu: Path | str) -> "ProcessSlave":
         return ProcessSlave(name, fmu, logging=self.logging, call_timeout=self.call_timeout, pool=self)
-
-    def flush(self) -> None:
-        """Send every worker's waiting frame."""
-        unsent = self.unsent
-        while unsent:
-            unsent.pop().flush()
 
 
 class ProcessSlave(RemoteSlave):
@@ -647,7 +701,7 @@ class ProcessSlave(RemoteSlave):
     # end --------------------------------------------------------------------------------------
 
     def terminate(self) -> None:
-        if self._dead is None and self._worker.process.is_alive():
+        if self._dead is None and self._worker.alive():
             try:
                 self._worker.drain()
                 self._call("terminate")
@@ -657,7 +711,7 @@ class ProcessSlave(RemoteSlave):
     def free(self) -> None:
         """Free the FMU in the worker; the last FMU of a worker ends it."""
         worker = self._worker
-        if self._dead is None and worker.process.is_alive():
+        if self._dead is None and worker.alive():
             try:
                 worker.drain()
                 self._call("free")
