@@ -148,6 +148,7 @@ class Fmi2Slave(_PythonFmuSlave):
         self._in_init = False                     # between enterInitializationMode and exit
         self._init_dirty = True                   # something was set since outputs were last built
         self._stale: set[str] = set()             # lazy output methods to run before the next read
+        self._lazy_groups: dict[str, tuple] = {}  # lazy output method -> its output groups (checked)
         self.input_version = 0                    # counts input changes (adapters skip re-applying)
         self._real_by_vr: dict[int, VariableInfo] = {}   # Real variables by value reference
         self._get_plans: dict[tuple, tuple] = {}  # value references of a getReal -> what to read
@@ -211,7 +212,7 @@ class Fmi2Slave(_PythonFmuSlave):
                 # an expensive output nobody may read: computed on the first read after a step
                 if lazy in self._stale and self.initialized and not self.failure:
                     self._stale.discard(lazy)
-                    getattr(self, lazy)()
+                    self._compute_lazy(lazy)
                 value = self.v[group]
                 return value[index] if index is not None else value
         elif depends_on:
@@ -379,7 +380,7 @@ class Fmi2Slave(_PythonFmuSlave):
                 # an expensive output nobody may read: computed on the first read after a step
                 if group in self._stale and self.initialized and not self.failure:
                     self._stale.discard(group)
-                    getattr(self, group)()
+                    self._compute_lazy(group)
             else:   # a Real registered without self.real(): its own getter
                 out.append(float(group()))
         if len(out) != len(key):   # pythonfmu's C++ would read past the list's end
@@ -568,15 +569,32 @@ class Fmi2Slave(_PythonFmuSlave):
         self.failure = message
         self.error(message + "\n" + traceback.format_exc(limit=4))
 
+    def _compute_lazy(self, method: str) -> None:
+        """Form the lazy outputs of ``method`` and check them like the eager ones at doStep: a
+        non-finite value makes the read fail with its name, never a silent NaN."""
+        with np.errstate(all="ignore"):
+            getattr(self, method)()
+        groups = self._lazy_groups.get(method)
+        if groups is None:
+            names = [g for g, m in type(self).lazy_outputs.items() if m == method and g in self.v]
+            groups = self._lazy_groups[method] = self._split_groups(names)
+        self._check_groups(groups, f"t = {self.time} s (computed on read)")
+
+    def _split_groups(self, groups: list[str]) -> tuple[list[str], list[str]]:
+        return ([g for g in groups if isinstance(self.v[g], np.ndarray)],
+                [g for g in groups if not isinstance(self.v[g], np.ndarray)])
+
     def _check_outputs(self, when: str) -> None:
         """Refuse to report a non-finite output: one vectorised check, then find the culprit."""
         if not hasattr(self, "_output_groups"):
             groups = list(dict.fromkeys(i.group for i in self.info.values()
                                         if i.causality == "output" and i.kind == "Real"
                                         and i.group not in type(self).lazy_outputs))
-            self._output_groups = ([g for g in groups if isinstance(self.v[g], np.ndarray)],
-                                   [g for g in groups if not isinstance(self.v[g], np.ndarray)])
-        vectors, scalars = self._output_groups
+            self._output_groups = self._split_groups(groups)
+        self._check_groups(self._output_groups, when)
+
+    def _check_groups(self, split: tuple[list[str], list[str]], when: str) -> None:
+        vectors, scalars = split
         if (not vectors or np.isfinite(np.concatenate([self.v[g] for g in vectors])).all()) and \
                 all(math.isfinite(self.v[g]) for g in scalars):
             return

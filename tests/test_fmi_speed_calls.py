@@ -188,3 +188,23 @@ def test_payload_outputs_match_the_per_variable_loop():
         assert fast.get_real(outputs) == reference_get(slow, outputs)
         for slave in (fast, slow):
             slave.do_step(0.025 * k, 0.025)
+
+
+class ToyNaN(Toy):
+    def update_expensive(self):
+        super().update_expensive()
+        self.v["expensive"][1] = math.nan if self.v["u"][0] > 100.0 else self.v["expensive"][1]
+
+
+def test_a_lazy_output_that_is_not_finite_fails_the_read_by_name():
+    """Lazy outputs are formed on the first read, after doStep's output check: they are checked
+    then, so a NaN is an error naming the output (through both the compiled path and the
+    per-variable getter), never a silent value."""
+    slave = started(ToyNaN)
+    vr = [slave.info["expensive[0]"].value_reference, slave.info["expensive[1]"].value_reference]
+    slave.do_step(0.0, 0.1)
+    assert slave.get_real(vr) == [6.0, -6.0] and not errors(slave)
+    slave.set_real([slave.info["u[0]"].value_reference], [200.0])
+    slave.get_real(vr)
+    assert any("output 'expensive[1]' became nan" in m and "computed on read" in m for m in errors(slave))
+    assert slave.failure
