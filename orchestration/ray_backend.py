@@ -40,6 +40,7 @@ import os
 import sys
 import tempfile
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +48,24 @@ import numpy as np
 
 from orchestration import ray_cgraph
 from orchestration.backends import BackendError
+from orchestration.process_backend import _Reply
 from orchestration.remote import RemoteSlave, SlaveHost
 from orchestration.slaves import SlaveError
 
 INSTALL_HINT = "pip install 'marine-cosim[distributed]'"
+TRANSPORTS = ("direct", "calls", "compiled")
+TRANSPORT_ENV = "MARINE_COSIM_RAY_TRANSPORT"
+
+
+def transport_default() -> str:
+    """The hot path RaySlaves use when not told: ``MARINE_COSIM_RAY_TRANSPORT`` (direct, calls or
+    compiled), else compiled if ``MARINE_COSIM_RAY_COMPILED`` says so, else direct."""
+    configured = os.environ.get(TRANSPORT_ENV, "").strip().lower()
+    if configured:
+        if configured not in TRANSPORTS:
+            raise BackendError(f"{TRANSPORT_ENV}={configured!r}: use one of {', '.join(TRANSPORTS)}")
+        return configured
+    return "compiled" if ray_cgraph.compiled_default() else "direct"
 ACTOR_OPTIONS = ("num_cpus", "num_gpus", "resources", "memory", "accelerator_type", "label_selector")
 
 
@@ -128,18 +143,40 @@ def _fmu_actor():
             remote.SlaveHost objects by instance name, on whichever node Ray placed it."""
 
             def __init__(self):
+                from orchestration.ray_direct import DirectServer
+
                 self.hosts: dict[str, SlaveHost] = {}
                 self.paths: dict[str, Path] = {}
                 # a compiled graph's steps run on a background thread, ordinary calls on the main
                 # one (ray_cgraph): never both on an FMU at once
                 self.lock = threading.Lock()
+                # the direct connection (ray_direct): its FMUs by slot, served on a background thread
+                self.slots: list = []
+                self.server = DirectServer(self.slots)
 
-            def add(self, name: str, fmu_name: str, fmu_bytes: bytes, logging: bool) -> None:
+            def add(self, name: str, fmu_name: str, fmu_bytes: bytes, logging: bool) -> int:
+                """Load an FMU instance; returns its slot on the direct connection."""
+                from orchestration.process_backend import _Hosted
+
                 folder = Path(tempfile.mkdtemp(prefix="mc_ray_fmu_"))
                 path = folder / fmu_name
                 path.write_bytes(fmu_bytes)
                 self.paths[name] = path
                 self.hosts[name] = SlaveHost(name, path, logging=logging)
+                self.slots.append(_Hosted(self.hosts[name], None))
+                return len(self.slots) - 1
+
+            def listen(self, token: bytes) -> tuple:
+                """Open the direct connection's listening socket on this node's address (ray_direct)."""
+                return self.server.listen(token, ray.util.get_node_ip_address())
+
+            def finish(self) -> None:
+                """The direct connection is closed: wait for its thread, remove the FMU files."""
+                import shutil
+
+                self.server.finish()
+                for path in self.paths.values():
+                    shutil.rmtree(path.parent, ignore_errors=True)
 
             def step(self, name: str, request: bytes) -> bytes | str:
                 """One packed step (ray_cgraph.pack): the outputs' bytes, or the FMU's error message."""
@@ -312,13 +349,20 @@ class _GroupReply:
 class _Group:
     """One actor hosting several FMU instances (``"group": NAME`` in their placement)."""
 
-    def __init__(self, name: str, options: dict, compiled: bool = False):
+    def __init__(self, name: str, options: dict, compiled: bool = False, pool: Any = None):
         self.name, self.options = name, options
         self.actor = _fmu_actor().options(**options).remote()
         self.members: list[str] = []
         self.slaves: list["RaySlave"] = []
         self.compiled = compiled
         self.graph: ray_cgraph.CompiledStep | None = None
+        self.pool = pool
+        self.lock = threading.Lock()
+        self.worker = None                         # the direct connection, once opened
+        self.direct: bool | None = None            # None: not tried yet; False: fell back to calls
+
+    def label(self, names: list[str]) -> str:
+        return f"Ray actor (group {self.name!r}, hosting {', '.join(self.members)})"
 
     def send(self, items: list, running: bool) -> Any:
         """Send the members' steps: by the group's compiled graph once they run (if wanted), else by
@@ -348,13 +392,16 @@ class _Group:
 class RayGroups:
     """The actor groups of one execution: FMU instances with the same ``group`` share an actor."""
 
-    def __init__(self):
+    def __init__(self, heartbeat: float = 0.5):
+        from orchestration.process_backend import WirePool
+
         self.groups: dict[str, _Group] = {}
+        self.pool = WirePool(heartbeat)           # the direct connections of the execution
 
     def get(self, name: str, options: dict, compiled: bool = False) -> _Group:
         group = self.groups.get(name)
         if group is None:
-            group = self.groups[name] = _Group(name, options, compiled)
+            group = self.groups[name] = _Group(name, options, compiled, self.pool)
         elif group.options != options:
             raise BackendError(f"actor group {name!r}: its members ask for different actor options "
                                f"({group.options} and {options}); give them the same")
@@ -365,14 +412,16 @@ class RaySlave(RemoteSlave):
     """An FMU instance in a Ray actor (module docstring). ``actor_options``: Ray actor options
     (``num_cpus``, ``resources``...) and ``group`` (instances of one group share one actor and step
     in one call per macro step); ``call_timeout`` (s): a call after initialisation without answer
-    by then stops the run naming the FMU; ``compiled``: steps through a Ray compiled graph
-    (ray_cgraph; None: ``MARINE_COSIM_RAY_COMPILED``)."""
+    by then stops the run naming the FMU; ``transport``: how calls travel -- ``direct`` (the
+    default: a connection of its own to the actor, ray_direct.py), ``calls`` (ordinary actor
+    calls) or ``compiled`` (steps through a Ray compiled graph, ray_cgraph); None:
+    :func:`transport_default`. ``compiled=True`` is short for ``transport="compiled"``."""
 
     where = "Ray actor"
 
     def __init__(self, name: str, fmu: Path | str, actor_options: dict | None = None, logging: bool = False,
                  call_timeout: float | None = None, fmu_ref: Any = None, groups: RayGroups | None = None,
-                 compiled: bool | None = None):
+                 compiled: bool | None = None, transport: str | None = None):
         super().__init__(name, fmu)
         ray = require_ray()
         if not ray.is_initialized():
@@ -386,15 +435,26 @@ class RaySlave(RemoteSlave):
         options.setdefault("num_cpus", 0)     # FMUs are placed by resources; CPUs only if asked for
         self.actor_options = options
         self.call_timeout = call_timeout
-        self.compiled = ray_cgraph.compiled_default() if compiled is None else bool(compiled)
+        if transport is None:
+            transport = "compiled" if compiled else ("calls" if compiled is False else transport_default())
+        if transport not in TRANSPORTS:
+            raise BackendError(f"{name}: unknown Ray transport {transport!r} (use {', '.join(TRANSPORTS)})")
+        self.transport = transport
+        self.compiled = transport == "compiled"
+        self.direct: bool | None = True if transport == "direct" else False   # None after a fallback: calls
+        self._worker = None                        # the direct connection (process_backend._Worker)
+        self._slot = 0
+        self._released = False
         self._graph: ray_cgraph.CompiledStep | None = None
         self._inflight: _RayReply | None = None       # a compiled step not yet read
         self._dead: str | None = None
         self._deferred: _GroupReply | None = None
         if fmu_ref is None:
             fmu_ref = ray.put(self.fmu.read_bytes())
+        groups = groups or RayGroups()
+        self._pool = groups.pool
         if group_name is not None:
-            self._group = (groups or RayGroups()).get(str(group_name), options, self.compiled)
+            self._group = groups.get(str(group_name), options, self.compiled)
             self._group.members.append(name)
             self._group.slaves.append(self)
             self._actor = self._group.actor
@@ -404,6 +464,51 @@ class RaySlave(RemoteSlave):
         self._added = self._actor.add.remote(name, self.fmu.name, fmu_ref, logging)
         self._step = self._actor.step.remote
         self._remote_call = self._actor.call.remote
+
+    # direct connection (ray_direct) -----------------------------------------------------------
+
+    def _open(self) -> bool:
+        """Open this FMU's direct connection (or join its group's); False: ordinary calls, because
+        the transport is not ``direct`` or the connection could not be made (with a warning)."""
+        if self._worker is not None:
+            return True
+        if not self.direct:
+            return False
+        self._wait_added()
+        from orchestration import ray_direct
+
+        group = self._group
+        lock = group.lock if group is not None else threading.Lock()
+        with lock:
+            if group is not None and group.direct is not None:
+                worker = group.worker
+            else:
+                try:
+                    worker = ray_direct.connect(self._actor, self._pool,
+                                                group.label if group is not None else (lambda names: "Ray actor"))
+                except ray_direct.DirectUnavailable as exc:
+                    what = f"Ray actor group {group.name!r}" if group is not None else f"{self.name} ({self.fmu.name})"
+                    warnings.warn(f"{what}: no direct connection to its Ray actor ({exc}); ordinary actor calls "
+                                  "instead", RuntimeWarning, stacklevel=4)
+                    worker = None
+                except Exception as exc:           # the actor died before it could listen
+                    self._lost("set-up of its connection", exc)
+                    raise SlaveError(self._dead) from None
+                if group is not None:
+                    group.worker, group.direct = worker, worker is not None
+        if worker is None:
+            self.direct = False
+            return False
+        with worker.lock:
+            worker.slaves.append(self)
+            worker.live += 1
+        self._worker = worker
+        return True
+
+    def mark_dead(self, how: str) -> str:
+        if self._dead is None:
+            self._dead = f"{self.name} ({self.fmu.name}): {how}"
+        return self._dead
 
     # transport --------------------------------------------------------------------------------
 
@@ -417,9 +522,13 @@ class RaySlave(RemoteSlave):
         if self._deferred is not None:
             _GroupReply.collect([self._deferred])
 
-    def _submit(self, method: str, *args: Any) -> _RayReply:
+    def _submit(self, method: str, *args: Any) -> Any:
         if self._dead:
             raise SlaveError(self._dead)
+        if self.direct and self._open():
+            reply = _Reply(self, method)
+            self._worker.add_request(self._slot, method, args, reply)
+            return reply
         self._settle_pending()
         return _RayReply(self, self._remote_call(self.name, method, args), method)
 
@@ -443,6 +552,11 @@ class RaySlave(RemoteSlave):
     def exchange_async(self, in_vrs: np.ndarray, in_values: np.ndarray, t: float, h: float, out_vrs: np.ndarray):
         if self._dead:
             raise SlaveError(self._dead)
+        if self.direct and self._open():
+            # the hot path: two keys, t, h and the raw input values into the connection's frame
+            reply = _Reply(self, None, t, h)
+            self._worker.add_exchange(self._slot, self._key(in_vrs), self._key(out_vrs), t, h, in_values, reply)
+            return reply
         request = ray_cgraph.pack(self._key(in_vrs), in_values, float(t), float(h), self._key(out_vrs))
         if self._group is not None:
             if self._deferred is not None:
@@ -452,7 +566,7 @@ class RaySlave(RemoteSlave):
         return self._send_step(request, t, h)
 
     def set_and_get(self, in_vrs: np.ndarray, in_values: np.ndarray, out_vrs: np.ndarray) -> np.ndarray:
-        if self._group is not None:
+        if self._group is not None or self.direct:
             return super().set_and_get(in_vrs, in_values, out_vrs)
         if self._dead:
             raise SlaveError(self._dead)
@@ -509,7 +623,7 @@ class RaySlave(RemoteSlave):
         from ray import exceptions as rx
 
         try:
-            ray.get(self._added, timeout=timeout)
+            slot = ray.get(self._added, timeout=timeout)
         except rx.GetTimeoutError:
             raise SlaveError(f"{self.name}: Ray did not start its actor within {timeout:g} s; no node may have "
                              f"free resources for {self.actor_options} (cluster: {ray.cluster_resources()})") from None
@@ -520,6 +634,7 @@ class RaySlave(RemoteSlave):
         except Exception as exc:
             raise SlaveError(f"{self.name} ({self.fmu.name}): its Ray actor could not start: "
                              f"{_describe_ray_error(exc)}") from None
+        self._slot = slot if isinstance(slot, int) else 0
         self._added = None
 
     def where_is(self, timeout: float = 120.0) -> dict:
@@ -543,11 +658,25 @@ class RaySlave(RemoteSlave):
     def terminate(self) -> None:
         if self._dead is None:
             try:
+                if self._worker is not None:
+                    self._worker.drain()
                 self._call("terminate")
             except SlaveError:
                 pass
 
     def free(self) -> None:
+        worker = self._worker
+        if worker is not None:
+            if self._dead is None and worker.dead is None:
+                try:
+                    worker.drain()
+                    self._call("free")
+                except SlaveError:
+                    pass
+            if not self._released:
+                self._released = True
+                worker.release()                   # the last FMU on the connection closes it
+            self._dead = self._dead or f"{self.name}: the Ray actor was freed"
         if self._dead is None:
             try:
                 self._settle_pending()
