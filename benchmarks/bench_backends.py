@@ -64,6 +64,18 @@ def heavy_pair(payload: Path, substep: float) -> System:
 CONFIGS = {"inprocess": BackendConfig("inprocess"), "process": BackendConfig("process"),
            "process-2": BackendConfig("process", workers=2), "process-1": BackendConfig("process", workers=1),
            "ray": BackendConfig("ray"), "ray-group": BackendConfig("ray", placement={"*": {"group": "all"}})}
+# the Ray backend's other transports (ray_backend.TRANSPORTS; the default is direct): same configs,
+# chosen through MARINE_COSIM_RAY_TRANSPORT while the run is set up
+for _transport in ("calls", "compiled"):
+    CONFIGS[f"ray-{_transport}"], CONFIGS[f"ray-group-{_transport}"] = CONFIGS["ray"], CONFIGS["ray-group"]
+RAY_TRANSPORT_ENV = "MARINE_COSIM_RAY_TRANSPORT"
+
+
+def _transport_of(backend: str) -> str | None:
+    if not backend.startswith("ray"):
+        return None
+    tail = backend.rsplit("-", 1)[-1]
+    return tail if tail in ("calls", "compiled") else "direct"
 
 
 def _process_cpu(pid: int) -> float:
@@ -79,9 +91,17 @@ def timed_run(system: System, backend: str, steps: int, h: float, cpu: list | No
               busy: list | None = None) -> float:
     """Wall time of ``steps`` Jacobi macro steps (initialisation excluded); the master's CPU time
     is appended to ``cpu``, the worker processes' CPU time / wall time (cores kept busy) to ``busy``."""
+    transport = _transport_of(backend)
+    saved = os.environ.get(RAY_TRANSPORT_ENV)
+    if transport:
+        os.environ[RAY_TRANSPORT_ENV] = transport
     ex = Execution(system, FixedStepAlgorithm(method="jacobi"), slave_factory=make_slave_factory(CONFIGS[backend]))
     try:
         ex.initialize()
+        if saved is None:
+            os.environ.pop(RAY_TRANSPORT_ENV, None)
+        else:
+            os.environ[RAY_TRANSPORT_ENV] = saved
         ex.run(5 * h, h)                        # warm up: first calls register value references
         pids = [s.pid for s in ex.slaves if getattr(s, "pid", None)]
         w0 = sum(_process_cpu(pid) for pid in pids)
@@ -100,6 +120,10 @@ def timed_run(system: System, backend: str, steps: int, h: float, cpu: list | No
 def overhead_part(oscillator: Path, args) -> dict:
     n, h = 5, 1e-3
     backends = ["inprocess", "process", "process-2", "process-1"] + ([] if args.skip_ray else ["ray", "ray-group"])
+    if not args.skip_ray:
+        backends += [f"{b}-{t}" for t in args.ray_also for b in ("ray", "ray-group")]
+    if args.only:
+        backends = ["inprocess"] + [b for b in backends if b in args.only and b != "inprocess"]
     if "ray" in backends:
         from orchestration import ray_backend
 
@@ -130,6 +154,8 @@ def overhead_part(oscillator: Path, args) -> dict:
             "overhead_us": {b: round(v * 1e6, 1) for b, v in overhead.items()},
             "master_cpu_overhead_us": {b: round((cpu_step[b] - cpu_step["inprocess"]) * 1e6, 1) for b in overhead},
             "load_average_1min": {b: [round(x, 2) for x in v] for b, v in loads.items()},
+            "ray_transport": "ray, ray-group: direct connection (default); -calls: ordinary actor calls; "
+                             "-compiled: Ray compiled graphs",
             "goals_us": {"process": 100, "process-2": 100, "process-1": 100, "ray": 1500, "ray-group": 1500}}
 
 
@@ -185,6 +211,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--substep", type=float, default=2.5e-4,
                         help="RK4 sub-step of the heavy Payloads [s] (smaller: more compute per macro step)")
     parser.add_argument("--skip-ray", action="store_true")
+    parser.add_argument("--ray-also", default="calls", type=lambda v: [t for t in v.split(",") if t],
+                        help="the Ray backend's other transports to measure beside the default direct one "
+                             "(comma-separated: calls, compiled; '' for none)")
+    parser.add_argument("--only", type=lambda v: v.split(","), default=None,
+                        help="measure only these backends (comma-separated; in-process is always measured)")
     parser.add_argument("--part", choices=["overhead", "speedup"],
                         help="only this part (the other part's figures stay in --out)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "data" / "backends.json")
