@@ -641,7 +641,13 @@ class RaySlave(RemoteSlave):
         """Node, process and FMU path of the actor (for metadata, tests and diagnostics); waits until
         the actor runs, at most ``timeout`` s (an actor Ray cannot place waits for ever)."""
         self._wait_added(timeout)
-        return sys.modules["ray"].get(self._actor.where.remote(self.name), timeout=timeout)
+        if self.direct:
+            self._open()
+        where = sys.modules["ray"].get(self._actor.where.remote(self.name), timeout=timeout)
+        where["transport"] = "direct" if self._worker is not None else ("compiled" if self.compiled else "calls")
+        if self._worker is not None:
+            where["direct_address"] = "%s:%d" % self._worker.address
+        return where
 
     @property
     def actor(self):

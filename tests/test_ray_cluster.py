@@ -116,11 +116,15 @@ def test_fmu_placed_on_the_windows_node_gives_in_process_numbers(cluster, payloa
     s.connect("a.cg.position[2]", "b.cg.force[0]", factor=1.5)
     path = write_ssp(s, tmp_path / "chain.ssd")
     run_system(RunSettings(system=str(path), out=str(tmp_path / "ref"), stop=0.5, step=0.05, quiet=True))
-    done = _cli(cluster, "run", str(path), "--stop", "0.5", "--step", "0.05", "--backend", "ray", "--ray-address",
+    warn = {**cluster, "env": {**cluster["env"], "PYTHONWARNINGS": "always"}}
+    done = _cli(warn, "run", str(path), "--stop", "0.5", "--step", "0.05", "--backend", "ray", "--ray-address",
                 cluster["address"], "--place", "b=windows=1", "--quiet", "--out", str(tmp_path / "ray"), cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0 and "no direct connection" not in done.stderr, done.stderr
     meta = json.loads((tmp_path / "ray" / "metadata.json").read_text())
     assert meta["actors"]["b"]["node_ip"] == WORKER_IP
+    # the steps went over the direct connection (ray_direct), to the actor's node address
+    assert meta["actors"]["b"]["transport"] == "direct"
+    assert meta["actors"]["b"]["direct_address"].startswith(WORKER_IP + ":")
     # the FMU reached the node through the object store, into a folder of the actor's own
     assert "mc_ray_fmu_" in meta["actors"]["b"]["fmu"] and str(payload_fmu) != meta["actors"]["b"]["fmu"]
     a, b = load_results(tmp_path / "ref"), load_results(tmp_path / "ray")
