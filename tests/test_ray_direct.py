@@ -5,18 +5,35 @@ the reason, to the same numbers bit for bit.
 """
 from __future__ import annotations
 
+import os
 import pickle
 import secrets
+import signal
 import socket
+import time
 
 import numpy as np
 import pytest
 
 from orchestration.algorithms import FixedStepAlgorithm
 from orchestration.backends import BackendConfig, make_slave_factory
+from orchestration.execution import Execution, ExecutionError, Manipulator, MemoryObserver, default_observed
 from orchestration.process_backend import _ANSWER, _FRAME, _ITEM, _OP_PICKLED, _PICKLED, _padded
 from tests.ray_fixtures import ray_local  # noqa: F401  (fixture)
-from tests.test_backends import chain, record
+from tests.test_backends import chain
+
+
+def record(system, algorithm, factory, stop: float, step: float, manipulators=()):
+    variables = default_observed(system)
+    memory = MemoryObserver(variables)
+    ex = Execution(system, algorithm, slave_factory=factory, observers=[memory], observed=variables,
+                   manipulators=list(manipulators))
+    try:
+        ex.initialize()
+        ex.run(stop, step)
+    finally:
+        ex.free()
+    return np.array(memory.time), np.array(memory.rows)
 
 
 def _pid_request() -> bytes:
@@ -65,8 +82,6 @@ def test_the_actor_accepts_only_the_master_with_its_token(payload_fmu, ray_local
 
 @pytest.mark.parametrize("group", [False, True])
 def test_steps_go_over_the_direct_connection_by_default(payload_fmu, ray_local, group, monkeypatch):  # noqa: F811
-    from orchestration.execution import Execution
-
     monkeypatch.delenv("MARINE_COSIM_RAY_TRANSPORT", raising=False)
     monkeypatch.delenv("MARINE_COSIM_RAY_COMPILED", raising=False)
     placement = {"*": {"group": "all"}} if group else {}
@@ -96,3 +111,44 @@ def test_no_connection_falls_back_to_actor_calls_with_the_reason(payload_fmu, ra
     with pytest.warns(RuntimeWarning, match=r"no direct connection to its Ray actor \(cannot connect to .*refused"):
         got = record(system, FixedStepAlgorithm(), make_slave_factory(BackendConfig("ray")), 0.5, 0.05)
     assert all(np.array_equal(a, b) for a, b in zip(reference, got))
+
+
+class Signal(Manipulator):
+    """Sends a signal to one component's actor process before the step at ``at``."""
+
+    def __init__(self, component: str, at: float, signum: int):
+        self.component, self.at, self.signum, self.done = component, at, signum, False
+
+    def before_step(self, execution, t, h):
+        if not self.done and t >= self.at - 1e-9:
+            self.done = True
+            slave = execution.slaves[execution.index[self.component]]
+            self.pid = slave.where_is()["pid"]
+            os.kill(self.pid, self.signum)
+
+
+def test_crashed_actor_stops_the_run_naming_the_fmu_and_how_it_died(payload_fmu, ray_local):  # noqa: F811
+    crash = Signal("b", 0.5, signal.SIGKILL)
+    started = time.monotonic()
+    with pytest.raises(ExecutionError) as failure:
+        record(chain(payload_fmu), FixedStepAlgorithm(method="jacobi"), make_slave_factory(BackendConfig("ray")),
+               2.0, 0.05, manipulators=[crash])
+    message = str(failure.value)
+    assert message.startswith("b (Payload.fmu): its Ray actor died (") and "doStep(t = 0.5 s" in message, message
+    assert time.monotonic() - started < 60
+
+
+def test_hung_actor_is_stopped_after_the_call_timeout(payload_fmu, ray_local):  # noqa: F811
+    hang = Signal("b", 0.5, signal.SIGSTOP)
+    started = time.monotonic()
+    hung = r"^b \(Payload.fmu\): no answer from its Ray actor to doStep\(t = 0.5 s.* within 2 s; the actor was stopped"
+    try:
+        with pytest.raises(ExecutionError, match=hung):
+            record(chain(payload_fmu), FixedStepAlgorithm(method="jacobi"),
+                   make_slave_factory(BackendConfig("ray", call_timeout=2.0)), 2.0, 0.05, manipulators=[hang])
+    finally:
+        try:
+            os.kill(hang.pid, signal.SIGKILL)
+        except (ProcessLookupError, AttributeError):
+            pass
+    assert time.monotonic() - started < 60
