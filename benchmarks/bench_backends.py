@@ -189,18 +189,27 @@ def speedup_part(payload: Path, args) -> dict:
             "speedup": round(speedup, 2), "goal": 1.6, "worker_cores_busy": round(max(busy), 2)}
 
 
-def _keep_ray_figures(overhead: dict, previous: dict) -> None:
-    """With --skip-ray, carry the Ray figures of the file being replaced over, with their date
-    (Ray was not measured this time)."""
+def _carry_over(overhead: dict, previous: dict) -> None:
+    """Carry the figures of backends not measured this time (--skip-ray, --only) over from the file
+    being replaced, each with the date of its run and that run's in-process baseline (overheads are
+    only comparable within one run)."""
     old = previous.get("overhead") or {}
-    kept = False
-    for key in ("per_step_us", "master_cpu_per_step_us", "overhead_us"):
-        for backend, value in (old.get(key) or {}).items():
-            if backend.startswith("ray") and key in overhead:
-                overhead[key][backend] = value
-                kept = True
-    if kept:
-        overhead["ray_figures_from"] = old.get("ray_figures_from") or previous.get("date")
+    old_from = old.get("figures_from") or {}
+    for backend in (old.get("per_step_us") or {}):
+        if backend == "inprocess" or backend in overhead["per_step_us"]:
+            continue
+        for key in ("per_step_us", "master_cpu_per_step_us", "overhead_us", "master_cpu_overhead_us",
+                    "load_average_1min"):
+            value = (old.get(key) or {}).get(backend)
+            if value is not None:
+                overhead.setdefault(key, {})[backend] = value
+        if backend.startswith("ray") and old.get("ray_figures_from"):
+            when = old["ray_figures_from"]
+        else:
+            when = (old_from.get(backend) or {}).get("date") or previous.get("date")
+        baseline = (old_from.get(backend) or {}).get("inprocess_us") or (old.get("per_step_us") or {}).get("inprocess")
+        overhead.setdefault("figures_from", {})[backend] = {"date": when, "inprocess_us": baseline,
+                                                            "note": "an earlier run, carried over"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,8 +244,8 @@ def main(argv: list[str] | None = None) -> int:
             report[f"load_average_before_{part}"] = os.getloadavg()
             if part == "overhead":
                 report[part] = overhead_part(build_oscillator_fmu(Path(tmp)), args)
-                if args.skip_ray:
-                    _keep_ray_figures(report[part], previous)
+                if args.skip_ray or args.only:
+                    _carry_over(report[part], previous)
             else:
                 report[part] = speedup_part(build_fmus.build_all(Path(tmp) / "fmus", ["Payload"])[0], args)
             report[f"load_average_after_{part}"] = os.getloadavg()
