@@ -17,6 +17,10 @@ answer frame; the master copies them out with one numpy slice. Only the rare req
 states, values by name) are pickled. Steps for a worker that hosts several FMUs wait in its frame
 until somebody needs an answer, then all go as one frame (one write, one wake-up, one read).
 
+The same protocol runs over the TCP connection from the master to a Ray actor (ray_direct.py):
+``_serve`` and ``_Worker`` work over any connected socket, and a *peer* object (:class:`ProcessPeer`
+here, ``ray_direct.ActorPeer`` there) says whether the far end lives, how it ended and stops it.
+
 The worker is started with ``spawn`` (no fork of a master that may already hold FMUs, threads or
 a Ray connection).
 
