@@ -53,11 +53,13 @@ def chain(payload_fmu) -> System:
     return s
 
 
-def record(system: System, algorithm, factory, stop: float, step: float) -> tuple[np.ndarray, np.ndarray]:
+def record(system: System, algorithm, factory, stop: float, step: float,
+           manipulators=()) -> tuple[np.ndarray, np.ndarray]:
     """Every Real output and input at every communication point."""
     variables = default_observed(system)
     memory = MemoryObserver(variables)
-    ex = Execution(system, algorithm, slave_factory=factory, observers=[memory], observed=variables)
+    ex = Execution(system, algorithm, slave_factory=factory, observers=[memory], observed=variables,
+                   manipulators=list(manipulators))
     try:
         ex.initialize()
         ex.run(stop, step)

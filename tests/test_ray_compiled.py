@@ -16,9 +16,9 @@ import pytest
 from orchestration import ray_cgraph
 from orchestration.algorithms import FixedStepAlgorithm
 from orchestration.backends import BackendConfig, make_slave_factory
-from orchestration.execution import Execution, ExecutionError, Manipulator, MemoryObserver, default_observed
+from orchestration.execution import ExecutionError, Manipulator
 from tests.ray_fixtures import ray_local  # noqa: F401  (fixture)
-from tests.test_backends import ADAPTIVE, STOP, b3_system, chain
+from tests.test_backends import ADAPTIVE, STOP, b3_system, chain, record
 from tests.test_backends import b3_fmus  # noqa: F401  (fixture)
 
 
@@ -39,18 +39,6 @@ class GraphsUsed(Manipulator):
     def before_step(self, execution, t, h):
         GraphsUsed.used = [(s._graph if s._group is None else s._group.graph) is not None for s in execution.slaves]
 
-
-def record(system, algorithm, slave_factory, stop: float, step: float, manipulators=()):
-    variables = default_observed(system)
-    memory = MemoryObserver(variables)
-    ex = Execution(system, algorithm, slave_factory=slave_factory, observers=[memory], observed=variables,
-                   manipulators=list(manipulators))
-    try:
-        ex.initialize()
-        ex.run(stop, step)
-    finally:
-        ex.free()
-    return np.array(memory.time), np.array(memory.rows)
 
 
 def test_graphs_are_off_unless_the_environment_says_yes(monkeypatch):
