@@ -21,7 +21,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -29,17 +28,8 @@ sys.path.insert(0, str(ROOT))
 from orchestration.algorithms import FixedStepAlgorithm  # noqa: E402
 from orchestration.execution import Execution  # noqa: E402
 from orchestration.slaves import InProcessSlave  # noqa: E402
-from orchestration.system import Component, System  # noqa: E402
 from tests.c_fmu.build import build_oscillator_fmu  # noqa: E402
-
-
-def chain(fmu: Path, n: int) -> System:
-    s = System("chain")
-    for k in range(n):
-        s.add_component(Component(f"o{k}", fmu))
-    for k in range(1, n):
-        s.connect(f"o{k - 1}.x", f"o{k}.F", factor=10.0)
-    return s
+from benchmarks.bench_backends import oscillator_chain as chain  # noqa: E402
 
 
 def raw(fmu: Path, n: int, steps: int, h: float, convenience: bool) -> float:
