@@ -56,7 +56,7 @@ _FRAME = struct.Struct("<II")
 # float64 payloads 8-byte aligned)
 _ITEM = struct.Struct("<BxHIIIdd")
 # an answer item: kind (Y values, O pickled, E error text), payload bytes
-_ANSWER = struct.Struct("<BxxxI")
+_ANSWER = struct.Struct("<BxxxI")       # 8 bytes: the values that follow stay aligned
 # a frame holding one macro step: the frame header and the item header in one go
 _STEP = struct.Struct("<II" + _ITEM.format[1:])
 _OP_EXCHANGE, _OP_PICKLED = ord("X"), ord("P")
@@ -75,32 +75,35 @@ _FMI2_STEP = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_double, ct
 
 
 class _Hosted:
-    """One FMU instance in a worker: its :class:`SlaveHost` plus the ctypes entry points of the
-    macro step, declared with plain addresses so the step passes buffer addresses (ints) without
-    building ctypes objects."""
+    """One FMU instance in a worker: its :class:`SlaveHost` plus, per pair of value-reference keys,
+    the macro step's ctypes entry points and arguments (:meth:`stepper`), declared with plain
+    addresses so the step passes buffer addresses (ints) without building ctypes objects."""
 
-    __slots__ = ("host", "failure", "component", "set_real", "get_real", "do_step", "vr")
+    __slots__ = ("host", "failure", "steps", "vr")
 
     def __init__(self, host: SlaveHost | None, failure: str | None):
         self.host, self.failure = host, failure
-        self.component = None
+        self.steps: dict[tuple[int, int], tuple | None] = {}
         self.vr: dict[int, tuple[int, int, Any]] = {}      # key -> (address, count, keep-alive array)
 
     def reset(self) -> None:
         """Forget the entry points (instantiate and free change the component)."""
-        self.component = None
+        self.steps.clear()
 
-    def prepare(self) -> bool:
-        """Bind the FMI 2.0 functions once the FMU is instantiated; False: use the generic path."""
+    def stepper(self, in_key: int, out_key: int) -> tuple | None:
+        """(component, fmi2SetReal, input references, count, fmi2DoStep, fmi2GetReal, output
+        references, count, slave) of a macro step with these keys once the FMU is instantiated;
+        None: use the generic path (FMI 1.0, or not instantiated yet)."""
         slave = self.host.slave
         if slave.fmi_version != "2.0" or slave._fmu is None or not slave._fmu.component:
-            return False
+            return None
         dll = slave._fmu.dll
-        self.set_real = _FMI2_ARRAY(("fmi2SetReal", dll))
-        self.get_real = _FMI2_ARRAY(("fmi2GetReal", dll))
-        self.do_step = _FMI2_STEP(("fmi2DoStep", dll))
-        self.component = slave._fmu.component
-        return True
+        in_address, n_in, _ = self.references(in_key)
+        out_address, n_out, _ = self.references(out_key)
+        found = self.steps[(in_key, out_key)] = (
+            slave._fmu.component, _FMI2_ARRAY(("fmi2SetReal", dll)), in_address, n_in,
+            _FMI2_STEP(("fmi2DoStep", dll)), _FMI2_ARRAY(("fmi2GetReal", dll)), out_address, n_out, slave)
+        return found
 
     def references(self, key: int) -> tuple[int, int, Any]:
         found = self.vr.get(key)
@@ -160,8 +163,7 @@ def _serve(fd: int, slots: list[_Hosted] | None = None) -> None:   # pragma: no 
     inbox, outbox = _Buffer(1 << 16), _Buffer(1 << 16)
     have = 0
     readv, write = os.readv, os.write
-    unpack_frame, unpack_item = _FRAME.unpack_from, _ITEM.unpack_from
-    pack_answer, pack_frame = _ANSWER.pack_into, _FRAME.pack_into
+    unpack_frame = _FRAME.unpack_from
     while True:
         while have < _HEAD:
             n = readv(fd, [inbox.view[have:]])
@@ -177,75 +179,7 @@ def _serve(fd: int, slots: list[_Hosted] | None = None) -> None:   # pragma: no 
             if not n:
                 return
             have += n
-        at, out, closing = _HEAD, _HEAD, False
-        base = inbox.address
-        for _ in range(count):
-            op, slot, in_key, out_key, nbytes, t, h = unpack_item(inbox.view, at)
-            data = at + _ITEM.size
-            at = data + _padded(nbytes)
-            hosted = slots[slot] if slot < len(slots) else None
-            method = "exchange"
-            try:
-                if op == _OP_EXCHANGE:
-                    if hosted.failure:
-                        raise SlaveError(hosted.failure)
-                    if hosted.component is not None or hosted.prepare():
-                        slave = hosted.host.slave
-                        component = hosted.component
-                        if nbytes:
-                            address, n_in, _ = hosted.references(in_key)
-                            status = hosted.set_real(component, address, n_in, base + data)
-                            if status > 1:
-                                slave._check(status, "setReal")
-                        status = hosted.do_step(component, t, h, 1)
-                        if status > 1:
-                            slave._check(status, f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
-                        address, n_out, _ = hosted.references(out_key)
-                        size = 8 * n_out
-                        outbox.grow(out + _ANSWER.size + size, keep=out)
-                        if n_out:
-                            status = hosted.get_real(component, address, n_out, outbox.address + out + _ANSWER.size)
-                            if status > 1:
-                                slave._check(status, "getReal")
-                    else:                          # FMI 1.0: the generic path
-                        u = np.frombuffer(inbox.view, dtype=np.float64, count=nbytes // 8, offset=data).copy()
-                        y = np.ascontiguousarray(hosted.host.exchange(in_key, u, t, h, out_key), dtype=np.float64)
-                        size = y.nbytes
-                        outbox.grow(out + _ANSWER.size + size, keep=out)
-                        outbox.view[out + _ANSWER.size:out + _ANSWER.size + size] = y.view(np.uint8)
-                    pack_answer(outbox.view, out, _VALUES, size)
-                    out += _ANSWER.size + size
-                    continue
-                method, args = pickle.loads(inbox.view[data:data + nbytes])
-                if method == "load":
-                    value = None
-                    slots.append(_load(*args))
-                elif method == "close":
-                    value, closing = None, True
-                elif method == "pid":
-                    value = os.getpid()
-                elif hosted is None:
-                    raise SlaveError(f"the worker has no FMU instance in slot {slot}")
-                elif hosted.failure:
-                    raise SlaveError(hosted.failure)
-                else:
-                    if method in ("instantiate", "free", "terminate"):
-                        hosted.reset()
-                    value = hosted.host.call(method, args)
-                blob = pickle.dumps(value, protocol=5)
-                kind = _PICKLED
-            except SlaveError as exc:
-                blob, kind = str(exc).encode("utf-8", "replace"), _ERROR
-            except Exception as exc:
-                name = hosted.host.slave.name if hosted is not None and hosted.host is not None else f"slot {slot}"
-                blob, kind = (f"{name}: {method} failed in the worker: {type(exc).__name__}: {exc}"
-                              .encode("utf-8", "replace"), _ERROR)
-            size = len(blob)
-            outbox.grow(out + _ANSWER.size + _padded(size), keep=out)
-            pack_answer(outbox.view, out, kind, size)
-            outbox.view[out + _ANSWER.size:out + _ANSWER.size + size] = blob
-            out += _ANSWER.size + _padded(size)
-        pack_frame(outbox.view, 0, out - _HEAD, count)
+        out, closing = _answer_frame(inbox, count, slots, outbox)
         sent = 0
         while sent < out:
             sent += write(fd, outbox.view[sent:out])
@@ -254,6 +188,81 @@ def _serve(fd: int, slots: list[_Hosted] | None = None) -> None:   # pragma: no 
         have -= end
         if have:                                   # the start of the next frame came with this one
             inbox.view[:have] = bytes(inbox.view[end:end + have])
+
+
+def _answer_frame(inbox: _Buffer, count: int, slots: list[_Hosted], outbox: _Buffer) -> tuple[int, bool]:
+    """Carry out the ``count`` requests of the frame in ``inbox`` and write the answer frame into
+    ``outbox``; returns its length and whether the master said ``close``."""
+    unpack_item, pack_answer = _ITEM.unpack_from, _ANSWER.pack_into
+    at, out, closing = _HEAD, _HEAD, False
+    base = inbox.address
+    for _ in range(count):
+        op, slot, in_key, out_key, nbytes, t, h = unpack_item(inbox.view, at)
+        data = at + _ITEM.size
+        at = data + _padded(nbytes)
+        hosted = slots[slot] if slot < len(slots) else None
+        method = "exchange"
+        try:
+            if op == _OP_EXCHANGE:
+                if hosted.failure:
+                    raise SlaveError(hosted.failure)
+                step = hosted.steps.get((in_key, out_key)) or hosted.stepper(in_key, out_key)
+                if step is not None:
+                    component, set_real, in_address, n_in, do_step, get_real, out_address, n_out, slave = step
+                    size = n_out << 3
+                    if out + 8 + size > outbox.size:
+                        outbox.grow(out + 8 + size, keep=out)
+                    if nbytes:
+                        status = set_real(component, in_address, n_in, base + data)
+                        if status > 1:
+                            slave._check(status, "setReal")
+                    status = do_step(component, t, h, 1)
+                    if status > 1:
+                        slave._check(status, f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
+                    if n_out:
+                        status = get_real(component, out_address, n_out, outbox.address + out + 8)
+                        if status > 1:
+                            slave._check(status, "getReal")
+                else:                              # FMI 1.0 (or not instantiated): the generic path
+                    u = np.frombuffer(inbox.view, dtype=np.float64, count=nbytes // 8, offset=data).copy()
+                    y = np.ascontiguousarray(hosted.host.exchange(in_key, u, t, h, out_key), dtype=np.float64)
+                    size = y.nbytes
+                    outbox.grow(out + 8 + size, keep=out)
+                    outbox.view[out + 8:out + 8 + size] = y.view(np.uint8)
+                pack_answer(outbox.view, out, _VALUES, size)
+                out += 8 + size
+                continue
+            method, args = pickle.loads(inbox.view[data:data + nbytes])
+            if method == "load":
+                value = None
+                slots.append(_load(*args))
+            elif method == "close":
+                value, closing = None, True
+            elif method == "pid":
+                value = os.getpid()
+            elif hosted is None:
+                raise SlaveError(f"the worker has no FMU instance in slot {slot}")
+            elif hosted.failure:
+                raise SlaveError(hosted.failure)
+            else:
+                if method in ("instantiate", "free", "terminate"):
+                    hosted.reset()
+                value = hosted.host.call(method, args)
+            blob = pickle.dumps(value, protocol=5)
+            kind = _PICKLED
+        except SlaveError as exc:
+            blob, kind = str(exc).encode("utf-8", "replace"), _ERROR
+        except Exception as exc:
+            name = hosted.host.slave.name if hosted is not None and hosted.host is not None else f"slot {slot}"
+            blob, kind = (f"{name}: {method} failed in the worker: {type(exc).__name__}: {exc}"
+                          .encode("utf-8", "replace"), _ERROR)
+        size = len(blob)
+        outbox.grow(out + 8 + _padded(size), keep=out)
+        pack_answer(outbox.view, out, kind, size)
+        outbox.view[out + 8:out + 8 + size] = blob
+        out += 8 + _padded(size)
+    _FRAME.pack_into(outbox.view, 0, out - _HEAD, count)
+    return out, closing
 
 
 def _load(name: str, fmu: str, logging: bool) -> _Hosted:   # pragma: no cover (child process)
