@@ -185,3 +185,92 @@ def test_a_failed_step_in_the_worker_reads_as_in_process(tmp_path):
     assert messages[:2] == messages[2:], messages
     assert messages[0].startswith("o (Oscillator.fmu): doStep(t = 5 s") and "currentCommunicationPoint" in messages[0]
     assert messages[1].startswith("o (Oscillator.fmu): setReal failed")
+
+
+class _ScriptedPeer:
+    """The far end of a socket pair driven by the test (no process)."""
+    pid, noun = None, "scripted worker"
+
+    def alive(self) -> bool:
+        return True
+
+    def describe(self, names) -> str:
+        return "scripted worker"
+
+    def ended(self) -> str:
+        return "closed its socket"
+
+    def kill(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _answer(values: np.ndarray | None = None, error: str | None = None) -> bytes:
+    from orchestration import process_backend as pb
+
+    if error is not None:
+        blob = error.encode()
+        item = pb._ANSWER.pack(pb._ERROR, len(blob)) + blob + bytes(pb._padded(len(blob)) - len(blob))
+    else:
+        item = pb._ANSWER.pack(pb._VALUES, values.nbytes) + values.tobytes()
+    return pb._FRAME.pack(len(item), 1) + item
+
+
+def test_collect_reads_whole_answers_and_hands_split_or_failed_ones_to_the_general_path():
+    """_Reply.collect (Execution.sync's batch read): an answer that arrives whole is read in one
+    go; one that arrives in pieces, an error answer and a closed socket take the general path,
+    which must pick up the bytes the fast path has read already."""
+    import socket
+    import threading
+    import time
+
+    from orchestration import process_backend as pb
+    from orchestration.slaves import SlaveError
+
+    class Slave:                                   # what a reply needs of its slave
+        def __init__(self, worker):
+            self._worker, self._dead, self.name = worker, None, "s"
+
+        def _timeout(self):                        # a lost byte fails the test instead of hanging it
+            return 2.0
+
+        def mark_dead(self, how):
+            self._dead = self._dead or f"s: {how}"
+            return self._dead
+
+    pool = pb.WirePool(heartbeat=0.2)
+    ends = [socket.socketpair() for _ in range(4)]
+    workers = [pb._Worker(pool, master_end, _ScriptedPeer()) for master_end, _ in ends]
+    slaves = [Slave(w) for w in workers]
+    for w, s in zip(workers, slaves):
+        w.slaves.append(s)
+        w.live = 1
+    replies = [pb._Reply(s, None, 0.0, 0.1) for s in slaves]
+    for k, (w, r) in enumerate(zip(workers, replies)):
+        w.add_exchange(0, 1, 2, 0.0, 0.1, np.array([float(k)]), r)
+    for _, far in ends:                            # the requests went out, one frame each
+        assert len(far.recv(1 << 16)) == pb._STEP.size + 8
+    whole, split = _answer(np.array([1.0, 2.0])), _answer(np.array([3.0, 4.0, 5.0]))
+    ends[0][1].sendall(whole)
+    ends[1][1].sendall(split[:11])                 # the rest comes later
+    ends[2][1].sendall(_answer(error="s: doStep failed: status 3 (error)"))
+    ends[3][1].close()                             # the worker is gone
+
+    def finish_split():
+        time.sleep(0.05)
+        ends[1][1].sendall(split[11:])
+
+    threading.Thread(target=finish_split).start()
+    pb._Reply.collect(replies)
+    assert replies[0].result().tolist() == [1.0, 2.0]
+    assert replies[1].result().tolist() == [3.0, 4.0, 5.0]
+    with pytest.raises(SlaveError, match="doStep failed"):
+        replies[2].result()
+    with pytest.raises(SlaveError, match="closed its socket during doStep"):
+        replies[3].result()
+    assert [w.have for w in workers[:3]] == [0, 0, 0] and not any(w.outstanding for w in workers[:3])
+    for master_end, far in ends:
+        master_end.close()
+        far.close()
