@@ -2,7 +2,7 @@
 gains with two compute-heavy FMUs on 2 cores. Figures go in docs/distributed.md and
 benchmarks/data/backends.json; they are measured, never asserted by the tests.
 
-    python benchmarks/bench_backends.py [--steps N] [--repeat R] [--skip-ray] [--part overhead|speedup]
+    python benchmarks/bench_backends.py [--steps N] [--repeat R] [--skip-ray] [--part overhead|speedup|scaling]
 
 1. **Overhead.** A chain of 5 plain-C oscillator FMUs (tests/c_fmu: microseconds per doStep, so
    the time per macro step is almost all master and transport) runs Jacobi fixed steps in-process,
@@ -19,6 +19,9 @@ benchmarks/data/backends.json; they are measured, never asserted by the tests.
    step one after the other, with the process backend in parallel on the 2 cores. Speedup =
    in-process / process wall time, each the best of R runs taken in turns, with the load average
    of every run recorded. Goal >= 1.6x.
+3. **Scaling.** The process backend's overhead with 1 to 5 oscillator FMUs (a worker each), with the
+   master's and the workers' CPU per step: flat per FMU while the master and the workers have cores
+   of their own, growing once they share them.
 
 The machine is shared: the load average is recorded with the figures.
 """
@@ -189,6 +192,35 @@ def speedup_part(payload: Path, args) -> dict:
             "speedup": round(speedup, 2), "goal": 1.6, "worker_cores_busy": round(max(busy), 2)}
 
 
+def scaling_part(oscillator: Path, args) -> dict:
+    """Overhead of the process backend (a worker per FMU) against the number of FMUs, with the
+    master's and the workers' CPU per step: where the cost per FMU stops being flat, the machine
+    has run out of cores for the master and the workers (docs/distributed.md)."""
+    h, counts = 1e-3, list(range(1, 6))
+    rows: dict[int, dict] = {}
+    for n in counts:
+        walls: dict[str, list[float]] = {"inprocess": [], "process": []}
+        cpus: dict[str, list[float]] = {"inprocess": [], "process": []}
+        busy: list[float] = []
+        for _ in range(args.repeat):
+            for backend in walls:
+                walls[backend].append(timed_run(oscillator_chain(oscillator, n), backend, args.steps, h, cpus[backend],
+                                                busy if backend == "process" else None))
+        best = {b: min(v) / args.steps for b, v in walls.items()}
+        k = walls["process"].index(min(walls["process"]))
+        rows[n] = {"inprocess_us": round(best["inprocess"] * 1e6, 1), "process_us": round(best["process"] * 1e6, 1),
+                   "overhead_us": round((best["process"] - best["inprocess"]) * 1e6, 1),
+                   "master_cpu_us": round(cpus["process"][k] / args.steps * 1e6, 1),
+                   "workers_cpu_us": round(busy[k] * walls["process"][k] / args.steps * 1e6, 1),
+                   "load_average_1min": round(os.getloadavg()[0], 2)}
+        r = rows[n]
+        print(f"{n} FMU(s), a worker each: overhead {r['overhead_us']:6.1f} us per macro step "
+              f"({r['overhead_us'] / n:5.1f} per FMU); CPU per step: master {r['master_cpu_us']:.1f} us, "
+              f"workers {r['workers_cpu_us']:.1f} us (load {r['load_average_1min']:.2f})", flush=True)
+    return {"backend": "process, one worker per FMU", "fmu": "tests/c_fmu oscillator (C)", "algorithm": "fixed Jacobi",
+            "cores": os.cpu_count(), "steps": args.steps, "repeat": args.repeat, "by_fmus": rows}
+
+
 def _carry_over(overhead: dict, previous: dict) -> None:
     """Carry the figures of backends not measured this time (--skip-ray, --only) over from the file
     being replaced, each with the date of its run and that run's in-process baseline (overheads are
@@ -225,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                              "(comma-separated: calls, compiled; '' for none)")
     parser.add_argument("--only", type=lambda v: v.split(","), default=None,
                         help="measure only these backends (comma-separated; in-process is always measured)")
-    parser.add_argument("--part", choices=["overhead", "speedup"],
+    parser.add_argument("--part", choices=["overhead", "speedup", "scaling"],
                         help="only this part (the other part's figures stay in --out)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "data" / "backends.json")
     args = parser.parse_args(argv)
@@ -238,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     report.update({"date": datetime.date.today().isoformat(), "python": platform.python_version(),
                    "cpus": os.cpu_count(), "platform": platform.platform()})
     with tempfile.TemporaryDirectory() as tmp:
-        for part in ("overhead", "speedup"):
+        for part in ("overhead", "speedup", "scaling"):
             if args.part not in (None, part):
                 continue
             report[f"load_average_before_{part}"] = os.getloadavg()
@@ -246,8 +278,10 @@ def main(argv: list[str] | None = None) -> int:
                 report[part] = overhead_part(build_oscillator_fmu(Path(tmp)), args)
                 if args.skip_ray or args.only:
                     _carry_over(report[part], previous)
-            else:
+            elif part == "speedup":
                 report[part] = speedup_part(build_fmus.build_all(Path(tmp) / "fmus", ["Payload"])[0], args)
+            else:
+                report[part] = scaling_part(build_oscillator_fmu(Path(tmp) / "scaling"), args)
             report[f"load_average_after_{part}"] = os.getloadavg()
     for stale in ("load_average_before", "load_average_after"):
         report.pop(stale, None)
