@@ -62,6 +62,7 @@ _STEP = struct.Struct("<II" + _ITEM.format[1:])
 _OP_EXCHANGE, _OP_PICKLED = ord("X"), ord("P")
 _VALUES, _PICKLED, _ERROR = ord("Y"), ord("O"), ord("E")
 _HEAD = _FRAME.size
+_FIRST_VALUE = (_HEAD + _ANSWER.size) >> 3     # float64 index of a lone answer's first value
 
 
 def _padded(n: int) -> int:
@@ -322,10 +323,10 @@ class _Reply:
                         n = 0                      # the general way finds out which
                     if n:
                         worker.have = n
-                        if n >= 16 and n == _HEAD + unpack_frame(worker.in_bytes, 0)[0]:
+                        if n >= _HEAD + _ANSWER.size and n == _HEAD + unpack_frame(worker.in_bytes, 0)[0]:
                             kind, size = unpack_answer(worker.in_bytes, _HEAD)
                             if kind == _VALUES:
-                                reply.value = worker.in_f64[2:2 + (size >> 3)].copy()
+                                reply.value = worker.in_f64[_FIRST_VALUE:_FIRST_VALUE + (size >> 3)].copy()
                                 reply.done = True
                                 worker.outstanding.popleft()
                                 worker.have = 0
