@@ -573,15 +573,20 @@ class Sea:
             beta_i = chi_i - psi,  theta_i = w_i t + eps_i - k_i (N cos chi_i + E sin chi_i)
 
         ([S4] eq. 71; MSS waveForceRAO.m lines 96 and 144-145).  The RAO x amplitude table
-        is built once per (sea, rao); the heading interpolation is redone only when psi
-        changes by more than heading_tol (0: any change).  t may be an array (M,) -> (M, 6).
+        is built once per (sea, rao); with heading_tol > 0 the heading is rounded to a multiple
+        of it, so the interpolation is redone only when that changes (0: at any change).  t may be
+        an array (M,) -> (M, 6).
         """
         plan = self._plans.get(id(rao))
         if plan is None or plan.rao is not rao:
             if self.omega.size == 0:  # calm sea
                 return np.zeros(np.shape(t) + (6,))
             plan = self._plan(rao)
-        if plan.heading is None or abs(heading - plan.heading) > heading_tol:
+        if heading_tol > 0.0:
+            # the nearest multiple of heading_tol: the excitation depends on the heading alone,
+            # not on which headings were asked before (a restored FMU state repeats its run)
+            heading = round(heading / heading_tol) * heading_tol
+        if plan.heading != heading:
             plan.set_heading(heading)
         if np.ndim(t) == 0:
             return plan.cos_sin(plan.w3 @ np.array((t, north, east), dtype=float)) @ plan.p

@@ -442,3 +442,20 @@ def test_general_sea_and_nonuniform_rao_headings(rao):
     reg = make_sea("regular", period=7.0, regular_amplitude=1.0, mean_direction=0.0)
     assert np.allclose(reg.excitation(1.0, 0.0, 0.0, 1e-17, rao), reg.excitation(1.0, 0.0, 0.0, 0.0, rao),
                        rtol=1e-9, atol=1e-6)
+
+
+@needs_supply
+def test_excitation_with_a_heading_tolerance_depends_on_the_heading_alone(rao):
+    """With heading_tol the RAO is interpolated at the heading rounded to a multiple of it, so the
+    excitation at a heading does not depend on which headings were asked before (a restored FMU
+    state, a rollback, repeats its run bit for bit); and it stays within the RAOs' change over
+    tol/2 of the exact interpolation."""
+    sea = make_sea("jonswap", hs=3.0, period=8.0, mean_direction=1.0, seed=2, spreading_s=4.0, n_directions=5)
+    tol, psi = 1e-4, 0.30004
+    fresh = sea.excitation(2.0, 1.0, 2.0, psi, rao, heading_tol=tol)
+    for before in ((-1.0, 0.29997), (-1.0, 0.30011), (0.3001,), (-1.0,)):   # other histories of headings
+        for heading in before:
+            sea.excitation(1.0, 1.0, 2.0, heading, rao, heading_tol=tol)
+        assert np.array_equal(sea.excitation(2.0, 1.0, 2.0, psi, rao, heading_tol=tol), fresh)
+    exact = sea.excitation(2.0, 1.0, 2.0, psi, rao)
+    assert np.allclose(fresh, exact, rtol=1e-3, atol=1e-6 * np.abs(exact).max())
