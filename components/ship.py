@@ -19,6 +19,15 @@ y starboard, z down, nu = [v; omega] the body-frame velocity of CO::
   sway force (~10 m of offset in beam seas, measured). Valid to about 20 deg of roll and pitch.
   The ship's own weight and buoyancy cancel at equilibrium: attached systems send their FULL weight
   through the hardpoints (digest §7.1, "gravity bookkeeping").
+* Attached loads: the hardpoint wrenches W_k and the bias wrench p_A (the weight of an attached
+  mechanism and the loads on it) enter in the seakeeping axes {h}, NED turned by the heading only:
+  tau = Qb X^T Rb^T w with Q = R_psi^T R, the body's roll-pitch tilt. The buoyancy that carries them
+  is part of tau_hs, along body z, so a weight taken in body axes (R^T) would leave W sin(phi) across
+  a heeled ship and a yaw moment x W sin(phi): 100 t at 5 m off the centreline (2.1 deg of heel)
+  pushed the free-floating supply vessel 114 m sideways in 400 s, and at a crane-like point turned it
+  115 deg (measured; tests/test_ship.py). The lever arm is still the tilted one, so a raised weight
+  still takes stability away (roll moment -z W sin(phi)). The attached inertia I_A stays the ship's
+  own (body axes): a rigidly attached mass moves the ship exactly as the same mass in M_RB would.
 * tau_wave: first-order excitation from the force RAOs (components.waves), evaluated in the
   seakeeping frame {h} (digest §1.1): at the ship's *mean* north, east and heading, here a first-order
   low-pass of the position and heading with time constant T_lf (states eta_lf). Evaluating it at the
@@ -28,7 +37,8 @@ y starboard, z down, nu = [v; omega] the body-frame velocity of CO::
   current (surge, sway, yaw) and roll, plus quadratic roll damping.
 * tau_sk: optional station keeping (a DP-like spring-damper in surge, sway and yaw about the initial
   north, east and heading), because first-order seakeeping has no restoring there.
-* W_k = [F_k; M_k + r_k x F_k] in body axes: force and moment applied at hardpoint k (given in NED).
+* W_k = [F_k; M_k + r_k x F_k]: force and moment applied at hardpoint k (given in NED), turned into
+  the seakeeping axes (below).
 * Articulated inertia (strong coupling, digest §7.4): an attached mechanism at hardpoint 1 needs the
   wrench I_A a + p_A (NED axes at the hardpoint, [force; moment] = I_A [a; alpha] + p_A) to follow the
   hardpoint acceleration a = X nu' + c; its reaction is folded into the mass matrix.
@@ -51,6 +61,15 @@ def same_values(a: np.ndarray, b: np.ndarray) -> bool:
     """a and b hold the same values bit for bit (np.array_equal costs ~10x more on small arrays;
     a -0.0 against 0.0 counts as a change, which only costs a recomputation)."""
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def seakeeping_tilt(R: np.ndarray) -> list[list[float]]:
+    """Q = R_psi^T R: body axes -> the seakeeping axes {h} (NED turned by the heading psi only), i.e.
+    the roll-pitch tilt of the body (module docstring: attached loads)."""
+    psi = math.atan2(R[1, 0], R[0, 0])
+    c, s = math.cos(psi), math.sin(psi)
+    return [[c * R[0, j] + s * R[1, j] for j in range(3)], [c * R[1, j] - s * R[0, j] for j in range(3)],
+            [R[2, 0], R[2, 1], R[2, 2]]]
 
 
 def transfer_matrix(r: np.ndarray) -> np.ndarray:
@@ -211,26 +230,30 @@ class Ship:
         f[1] += fy
         f[2] += fz
         cx, cy, cz = self.current.tolist()
+        f[3] += g[3]
+        f[4] += g[4]
+        f[5] += g[5]
         if self._hp_loaded:
             # hardpoint forces (their sum), NED -> body
             F = self._hp_force_sum
-            f[0] += r00 * F[0] + r10 * F[1] + r20 * F[2]
-            f[1] += r01 * F[0] + r11 * F[1] + r21 * F[2]
-            f[2] += r02 * F[0] + r12 * F[1] + r22 * F[2]
-            # hardpoint moments: sum R^T m_k + sum r_k x (R^T f_k); with Q = sum f_k r_k^T,
-            # sum r_k x (R^T f_k) = vee(R^T Q - (R^T Q)^T)
+            b = [r00 * F[0] + r10 * F[1] + r20 * F[2], r01 * F[0] + r11 * F[1] + r21 * F[2],
+                 r02 * F[0] + r12 * F[1] + r22 * F[2]]
+            # hardpoint moments: sum R^T m_k + sum r_k x (R^T f_k); with A = sum f_k r_k^T,
+            # sum r_k x (R^T f_k) = vee(R^T A - (R^T A)^T)
             Mh = self._hp_moment_sum
-            Q = self._hp_arm
-            a = [[r00 * Q[0][j] + r10 * Q[1][j] + r20 * Q[2][j] for j in range(3)],
-                 [r01 * Q[0][j] + r11 * Q[1][j] + r21 * Q[2][j] for j in range(3)],
-                 [r02 * Q[0][j] + r12 * Q[1][j] + r22 * Q[2][j] for j in range(3)]]
-            f[3] += g[3] + r00 * Mh[0] + r10 * Mh[1] + r20 * Mh[2] + a[2][1] - a[1][2]
-            f[4] += g[4] + r01 * Mh[0] + r11 * Mh[1] + r21 * Mh[2] + a[0][2] - a[2][0]
-            f[5] += g[5] + r02 * Mh[0] + r12 * Mh[1] + r22 * Mh[2] + a[1][0] - a[0][1]
-        else:
-            f[3] += g[3]
-            f[4] += g[4]
-            f[5] += g[5]
+            A = self._hp_arm
+            a = [[r00 * A[0][j] + r10 * A[1][j] + r20 * A[2][j] for j in range(3)],
+                 [r01 * A[0][j] + r11 * A[1][j] + r21 * A[2][j] for j in range(3)],
+                 [r02 * A[0][j] + r12 * A[1][j] + r22 * A[2][j] for j in range(3)]]
+            b += [r00 * Mh[0] + r10 * Mh[1] + r20 * Mh[2] + a[2][1] - a[1][2],
+                  r01 * Mh[0] + r11 * Mh[1] + r21 * Mh[2] + a[0][2] - a[2][0],
+                  r02 * Mh[0] + r12 * Mh[1] + r22 * Mh[2] + a[1][0] - a[0][1]]
+            # ... then body -> the seakeeping axes, like the buoyancy that carries them (module
+            # docstring: attached loads)
+            T = seakeeping_tilt(R)
+            for i in range(3):
+                f[i] += T[i][0] * b[0] + T[i][1] * b[1] + T[i][2] * b[2]
+                f[3 + i] += T[i][0] * b[3] + T[i][1] * b[4] + T[i][2] * b[5]
         # linear viscous damping on the velocity relative to the current, quadratic roll damping
         b = self._viscous
         if b is not None:
@@ -273,13 +296,18 @@ class Ship:
                            (p * v - q * u) + (p * ay - q * ax), 0.0, 0.0, 0.0])
         Rb = np.zeros((6, 6))
         Rb[0:3, 0:3] = Rb[3:6, 3:6] = R
-        return Rb @ self.X[0], Rb @ c_body
+        Qb = np.zeros((6, 6))
+        Qb[0:3, 0:3] = Qb[3:6, 3:6] = seakeeping_tilt(R)
+        J = Rb @ self.X[0]
+        return J, Rb @ c_body, Qb @ J.T
 
-    def _solve(self, tau: np.ndarray, J: np.ndarray, a_c: np.ndarray, M: np.ndarray | None = None):
-        """nu' from (M0 + J^T I_A J) nu' = tau - J^T (I_A Rb c + p_A); returns (nu', M)."""
+    def _solve(self, tau: np.ndarray, J: np.ndarray, a_c: np.ndarray, L: np.ndarray, M: np.ndarray | None = None):
+        """nu' from (M0 + J^T I_A J) nu' = tau - J^T I_A Rb c - L p_A, L = Qb J^T: the attached
+        mechanism's inertia is the ship's own (body axes), its bias wrench -- its weight and the
+        loads on it -- enters in the seakeeping axes (module docstring); returns (nu', M)."""
         if M is None:
             M = self.M0 + J.T @ self.IA @ J
-        tau = tau - J.T @ (self.IA @ a_c + self.pA)
+        tau = tau - J.T @ (self.IA @ a_c) - L @ self.pA
         # LAPACK dgesv directly: the LU solve np.linalg.solve makes, without its ~5 us of checks
         # and wrapping on a 6x6 system (same routine, same result)
         _, _, nu_dot, info = _dgesv(M, tau)
@@ -290,8 +318,8 @@ class Ship:
     def _accelerations(self, t: float, y: np.ndarray):
         tau, R, euler = self._forces(t, y)
         if self._articulated:
-            J, a_c = self._geometry(y, R)
-            nu_dot = self._solve(tau, J, a_c)[0]
+            J, a_c, L = self._geometry(y, R)
+            nu_dot = self._solve(tau, J, a_c, L)[0]
         else:
             nu_dot = self._Minv @ tau
         return nu_dot, R, euler
@@ -321,8 +349,8 @@ class Ship:
             t, y = self.time, self.y
             tau, R, euler = self._forces(t, y)
             wave = getattr(self, "_last_wave", None)
-            J, a_c = self._geometry(y, R)
-            now = self._now = (t, y, tau, R, euler, wave, J, a_c, self._kinematic_rates(y, R, euler[2]))
+            J, a_c, L = self._geometry(y, R)
+            now = self._now = (t, y, tau, R, euler, wave, J, a_c, L, self._kinematic_rates(y, R, euler[2]))
             self._M_now = None
         elif now[5] is not None:
             self._last_wave = now[5]
@@ -330,9 +358,9 @@ class Ship:
 
     def derivative(self, t: float, y: np.ndarray) -> np.ndarray:
         if t == self.time and y is self.y:
-            _, _, tau, R, euler, _, J, a_c, rates = self._now_terms()
+            _, _, tau, R, euler, _, J, a_c, L, rates = self._now_terms()
             if self._articulated:
-                nu_dot, self._M_now = self._solve(tau, J, a_c, self._M_now)
+                nu_dot, self._M_now = self._solve(tau, J, a_c, L, self._M_now)
             else:
                 nu_dot = self._Minv @ tau
             dy = rates.copy()

@@ -107,7 +107,8 @@ def test_reference_equations_match_the_articulated_body_algorithm(validation):
 def test_reference_energy_balance_in_still_water(validation):
     """Still water, no damping anywhere (no viscous damping, no station keeping, servos and hoist without
     their dampers): kinetic + gravity + spring energy changes exactly by the work of the ship's
-    hydrodynamic force (radiation memory and restoring), which the reference integrates alongside."""
+    hydrodynamic force (radiation memory and restoring) and of the turn of the crane's weight into the
+    ship's seakeeping axes (components.ship: attached loads), which the reference integrates alongside."""
     d = b4.mechanism(150e3, servo="position")
     for link in d["links"]:
         if link.get("control"):

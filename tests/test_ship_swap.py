@@ -194,7 +194,8 @@ def test_the_swapped_lift_keeps_the_static_balance(fmus, tmp_path):
         f"{diff('crane.base.quaternion[1]'):.1e}/{diff('crane.base.quaternion[2]'):.1e}, payload depth "
         f"{1e3 * diff('payload.position[2]'):.2f} mm")
     assert diff("crane.base.position[2]") < 2e-3            # heave of the hardpoint: mm
-    assert diff("crane.base.position[0]") < 0.02             # 1 cm: its CG, not CO, is held in surge
+    # 2.2 cm: its CG, not CO, is held in surge, and it takes the weights in body axes (W sin(trim))
+    assert diff("crane.base.position[0]") < 0.03
     assert rel("crane.base.force[2]") < 1e-4 and rel("crane.base.moment[0]") < 1e-4
     assert rel("cable.end_b.tension") < 1e-3
     assert diff("crane.base.quaternion[1]") < 5e-5 and diff("crane.base.quaternion[2]") < 5e-5

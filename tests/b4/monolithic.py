@@ -32,8 +32,13 @@ What it shares with the co-simulation, and what it does not
   attachment and a point-mass payload, the Cable FMU's 2-element lumping of the wire's own mass (half an
   element at each end node, one element at the inner node, whose weight the elements share).
 
+* **Attached loads** follow components.ship: the crane's weight and the wire's pull (and hardpoint
+  forces) reach the ship's equations in its seakeeping axes (the roll-pitch tilt Q = R_psi^T R applied
+  to their body-axis wrench), the crane's inertial reaction in body axes.
+
 State: [ship y (components.ship layout: p, quaternion, nu, low-pass, radiation), q, qd (+ r_p, v_p with
-an external wire)] (+ the integral of the hydrodynamic power when ``energy=True``).
+an external wire)] (+ the integral of the hydrodynamic power -- and of the power of the turn of the
+attached loads into the seakeeping axes -- when ``energy=True``).
 """
 from __future__ import annotations
 
@@ -49,11 +54,17 @@ from scipy.optimize import fsolve
 
 from components.radiation import fit_radiation
 from components.rotations import quat_from_euler_zyx, quat_to_euler_zyx, quat_to_matrix
-from components.ship import Ship, ShipParameters
+from components.ship import Ship, ShipParameters, seakeeping_tilt
 from components.vessel_data import default_vessel_path, load_vessel
 from components.waves import ForceRAO, make_sea
 
 G = 9.81
+
+
+def _seakeeping(R: np.ndarray) -> np.ndarray:
+    """Body [force; moment] -> the ship's seakeeping axes (components.ship.seakeeping_tilt, both halves)."""
+    Q = np.array(seakeeping_tilt(R))
+    return np.block([[Q, np.zeros((3, 3))], [np.zeros((3, 3)), Q]])
 
 
 def _cross(a, b) -> np.ndarray:
@@ -467,6 +478,14 @@ class Monolithic:
         H[3:6, 3:6] = self.M0[3:6, 3:6] + Ic[0:3, 0:3]
         rhs[0:3] = -fc[3:6]
         rhs[3:6] = -fc[0:3]
+        # the crane's weight and the wire's pull reach the ship in its seakeeping axes (components.ship:
+        # attached loads), the rest of the crane's reaction (its inertia) in body axes
+        applied = sum(L["I6"] @ ag for L in kin["links"])
+        if f_ext is not None:
+            applied = applied + f_ext
+        applied = np.concatenate([applied[3:6], applied[0:3]])
+        parts["seakeeping"] = _seakeeping(R) @ applied - applied
+        rhs[0:6] += parts["seakeeping"]
         if tau_ship is not None:
             rhs[0:6] += tau_ship
         rhs[6:] += self.joint_torques(t, q, qd, Y[lay["z"]])
@@ -481,7 +500,7 @@ class Monolithic:
             Fb = R.T @ np.asarray(F, float)
             out[0:3] += Fb
             out[3:6] += _cross(np.asarray(r, float), Fb)
-        return out
+        return _seakeeping(R) @ out
 
     def rhs(self, t: float, Y: np.ndarray) -> np.ndarray:
         lay = self.layout
@@ -506,8 +525,8 @@ class Monolithic:
         if self.wire is not None:
             out[lay["rp"]] = Y[lay["vp"]]
             out[lay["vp"]] = parts["f_pay"] / self.m_end
-        if self.energy:
-            out[-1] = float(ys[7:13] @ tau_ship)
+        if self.energy:       # the work of the ship's forces, and of the loads' turn into seakeeping axes
+            out[-1] = float(ys[7:13] @ (tau_ship + parts["seakeeping"]))
         return out
 
     # ------------------------------------------------------------------ running
@@ -619,9 +638,8 @@ class MonolithicResult:
 def static_equilibrium(model: Monolithic, q_guess, t: float = 0.0, ship: bool = True):
     """Ship heave/roll/pitch (NED down of CO, roll, pitch), joint positions (and the external payload's
     position) at which the generalised forces of heave, roll, pitch, the joints (and the payload) vanish
-    with everything at rest. Surge, sway and yaw are held at zero: the station keeping holds them only
-    with an offset (see docs/b4_ship_heavy_crane.md for the horizontal force the body-axis hydrostatics
-    leave). ``ship=False``: the ship held level at z = 0 (only the crane settles). Returns (z, roll, pitch,
+    with everything at rest. Surge, sway and yaw are held at zero; what is left of their forces is
+    returned (~0 since attached loads enter in the seakeeping axes: docs/b4_ship_heavy_crane.md). ``ship=False``: the ship held level at z = 0 (only the crane settles). Returns (z, roll, pitch,
     q, r_p or None, the unbalanced surge force, sway force, yaw moment)."""
     free_ship = ship
     ship = model.ship
