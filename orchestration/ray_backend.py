@@ -589,10 +589,12 @@ class RaySlave(RemoteSlave):
         return value
 
     def _lost(self, what: str, exc: BaseException) -> None:
-        self._dead = (f"{self.name} ({self.fmu.name}): its Ray actor died during {what} "
-                      f"({_describe_ray_error(exc)}); the FMU instance is lost")
-        if self._group is not None:
-            self._group.fail(f"its Ray actor (group {self._group.name!r}) died ({_describe_ray_error(exc)})")
+        group = self._group
+        if group is not None:              # every FMU of the group goes with it: say so, as collect does
+            group.fail(f"its Ray actor (group {group.name!r}, hosting {', '.join(group.members)}) died during "
+                       f"{what} ({_describe_ray_error(exc)}); the FMU instances are lost")
+        self._dead = self._dead or (f"{self.name} ({self.fmu.name}): its Ray actor died during {what} "
+                                    f"({_describe_ray_error(exc)}); the FMU instance is lost")
 
     def _get(self, reply: _RayReply) -> None:
         ray = sys.modules["ray"]
