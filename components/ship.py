@@ -38,7 +38,7 @@ y starboard, z down, nu = [v; omega] the body-frame velocity of CO::
 * tau_sk: optional station keeping (a DP-like spring-damper in surge, sway and yaw about the initial
   north, east and heading), because first-order seakeeping has no restoring there.
 * W_k = [F_k; M_k + r_k x F_k]: force and moment applied at hardpoint k (given in NED), turned into
-  the seakeeping axes (below).
+  the seakeeping axes (above).
 * Articulated inertia (strong coupling, digest §7.4): an attached mechanism at hardpoint 1 needs the
   wrench I_A a + p_A (NED axes at the hardpoint, [force; moment] = I_A [a; alpha] + p_A) to follow the
   hardpoint acceleration a = X nu' + c; its reaction is folded into the mass matrix.
