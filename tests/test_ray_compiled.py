@@ -95,27 +95,36 @@ def test_adaptive_and_rollback_through_graphs_are_bitwise_equal(b3_fmus, compile
         assert alg.rejected > 0
 
 
-class Kill(Manipulator):
-    """Kills a component's actor before the step at ``at`` and waits until it is gone: ray.kill
-    only asks the cluster, and a step through a graph can complete before the kill lands."""
+class _OnActor(Manipulator):
+    """Does something to a component's actor once, before the step at ``at`` (:meth:`act`)."""
 
     def __init__(self, component: str, at: float):
         self.component, self.at, self.done = component, at, False
 
     def before_step(self, execution, t, h):
         if not self.done and t >= self.at - 1e-9:
-            import ray
-
             self.done = True
-            actor = execution.slaves[execution.index[self.component]].actor
-            ray.kill(actor, no_restart=True)
-            for _ in range(3000):
-                try:
-                    ray.get(actor.__ray_ready__.remote(), timeout=10)
-                except ray.exceptions.RayActorError:
-                    return
-                time.sleep(0.01)
-            raise AssertionError("the killed actor did not die")
+            self.act(execution.slaves[execution.index[self.component]].actor)
+
+    def act(self, actor) -> None:
+        raise NotImplementedError
+
+
+class Kill(_OnActor):
+    """Kills the actor and waits until it is gone: ray.kill only asks the cluster, and a step
+    through a graph can complete before the kill lands."""
+
+    def act(self, actor) -> None:
+        import ray
+
+        ray.kill(actor, no_restart=True)
+        for _ in range(3000):
+            try:
+                ray.get(actor.__ray_ready__.remote(), timeout=10)
+            except ray.exceptions.RayActorError:
+                return
+            time.sleep(0.01)
+        raise AssertionError("the killed actor did not die")
 
 
 @pytest.mark.parametrize("group", [False, True], ids=["actor-per-fmu", "group"])
@@ -132,18 +141,12 @@ def test_killed_actor_stops_the_run_naming_the_fmu(payload_fmu, compiled, group)
                                                                    message), message
 
 
-class Hang(Manipulator):
-    """Makes one actor's FMU hang in its next step (a sleep inside the actor's lock)."""
+class Hang(_OnActor):
+    """Makes the actor's FMU hang in its next step (a sleep inside the actor's lock)."""
 
-    def __init__(self, component: str, at: float):
-        self.component, self.at, self.done = component, at, False
-
-    def before_step(self, execution, t, h):
-        if not self.done and t >= self.at - 1e-9:
-            self.done = True
-            actor = execution.slaves[execution.index[self.component]].actor
-            # an ordinary call that holds the FMU lock for a long time: the next step waits behind it
-            actor.__ray_call__.remote(lambda self: (self.lock.acquire(), __import__("time").sleep(300)))
+    def act(self, actor) -> None:
+        # an ordinary call that holds the FMU lock for a long time: the next step waits behind it
+        actor.__ray_call__.remote(lambda self: (self.lock.acquire(), __import__("time").sleep(300)))
 
 
 def test_hung_actor_is_stopped_after_the_call_timeout(payload_fmu, compiled):
