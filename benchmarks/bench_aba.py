@@ -43,7 +43,7 @@ def pin_model(m):
     """The mechanism as a fixed-base pin.Model: the tests' construction, so both compare the same."""
     import pinocchio as pin
 
-    from tests.test_articulated_body import pin_model as build
+    from tests.components.test_articulated_body import pin_model as build
 
     model = build(m)
     model.gravity = pin.Motion(np.array([0.0, 0.0, 9.81]), np.zeros(3))   # NED: gravity along +z

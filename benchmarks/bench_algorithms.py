@@ -6,7 +6,7 @@ our ECCO beside libcosim's, and B3 with every algorithm (docs/algorithms_benchma
 
 Parts
 -----
-* ``transient``: the quarter car of tests/data/quarter_car (chassis and wheel FMUs joined by a
+* ``transient``: the quarter car of tests/models/quarter_car (chassis and wheel FMUs joined by a
   force/velocity power bond) drives over a 5 cm (1 - cos) bump made inside the wheel FMU, 2 s.
   Reference: the monolithic ODE (DOP853, rtol 1e-12).  Error: the largest deviation of the chassis and
   of the wheel height from the reference over the run's communication points, each divided by the
@@ -24,7 +24,7 @@ Parts
   by orchestration.osp.write_osp with ``<Algorithm>ecco</Algorithm>`` and an explicit
   ``EccoConfiguration`` equal to ours, the same tolerance ladder; compared with our ECCO (Jacobi, as
   libcosim) at equal numbers of macro steps (log-log interpolation of our error curve).
-* ``b3``: tests/b3 (two-inertia roll, 30 s) with fixed Jacobi/Gauss-Seidel, ECCO, error control and
+* ``b3``: tests/models/b3 (two-inertia roll, 30 s) with fixed Jacobi/Gauss-Seidel, ECCO, error control and
   iterative coupling: the error of Re lambda against the monolithic value and the macro steps.
 
 Results: a JSON file (default benchmarks/data/algorithms_benchmark.json), markdown tables on
@@ -61,8 +61,8 @@ from orchestration.signals import TimeSignals  # noqa: E402
 from orchestration.slaves import InProcessSlave  # noqa: E402
 from orchestration.step_control import PIController  # noqa: E402
 from orchestration.system import System  # noqa: E402
-from tests.data.quarter_car.build import build_quarter_car_fmus  # noqa: E402
-from tests.data.quarter_car.model import QuarterCar, monolithic, quarter_car_system  # noqa: E402
+from tests.models.quarter_car.build import build_quarter_car_fmus  # noqa: E402
+from tests.models.quarter_car.model import QuarterCar, monolithic, quarter_car_system  # noqa: E402
 
 STOP = 2.0
 H0 = 1.0e-4                        # first step of every adaptive run (ECCO's StepSize)
@@ -489,8 +489,8 @@ def b3_algorithms() -> dict[str, Callable[[], Algorithm]]:
 
 
 def b3_table(workdir: Path, log: Callable[[str], None] = print) -> list[B3Row]:
-    from tests.b3 import model as b3
-    from tests.b3.build import b3_system, build_b3_fmus
+    from tests.models.b3 import model as b3
+    from tests.models.b3.build import b3_system, build_b3_fmus
 
     fmus = build_b3_fmus(workdir / "b3")
     rows = []

@@ -17,7 +17,7 @@ monolithic reference (docs/mass_aware.md has the table and the reasoning).
 * **Mass-aware**: crane base.inertia_*/bias_* -> ship hardpoint1.inertia_*/bias_*, no force link.
 * **Monolithic**: the Ship FMU alone with hardpoint 1 moved to the mass's CG and the point mass as
   constant inertia inputs (start values): the ship integrates (M_RB + A_inf + X^T I X) nu', which
-  tests/test_ship.py shows equal to M_RB + the point mass to 1e-7.
+  tests/components/test_ship.py shows equal to M_RB + the point mass to 1e-7.
 * Same seeded JONSWAP sea (Hs 3 m, Tp 8 s, oblique) in all runs; 0.05 s macro steps.
 
 Divergence is measured as the growth factor per macro step of the coupling error (the crane's

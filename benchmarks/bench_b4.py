@@ -1,5 +1,5 @@
 """Benchmark B4 (ship_crane_digest.md 4.1, 7.3-7.5): the Tysse-Egeland ship + heavy crane, co-simulated
-(Ship FMU + Crane FMU, tests/b4/cosim.py) against the monolithic reference (tests/b4/monolithic.py), with
+(Ship FMU + Crane FMU, tests/models/b4/cosim.py) against the monolithic reference (tests/models/b4/monolithic.py), with
 the paper's timing; writes docs/img/b4_*.png and a JSON of every number (docs/b4_ship_heavy_crane.md).
 
     python benchmarks/bench_b4.py [--fmus DIR] [--out results/b4] [--quick]
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.b4 import cosim, model as b4  # noqa: E402
+from tests.models.b4 import cosim, model as b4  # noqa: E402
 
 IMG = ROOT / "docs" / "img"
 SIGNALS = cosim.SIGNALS

@@ -4,7 +4,7 @@ benchmarks/data/backends.json; they are measured, never asserted by the tests.
 
     python benchmarks/bench_backends.py [--steps N] [--repeat R] [--skip-ray] [--part overhead|speedup|scaling]
 
-1. **Overhead.** A chain of 5 plain-C oscillator FMUs (tests/c_fmu: microseconds per doStep, so
+1. **Overhead.** A chain of 5 plain-C oscillator FMUs (tests/models/c_fmu: microseconds per doStep, so
    the time per macro step is almost all master and transport) runs Jacobi fixed steps in-process,
    with the process backend (one worker process per FMU, the default), with the process backend's
    FMUs in 2 and in 1 worker processes (``workers=2``/``workers=1``: one frame per worker and
@@ -151,7 +151,7 @@ def overhead_part(oscillator: Path, args) -> dict:
     overhead = {b: (per_step[b] - per_step["inprocess"]) for b in backends if b != "inprocess"}
     for b, v in overhead.items():
         print(f"  overhead {b}: {v * 1e6:.1f} us per macro step with {n} FMUs")
-    return {"fmus": n, "fmu": "tests/c_fmu oscillator (C)", "algorithm": "fixed Jacobi",
+    return {"fmus": n, "fmu": "tests/models/c_fmu oscillator (C)", "algorithm": "fixed Jacobi",
             "per_step_us": {b: round(v * 1e6, 1) for b, v in per_step.items()},
             "master_cpu_per_step_us": {b: round(v * 1e6, 1) for b, v in cpu_step.items()},
             "overhead_us": {b: round(v * 1e6, 1) for b, v in overhead.items()},
@@ -217,7 +217,7 @@ def scaling_part(oscillator: Path, args) -> dict:
         print(f"{n} FMU(s), a worker each: overhead {r['overhead_us']:6.1f} us per macro step "
               f"({r['overhead_us'] / n:5.1f} per FMU); CPU per step: master {r['master_cpu_us']:.1f} us, "
               f"workers {r['workers_cpu_us']:.1f} us (load {r['load_average_1min']:.2f})", flush=True)
-    return {"backend": "process, one worker per FMU", "fmu": "tests/c_fmu oscillator (C)", "algorithm": "fixed Jacobi",
+    return {"backend": "process, one worker per FMU", "fmu": "tests/models/c_fmu oscillator (C)", "algorithm": "fixed Jacobi",
             "cores": os.cpu_count(), "steps": args.steps, "repeat": args.repeat, "by_fmus": rows}
 
 
@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import build_fmus
-    from tests.c_fmu.build import build_oscillator_fmu
+    from tests.models.c_fmu.build import build_oscillator_fmu
 
     previous: dict = json.loads(args.out.read_text()) if args.out.is_file() else {}
     report: dict = dict(previous) if args.part else {}

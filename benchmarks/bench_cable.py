@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from components.line import Line, LineParams  # noqa: E402
-from tests.test_catenary import MOORDYN_DECK  # noqa: E402
+from tests.components.test_catenary import MOORDYN_DECK  # noqa: E402
 
 # the chain of tests/test_line.py (MoorDyn deck: D, m', EA, BA = -1, Cd, Ca, CdAx, CaAx, seabed)
 CHAIN = LineParams(length=410.0, diameter=0.252, mass_per_length=390.0, EA=1.674e9, damping=-1.0,

@@ -1,11 +1,11 @@
 """Deck landing (issue 9, item 5c): error against macro steps for fixed step, ECCO and error control
-on the Payload + Contact FMUs of tests/data/deck_landing (a 10 t box lowered at 1 m/s onto rubber
+on the Payload + Contact FMUs of tests/models/deck_landing (a 10 t box lowered at 1 m/s onto rubber
 pads on a fixed deck; touchdown, two bounces, rest; 1 s).
 
     python benchmarks/bench_landing.py [--quick] [--out FILE] [--report-only]
 
 Reference: the monolithic 1-DOF ODE with the Contact FMU's own force law (DOP853 between the kinks,
-tests/data/deck_landing/model.py).  Error of a run: at its communication points, the largest
+tests/models/deck_landing/model.py).  Error of a run: at its communication points, the largest
 |z - z_ref| over the motion range (drop + peak penetration) and the largest |v - v_ref| over the
 impact speed; the larger of the two.  Every algorithm with inputs held (extrapolation 0) and with
 linear extrapolation (1).  Error control counts accepted steps; doSteps per FMU are counted too.
@@ -34,7 +34,7 @@ from orchestration.algorithms import FixedStepAlgorithm  # noqa: E402
 from orchestration.ecco import EccoAlgorithm  # noqa: E402
 from orchestration.error_control import ErrorControlAlgorithm  # noqa: E402
 from orchestration.step_control import PIController  # noqa: E402
-from tests.data.deck_landing.model import DeckLanding, Reference, deck_landing_system  # noqa: E402
+from tests.models.deck_landing.model import DeckLanding, Reference, deck_landing_system  # noqa: E402
 
 STOP = 1.0
 H0 = 1.0e-3

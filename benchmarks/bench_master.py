@@ -2,7 +2,7 @@
 
     python benchmarks/bench_master.py [N_FMUS] [STEPS]
 
-A chain of N C oscillator FMUs (tests/c_fmu, microseconds per doStep) is run three ways for the
+A chain of N C oscillator FMUs (tests/models/c_fmu, microseconds per doStep) is run three ways for the
 same number of macro steps:
 
 1. raw: the loop a minimal hand-written master would do, calling FMPy's ctypes functions
@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from orchestration.algorithms import FixedStepAlgorithm  # noqa: E402
 from orchestration.execution import Execution  # noqa: E402
 from orchestration.slaves import InProcessSlave  # noqa: E402
-from tests.c_fmu.build import build_oscillator_fmu  # noqa: E402
+from tests.models.c_fmu.build import build_oscillator_fmu  # noqa: E402
 from benchmarks.bench_backends import oscillator_chain as chain  # noqa: E402
 
 

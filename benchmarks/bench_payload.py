@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 import build_fmus  # noqa: E402
 from components.rigid_body import HydroParameters, RigidBody, RigidBodyParameters  # noqa: E402
-from tests.fmu_runner import FmuUnderTest  # noqa: E402
+from tests.support.fmu_runner import FmuUnderTest  # noqa: E402
 
 
 def bench_component(n: int = 20000) -> float:

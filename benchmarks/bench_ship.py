@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import build_fmus  # noqa: E402
-from tests.fmu_runner import FmuUnderTest  # noqa: E402
+from tests.support.fmu_runner import FmuUnderTest  # noqa: E402
 
 
 def main() -> None:

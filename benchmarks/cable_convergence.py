@@ -6,7 +6,7 @@
     segments, implicit scheme:
     * static: the force the line exerts on the fairlead and on the anchor (|F|, the end tension)
       after Line()'s static equilibrium, against the elastic catenary (components.catenary)
-      solved over the seabed's equilibrium penetration w / (kBot d), as in tests/test_catenary.py,
+      solved over the seabed's equilibrium penetration w / (kBot d), as in tests/components/test_catenary.py,
       and against the finest mesh.  The catenary has a rigid seabed 0.132 m below the anchor; the
       line has a spring seabed through the anchor, so the two differ by a model difference that
       no mesh removes (the converged difference is printed).

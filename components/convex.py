@@ -49,7 +49,7 @@ distance.  Signed distance = normal . (point_b - point_a); it is < 0 (minus the 
 when the shapes overlap, point_a being then the point of A deepest inside B and point_b the point
 of B deepest inside A.
 
-Accuracy (tests/test_convex.py)
+Accuracy (tests/components/test_convex.py)
 -------------------------------
 GJK stops when |v| - v.w/|v| <= rel_tol x size of A - B (default 1e-9); polytopes terminate
 exactly (a support point repeats).  EPA grows a polytope inside K (hull kept by qhull) until the

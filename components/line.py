@@ -1024,7 +1024,7 @@ class Line:
 
         The same formulas, in the same order of floating-point operations, as _forces, in
         Python floats: a line of a few elements spends its time in numpy's per-call overhead,
-        and the outputs need two nodes, not N + 1 (tests/test_cable_speed_outputs.py checks
+        and the outputs need two nodes, not N + 1 (tests/components/test_cable_speed_outputs.py checks
         that the values are the same as node_forces())."""
         p, N = self.p, self.N
         r, v = self.r, self.v

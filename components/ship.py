@@ -25,7 +25,7 @@ y starboard, z down, nu = [v; omega] the body-frame velocity of CO::
   is part of tau_hs, along body z, so a weight taken in body axes (R^T) would leave W sin(phi) across
   a heeled ship and a yaw moment x W sin(phi): 100 t at 5 m off the centreline (2.1 deg of heel)
   pushed the free-floating supply vessel 114 m sideways in 400 s, and at a crane-like point turned it
-  115 deg (measured; tests/test_ship.py). The lever arm is still the tilted one, so a raised weight
+  115 deg (measured; tests/components/test_ship.py). The lever arm is still the tilted one, so a raised weight
   still takes stability away (roll moment -z W sin(phi)). The attached inertia I_A stays the ship's
   own (body axes): a rigidly attached mass moves the ship exactly as the same mass in M_RB would.
 * tau_wave: first-order excitation from the force RAOs (components.waves), evaluated in the

@@ -63,7 +63,7 @@ LIBRARY/environment/waveForceRAO.m at commit 52220ce):
   180-360 deg (sway/roll/yaw phase -pi).  HYDRO/veres2vessel.m: "VERES force and motion
   RAOs already use the CG reference", i.e. moments are about the CG and the phase is
   relative to the wave elevation at the CG.
-* Checked against supply.mat (tests/test_waves.py): at w = 0.105 rad/s the heave force
+* Checked against supply.mat (tests/components/test_waves.py): at w = 0.105 rad/s the heave force
   phase is pi for every heading (force along +z = down is -rho g Awp zeta, |F3| = 1.3626e7
   vs C33 = 1.391e7 N/m); surge at beta = 0 and sway at beta = 90 deg lead zeta by +pi/2
   (force ~ (m + A) times the fluid acceleration in the travel direction) -- both hold only

@@ -69,7 +69,7 @@ DIGEST_LIMITS = {0: 1.0, 1: 1.0 / 3.0, 2: 1.0 / 7.0}
 MIDPOINT_WEIGHTS = {0: (1.0,), 1: (1.5, -0.5), 2: (1.875, -1.25, 0.375)}
 END_WEIGHTS = {0: (1.0,), 1: (2.0, -1.0), 2: (3.0, -3.0, 1.0)}
 NEAR = 0.8            # warn from this fraction of the limit on
-INIT_SWEEPS = 200     # Execution.initialize's default max_sweeps (checked in tests/test_mass_aware.py) ...
+INIT_SWEEPS = 200     # Execution.initialize's default max_sweeps (checked in tests/master/test_mass_aware.py) ...
 INIT_TOLERANCE = 1e-10   # ... and tolerance
 
 

@@ -3,7 +3,7 @@
     python -m orchestration.validation_report [--out docs/validation_report.md] [--quick]
 
 runs ``pytest -m validation`` (the tests that compare with a published or reference number, see
-tests/validation_record.py) in a subprocess with MARINE_COSIM_VALIDATION_OUT pointing at a
+tests/support/validation_record.py) in a subprocess with MARINE_COSIM_VALIDATION_OUT pointing at a
 JSON-lines file, then writes a Markdown report: a summary, one table per component (case,
 reference, ours, error, tolerance, pass, source) and bar charts of error / tolerance per case
 (``validation_<component>.png`` beside the report, in ``img/``). ``--records FILE`` renders the
@@ -41,7 +41,7 @@ TOL_KINDS = ("rel", "abs")
 # the report's order of the component tables; others follow alphabetically
 ORDER = ("payload", "ship", "crane", "cable", "winch", "contact", "co-simulation", "reference scenarios",
          "B4 ship + heavy crane")
-ENV_QUICK = "MARINE_COSIM_VALIDATION_QUICK"      # --quick: tests/validation_record.py leaves out FMU runs
+ENV_QUICK = "MARINE_COSIM_VALIDATION_QUICK"      # --quick: tests/support/validation_record.py leaves out FMU runs
 
 
 # ---------------------------------------------------------------------------------- records
@@ -169,7 +169,7 @@ class TestOutcome:
 
 
 def nodeid_from_junit(classname: str, name: str) -> str:
-    """pytest's junit names back to a node id: ('tests.test_ship', 'test_x[a]') -> 'tests/test_ship.py::test_x[a]'."""
+    """pytest's junit names back to a node id: ('tests.components.test_ship', 'test_x[a]') -> 'tests/components/test_ship.py::test_x[a]'."""
     parts = classname.split(".")
     # the module is the last part that starts with "test" (classes follow it)
     idx = max((i for i, p in enumerate(parts) if p.startswith("test")), default=len(parts) - 1)
@@ -447,14 +447,14 @@ def write_report(records: Sequence[ValidationRecord], out: str | os.PathLike, ou
 
     L += ["## Adding a case", "",
           "Take the `validation` fixture in the test and record each comparison before asserting it "
-          "(tests/validation_record.py):", "", "```python",
+          "(tests/support/validation_record.py):", "", "```python",
           "def test_something(validation):",
           "    ours = ...",
           "    validation.record(case=\"B4 crane tip heave at 60 s\", reference=1.234, ours=ours, tolerance=0.02,",
           "                      tol_kind=\"rel\", unit=\"m\", source=\"ship_crane_digest.md 4.1\")",
           "    assert ours == pytest.approx(1.234, rel=0.02)", "```", "",
           "The fixture gives the test the `validation` marker; its records land in the table of its module's "
-          "component (tests/validation_record.py `COMPONENTS`, or `VALIDATION_COMPONENT = \"...\"` in the "
+          "component (tests/support/validation_record.py `COMPONENTS`, or `VALIDATION_COMPONENT = \"...\"` in the "
           "module, or `component=` on the call).", ""]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(L), encoding="utf-8")
@@ -493,7 +493,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--keep", default=None, help="also copy the records (JSON lines) to this file")
     ap.add_argument("--note", action="append", default=[],
                     help="a note for the report, e.g. why a test was deselected (repeatable)")
-    ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --), e.g. -- -x tests/test_ship.py")
+    ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --), e.g. -- -x tests/components/test_ship.py")
     args = ap.parse_args(argv)
 
     meta: dict = {"notes": list(args.note)}

@@ -28,9 +28,9 @@ def payload_fmu(fmu_dir) -> Path:
 
 # ---------------------------------------------------------------------------- validation records
 # the `validation` fixture records comparisons with published numbers for docs/validation_report.md
-# (tests/validation_record.py); tests that use it carry the `validation` marker: pytest -m validation
-from tests.validation_record import validation  # noqa: E402,F401  (the fixture)
-from tests import validation_record as _validation_record  # noqa: E402
+# (tests/support/validation_record.py); tests that use it carry the `validation` marker: pytest -m validation
+from tests.support.validation_record import validation  # noqa: E402,F401  (the fixture)
+from tests.support import validation_record as _validation_record  # noqa: E402
 
 
 def pytest_configure(config):

@@ -1,0 +1,1 @@
+"""Test helpers: FMU builders and drivers, Ray fixtures, validation records."""
