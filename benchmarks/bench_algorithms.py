@@ -15,13 +15,13 @@ Parts
   atol in J, libcosim's quarter-truck PI settings), ECCO with atol = 1e-3 rtol, error control (both
   methods, rtol = atol = tol) and, Jacobi only, LibcosimConventionEcco (ours with libcosim's
   conventions, which reproduces libcosim's runs bit for bit).
-* ``signal``: the same with the bump fed to ``wheel.road`` by orchestration.signals.TimeSignals
+* ``signal``: the same with the bump fed to ``wheel.road`` by orchestration.master.manipulators.signals.TimeSignals
   (evaluated at the start of each macro step and held over it, the master's input semantics).
 * ``transient-position``, ``signal-position``: both again with the wheel height connected to the
   chassis as well (outside the bond): the chassis then resets the wheel height it integrates from the
   bond's velocity at every step, which removes the drift that variable steps give that integral.
 * ``libcosim``: libcosim's ECCO (libcosimpy, in a subprocess) on the same FMUs, the system written
-  by orchestration.osp.write_osp with ``<Algorithm>ecco</Algorithm>`` and an explicit
+  by orchestration.system.osp.write_osp with ``<Algorithm>ecco</Algorithm>`` and an explicit
   ``EccoConfiguration`` equal to ours, the same tolerance ladder; compared with our ECCO (Jacobi, as
   libcosim) at equal numbers of macro steps (log-log interpolation of our error curve).
 * ``b3``: tests/models/b3 (two-inertia roll, 30 s) with fixed Jacobi/Gauss-Seidel, ECCO, error control and
@@ -50,17 +50,18 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from orchestration.algorithm_factory import make_algorithm  # noqa: E402
-from orchestration.algorithms import Algorithm, FixedStepAlgorithm  # noqa: E402
-from orchestration.ecco import EccoAlgorithm  # noqa: E402
-from orchestration.error_control import ErrorControlAlgorithm  # noqa: E402
-from orchestration.execution import Execution, MemoryObserver  # noqa: E402
-from orchestration.iterative import IterativeAlgorithm  # noqa: E402
-from orchestration.osp import write_osp  # noqa: E402
-from orchestration.signals import TimeSignals  # noqa: E402
-from orchestration.slaves import InProcessSlave  # noqa: E402
-from orchestration.step_control import PIController  # noqa: E402
-from orchestration.system import System  # noqa: E402
+from orchestration.master.algorithms import make_algorithm  # noqa: E402
+from orchestration.master.algorithms.fixed import Algorithm, FixedStepAlgorithm  # noqa: E402
+from orchestration.master.algorithms.ecco import EccoAlgorithm  # noqa: E402
+from orchestration.master.algorithms.error_control import ErrorControlAlgorithm  # noqa: E402
+from orchestration.master.execution import Execution  # noqa: E402
+from orchestration.master.observers.results import MemoryObserver  # noqa: E402
+from orchestration.master.algorithms.iterative import IterativeAlgorithm  # noqa: E402
+from orchestration.system.osp import write_osp  # noqa: E402
+from orchestration.master.manipulators.signals import TimeSignals  # noqa: E402
+from orchestration.master.slaves import InProcessSlave  # noqa: E402
+from orchestration.master.algorithms.step_control import PIController  # noqa: E402
+from orchestration.system.model import System  # noqa: E402
 from tests.models.quarter_car.build import build_quarter_car_fmus  # noqa: E402
 from tests.models.quarter_car.model import QuarterCar, monolithic, quarter_car_system  # noqa: E402
 
@@ -110,7 +111,7 @@ class Trajectory:
 
 def run_ours(system: System, algorithm: Algorithm, step: float, stop: float = STOP,
              manipulators: Sequence = (), variables: Sequence[str] = VARIABLES) -> Trajectory:
-    """Our master with a doStep-counting slave factory (what orchestration.execution.simulate does)."""
+    """Our master with a doStep-counting slave factory (what orchestration.master.execution.simulate does)."""
     selected = [tuple(v.split(".", 1)) for v in variables]
     memory = MemoryObserver(selected)
     slaves: list[CountingSlave] = []
@@ -179,7 +180,7 @@ def point(family: str, method: str, setting: float, traj: Trajectory, ref: Refer
 
 
 def ecco_options(tol: float) -> dict[str, float]:
-    """Our ECCO settings as OSP EccoConfiguration options (orchestration.osp names)."""
+    """Our ECCO settings as OSP EccoConfiguration options (orchestration.system.osp names)."""
     return {"safety_factor": PI["safety"], "step_size": H0, "minimum_step_size": PI["min_step"],
             "maximum_step_size": PI["max_step"], "minimum_change_rate": PI["min_change"],
             "maximum_change_rate": PI["max_change"], "proportional_gain": PI["kp"], "integral_gain": PI["ki"],
@@ -354,7 +355,7 @@ def road_height(t):
 result = {"time": [], "values": {key: [] for key in spec["variables"]}}
 t = 0.0
 while t < stop - 1e-9:
-    if road:   # held over the step from its start, as orchestration.signals.TimeSignals
+    if road:   # held over the step from its start, as orchestration.master.manipulators.signals.TimeSignals
         manipulator.slave_real_values(slaves["wheel"], [refs["wheel"]["road"]], [road_height(t)])
     if not execution.step(1):
         raise SystemExit(f"libcosim step failed at t = {t}")
@@ -373,7 +374,7 @@ class LibcosimUnavailable(RuntimeError):
 
 def write_ecco_osp(system: System, folder: Path, tol: float, stop: float = STOP) -> Path:
     """The system as OspSystemStructure.xml with <Algorithm>ecco</Algorithm>, the power bond and our
-    ECCO parameters (orchestration.osp.write_osp writes all three)."""
+    ECCO parameters (orchestration.system.osp.write_osp writes all three)."""
     system.base_step, system.stop_time = H0, stop
     system.algorithm, system.algorithm_options = "ecco", ecco_options(tol)
     return write_osp(system, folder)

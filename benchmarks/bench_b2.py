@@ -44,11 +44,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from orchestration.algorithms import FixedStepAlgorithm  # noqa: E402
-from orchestration.coupling_check import (Scheme, check_added_mass, growth_factor,  # noqa: E402
-                                          stability_limit, vessel_inertia, mass_ratio)
-from orchestration.execution import Execution, ExecutionError, MemoryObserver  # noqa: E402
-from orchestration.system import Component, System  # noqa: E402
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm  # noqa: E402
+from orchestration.master.coupling_check import (Scheme, check_added_mass, growth_factor,  # noqa: E402
+                                                 mass_ratio, stability_limit)
+from orchestration.master.execution import Execution, ExecutionError  # noqa: E402
+from orchestration.master.observers.results import MemoryObserver  # noqa: E402
+from orchestration.system.model import Component, System  # noqa: E402
+from tests.models.supply_vessel import vessel_inertia  # noqa: E402
 
 TEMPLATE = ROOT / "tests" / "data" / "cranes" / "b2_rigid_mass.json"
 RATIOS = (0.2, 0.5, 1.5, 4.0)
@@ -85,7 +87,7 @@ def unit_ratio() -> tuple[float, float, np.ndarray]:
     in NED at level)."""
     link = template()["links"][0]
     m, own, cg = float(link["mass"]), float(link["inertia"][0]), np.array(link["cg"], float)
-    Ms = vessel_inertia(None, 4)
+    Ms = vessel_inertia(4)
     ratio, _, _ = mass_ratio(Ms, HARDPOINT, point_inertia(1.0, own / m, cg))
     return ratio, own / m, cg
 
@@ -292,7 +294,7 @@ def b2(fmus: Path, stop: float = 30.0, step: float = STEP, explicit_stop: float 
                 entry["error"] = relative_error(single, mono)
             row["explicit"][key] = entry
         if iterative and gravity == 0.0:
-            from orchestration.iterative import IterativeAlgorithm
+            from orchestration.master.algorithms.iterative import IterativeAlgorithm
 
             it = run(explicit_system(fmus, mech, gravity=gravity), explicit_stop, step, algorithm=IterativeAlgorithm(),
                      single_sweep_init=True)

@@ -122,8 +122,8 @@ def write_scenario(fmus: Path, folder: Path = SCENARIO_DIR, payload: float = 250
     horizontal force as constant hardpoint 2 and 3 forces, and lift.yaml: the tip up 0.5 m at 10 s and
     back at 15 s as setpoint steps. FMU paths point at build/fmus (marine-cosim build); the mechanism
     path is relative to the repository root, where the scenario is run from."""
-    from orchestration.ssp import write_ssp
-    from orchestration.system import Component, System
+    from orchestration.system.ssp import write_ssp
+    from orchestration.system.model import Component, System
 
     folder.mkdir(parents=True, exist_ok=True)
     sc = b4.Scenario("ship_heavy_crane", payload, 30.0, sea=dict(b4.SEA_PAPER))

@@ -40,10 +40,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from orchestration.algorithms import FixedStepAlgorithm  # noqa: E402
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm  # noqa: E402
 from orchestration.backends import BackendConfig, make_slave_factory  # noqa: E402
-from orchestration.execution import Execution  # noqa: E402
-from orchestration.system import Component, System  # noqa: E402
+from orchestration.master.execution import Execution  # noqa: E402
+from orchestration.system.model import Component, System  # noqa: E402
 
 
 def oscillator_chain(fmu: Path, n: int) -> System:
@@ -128,7 +128,7 @@ def overhead_part(oscillator: Path, args) -> dict:
     if args.only:
         backends = ["inprocess"] + [b for b in backends if b in args.only and b != "inprocess"]
     if "ray" in backends:
-        from orchestration import ray_backend
+        from orchestration.backends import ray as ray_backend
 
         ray_backend.connect(None)
     walls: dict[str, list[float]] = {b: [] for b in backends}
@@ -217,7 +217,8 @@ def scaling_part(oscillator: Path, args) -> dict:
         print(f"{n} FMU(s), a worker each: overhead {r['overhead_us']:6.1f} us per macro step "
               f"({r['overhead_us'] / n:5.1f} per FMU); CPU per step: master {r['master_cpu_us']:.1f} us, "
               f"workers {r['workers_cpu_us']:.1f} us (load {r['load_average_1min']:.2f})", flush=True)
-    return {"backend": "process, one worker per FMU", "fmu": "tests/models/c_fmu oscillator (C)", "algorithm": "fixed Jacobi",
+    return {"backend": "process, one worker per FMU", "fmu": "tests/models/c_fmu oscillator (C)",
+            "algorithm": "fixed Jacobi",
             "cores": os.cpu_count(), "steps": args.steps, "repeat": args.repeat, "by_fmus": rows}
 
 

@@ -31,9 +31,9 @@ if str(ROOT) not in sys.path:
 # In one process the FMUs share sys.modules: import this checkout's components first, so that no
 # FMU picks a components module from elsewhere (an editable install of another checkout).
 import components  # noqa: E402,F401
-from orchestration import reference_scenarios as rs  # noqa: E402
-from orchestration.algorithm_factory import make_algorithm  # noqa: E402
-from orchestration.execution import Execution  # noqa: E402
+from orchestration.runs import reference as rs  # noqa: E402
+from orchestration.master.algorithms import make_algorithm  # noqa: E402
+from orchestration.master.execution import Execution  # noqa: E402
 
 
 def best_per_call(fn, calls: int, blocks: int = 5) -> float:
@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
                 slave.set_reals(in_vrs, bumped[k[0]])
             new = best_per_call(set_new, args.calls) if len(in_vrs) else float("nan")
             slave.set_reals(in_vrs, values) if len(in_vrs) else None
-            print(f"| {slave.name} | {len(in_vrs)} | {len(out_vrs)} | {get:.1f} | {same:.1f} | {both:.1f} | {new:.1f} |")
+            print(f"| {slave.name} | {len(in_vrs)} | {len(out_vrs)} | {get:.1f} | {same:.1f} | {both:.1f} | {new:.1f} "
+                  f"|")
     finally:
         ex.free()
     return 0

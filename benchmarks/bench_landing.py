@@ -30,10 +30,10 @@ if str(ROOT) not in sys.path:
 
 import build_fmus  # noqa: E402
 from benchmarks.bench_algorithms import run_ours, steps_for_error  # noqa: E402
-from orchestration.algorithms import FixedStepAlgorithm  # noqa: E402
-from orchestration.ecco import EccoAlgorithm  # noqa: E402
-from orchestration.error_control import ErrorControlAlgorithm  # noqa: E402
-from orchestration.step_control import PIController  # noqa: E402
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm  # noqa: E402
+from orchestration.master.algorithms.ecco import EccoAlgorithm  # noqa: E402
+from orchestration.master.algorithms.error_control import ErrorControlAlgorithm  # noqa: E402
+from orchestration.master.algorithms.step_control import PIController  # noqa: E402
 from tests.models.deck_landing.model import DeckLanding, Reference, deck_landing_system  # noqa: E402
 
 STOP = 1.0

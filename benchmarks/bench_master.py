@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from orchestration.algorithms import FixedStepAlgorithm  # noqa: E402
-from orchestration.execution import Execution  # noqa: E402
-from orchestration.slaves import InProcessSlave  # noqa: E402
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm  # noqa: E402
+from orchestration.master.execution import Execution  # noqa: E402
+from orchestration.master.slaves import InProcessSlave  # noqa: E402
 from tests.models.c_fmu.build import build_oscillator_fmu  # noqa: E402
 from benchmarks.bench_backends import oscillator_chain as chain  # noqa: E402
 

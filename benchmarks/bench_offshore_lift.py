@@ -7,8 +7,8 @@ goes, and what the numerical levers cost in accuracy.
     python benchmarks/bench_offshore_lift.py --study         # accuracy of the levers (several runs)
     python benchmarks/bench_offshore_lift.py --no-ahc        # the same lift without heave compensation
 
-Speed is simulated time over wall time of ``Execution.run`` (initialisation excluded, reported
-separately) and over the process's CPU time (the machine is shared: CPU time is what one core
+Speed is simulated time over wall time of the run (through orchestration.runs.run; initialisation
+excluded, reported separately) and over the process's CPU time (the machine is shared: CPU time is what one core
 spends on the run).  Per FMU: time inside its set/doStep/get calls (including the feedthrough
 refresh); "master" is the rest (input gathering, events, recording).  Not pass/fail: the figures
 go to docs/scenarios.md.
@@ -31,10 +31,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from orchestration import reference_scenarios as rs  # noqa: E402
-from orchestration.algorithm_factory import make_algorithm  # noqa: E402
-from orchestration.execution import Execution, MemoryObserver  # noqa: E402
-from orchestration.signals import TimeSignals  # noqa: E402
+from orchestration.runs import reference as rs  # noqa: E402
+from orchestration.master.execution import Execution  # noqa: E402
+from orchestration.master.manipulators.signals import TimeSignals  # noqa: E402
+from orchestration.master.observers import Observer  # noqa: E402
+from orchestration.runs.run import RunSettings, run  # noqa: E402
 
 PRIMITIVES = ("do_step", "set_reals", "get_reals")
 
@@ -57,9 +58,25 @@ def instrument(execution: Execution) -> dict:
     return spent
 
 
+class _Measure(Observer):
+    """Per-FMU CPU time and an optional profile over the stepping (not the initialisation)."""
+
+    def __init__(self, per_fmu: bool, profiler: cProfile.Profile | None):
+        self.per_fmu, self.profiler, self.spent = per_fmu, profiler, {}
+
+    def on_start(self, execution) -> None:
+        self.spent = instrument(execution) if self.per_fmu else {}
+        if self.profiler:
+            self.profiler.enable()
+
+    def on_finish(self, execution, error) -> None:
+        if self.profiler:
+            self.profiler.disable()
+
+
 def run_lift(stop: float | None = None, record=None, numerics: dict | None = None, ahc: bool = True,
              fmu_dir: Path | None = None, profile: bool = False, per_fmu: bool = True, system=None):
-    """One in-process run of the lift; returns (results dict, info dict)."""
+    """One in-process run of the lift through the run path; returns (results dict, info dict)."""
     fmu_dir = rs.ensure_fmus(rs.MODELS["offshore_lift"], fmu_dir)
     if system is None:
         if numerics:
@@ -67,42 +84,23 @@ def run_lift(stop: float | None = None, record=None, numerics: dict | None = Non
         else:
             system, _, _ = rs.load_reference("offshore_lift", fmu_dir, Path("/tmp") / "bench_offshore_lift",
                                              log=lambda m: None)
-    from orchestration.scenario import load_scenario
-
-    scenario = load_scenario(rs.events_file("offshore_lift"))
-    stop = stop or scenario.end
-    manipulators = [scenario]
-    if not ahc:
-        manipulators.append(TimeSignals({("winch", "hardpoint.velocity_down"): lambda t: 0.0}))
+    events = rs.events_file("offshore_lift")
+    manipulators = [] if ahc else [TimeSignals({("winch", "hardpoint.velocity_down"): lambda t: 0.0})]
     names = record if record is not None else rs.RECORD["offshore_lift"]
-    selected = [tuple(n.split(".", 1)) for n in names]
-    memory = MemoryObserver(selected)
-    ex = Execution(system, make_algorithm(system.algorithm, dict(system.algorithm_options)), observers=[memory],
-                   manipulators=manipulators, observed=selected)
-    profiler = cProfile.Profile() if profile else None
-    try:
-        t0 = time.perf_counter()
-        ex.initialize()
-        init = time.perf_counter() - t0
-        spent = instrument(ex) if per_fmu else {}
-        if profiler:
-            profiler.enable()
-        c0, w0 = time.process_time(), time.perf_counter()
-        ex.run(stop, system.base_step)
-        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-        if profiler:
-            profiler.disable()
-    finally:
-        ex.free()
-    data = np.array(memory.rows)
-    results = {n: data[:, k] for k, n in enumerate(names)}
-    results["time"] = np.array(memory.time)
-    info = {"simulated": stop, "steps": ex.steps_taken, "init_s": init, "wall_s": wall, "cpu_s": cpu,
-            "rtf_wall": stop / wall, "rtf_cpu": stop / cpu,
-            "per_fmu_ms_per_s": {k: 1e3 * v / stop for k, v in spent.items()},
-            "master_ms_per_s": 1e3 * (cpu - sum(spent.values())) / stop if spent else None}
-    if profiler:
-        info["profile"] = profiler
+    measure = _Measure(per_fmu, cProfile.Profile() if profile else None)
+    settings = RunSettings(system=str(system.source_file or system.name), stop=stop, scenario=str(events),
+                           variables=list(names), files=False, memory=True)
+    report = run(settings, manipulators=manipulators, observers=[measure], system=system, log=lambda m: None)
+    results = dict(report.results.columns)
+    results["time"] = report.results.time
+    simulated = report.simulated
+    spent = measure.spent
+    info = {"simulated": simulated, "steps": report.steps, "init_s": report.initialisation, "wall_s": report.wall,
+            "cpu_s": report.cpu, "rtf_wall": simulated / report.wall, "rtf_cpu": simulated / report.cpu,
+            "per_fmu_ms_per_s": {k: 1e3 * v / simulated for k, v in spent.items()},
+            "master_ms_per_s": 1e3 * (report.cpu - sum(spent.values())) / simulated if spent else None}
+    if measure.profiler:
+        info["profile"] = measure.profiler
     return results, info
 
 
@@ -164,7 +162,8 @@ def compare(r: dict, ref: dict, window=(5.0, 60.0)) -> dict:
     m, m0 = metrics(r, window), metrics(ref, window)
     t = r["time"]
     w = (t >= window[0]) & (t <= window[1])
-    T = np.interp(ref["time"][(ref["time"] >= window[0]) & (ref["time"] <= window[1])], t[w], r["cable.winch.tension"][w])
+    T = np.interp(ref["time"][(ref["time"] >= window[0]) & (ref["time"] <= window[1])], t[w],
+                  r["cable.winch.tension"][w])
     T0 = ref["cable.winch.tension"][(ref["time"] >= window[0]) & (ref["time"] <= window[1])]
     z = np.interp(ref["time"], t, r["payload.position[2]"])
     return {"mean %": 100 * (m["tension_mean"] / m0["tension_mean"] - 1),
@@ -226,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--all-variables", action="store_true", help="record every Real output and input")
     p.add_argument("--numerics", type=json.loads, help="JSON of reference_scenarios.NUMERICS overrides "
                                                          "(the lift is then built in code, not read from its file)")
-    p.add_argument("--sea", type=json.loads, help="JSON of Ship/Cable sea.* overrides, e.g. '{\"sea.n_frequencies\": 30}'")
+    p.add_argument("--sea", type=json.loads,
+                   help="JSON of Ship/Cable sea.* overrides, e.g. '{\"sea.n_frequencies\": 30}'")
     p.add_argument("--fmus", type=Path)
     args = p.parse_args(argv)
     if args.study:
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     record = None
     if args.all_variables:
-        from orchestration.execution import default_observed
+        from orchestration.master.observers.results import default_observed
 
         system, _, _ = rs.load_reference("offshore_lift", args.fmus, Path("/tmp") / "bench_offshore_lift",
                                          log=lambda m: None)
@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
             best = (r, info)
     r, info = best
     print_speed(info, "best: ")
-    from orchestration.execution import Results
+    from orchestration.master.observers.results import Results
 
     summary = rs.summarize("offshore_lift", Results(r["time"], {k: v for k, v in r.items() if k != "time"}))
     print(json.dumps({k: v for k, v in summary["lift"].items()}, indent=1, default=float))

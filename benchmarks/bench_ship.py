@@ -61,7 +61,8 @@ def main() -> None:
     print(f"Ship FMU, {seconds:g} s at h = {h} s: setup {setup:.2f} s (radiation fit), "
           f"{wall / steps * 1e6:.0f} us per macro step -> {seconds / wall:.0f}x real time")
     if component:
-        print(f"components.ship alone: {component / steps * 1e6:.0f} us per step -> {seconds / component:.0f}x real time")
+        print(f"components.ship alone: {component / steps * 1e6:.0f} us per step -> {seconds / component:.0f}x real "
+              f"time")
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from components.mechanism import Mechanism, validate_mechanism
-from components.spatial import crm, homogeneous, mcI, plux, rz
+from components.spatial import crm, homogeneous, mcI, plux
 
 GRAVITY_NED = (0.0, 0.0, 9.81)
 

@@ -20,7 +20,8 @@ Normal force [SMS eqs. 83/87, 89]
 V the volume of the interference polyhedron (components/interference.py).  dV/dt = A_n v_n, with
 A_n the polyhedron's area projected on the contact plane (half the sum of |n . area vector| over its
 faces) and v_n the approach speed at the centroid: exact for a translation along the normal, the
-rotation's share neglected; it needs no second interference and carries no step delay.  The report leaves the clamp open; f_n >= 0 here (no
+rotation's share neglected; it needs no second interference and carries no step delay.  The report leaves the clamp
+open; f_n >= 0 here (no
 adhesion while the bodies separate).  The force acts at the interference centroid along the
 contact normal n (GJK/EPA, from A towards B).
 

@@ -219,9 +219,9 @@ class Box(ConvexShape):
             x, y, z = px, py, pz
             for u in (ux, uy, uz):
                 if u[0] * d[0] + u[1] * d[1] + u[2] * d[2] >= 0.0:
-                    x += u[0]; y += u[1]; z += u[2]
+                    x, y, z = x + u[0], y + u[1], z + u[2]
                 else:
-                    x -= u[0]; y -= u[1]; z -= u[2]
+                    x, y, z = x - u[0], y - u[1], z - u[2]
             return (x, y, z)
         return f
 
@@ -664,7 +664,9 @@ def _epa_core(fa, fb, core: _Core, tol: float, max_iter: int,
         W, A, B = list(core.W), list(core.A), list(core.B)
         for d in _SEED_DIRS:
             a, b = fa(d), fb((-d[0], -d[1], -d[2]))
-            W.append(_sub(a, b)); A.append(a); B.append(b)
+            W.append(_sub(a, b))
+            A.append(a)
+            B.append(b)
         P, PA, PB = np.array(W), np.array(A), np.array(B)
     scale = float(np.max(np.abs(P)))
     best = None                                       # (h, n, a, b): best upper bound
@@ -690,7 +692,7 @@ def _epa_core(fa, fb, core: _Core, tol: float, max_iter: int,
         if h - dist[f] <= tol or np.min(np.abs(P - w).sum(axis=1)) <= 1e-14 * scale:
             result = (hull, dist, f)
             break
-        P = np.vstack((P, w)); PA = np.vstack((PA, a)); PB = np.vstack((PB, b))
+        P, PA, PB = np.vstack((P, w)), np.vstack((PA, a)), np.vstack((PB, b))
     if result is None:
         if best is None:                              # no polytope at all: touching, no direction
             return 0.0, np.array([0.0, 0.0, 1.0]), np.array(core.A[0]), np.array(core.B[0])

@@ -113,10 +113,10 @@ class Crane:
         self._kd0 = np.where(self._pos, self._kd, 0.0)          # the D term acts in position control only
         self._integrating = self._pos | self._vel
         self._no_torque = np.zeros(self.n)
-        self._tmax = np.array([c.torque_max if c is not None and c.torque_max is not None and c.torque_max > 0 else math.inf
-                               for c in ctl], float)
-        self._pmax = np.array([c.power_max if c is not None and c.power_max is not None and c.power_max > 0 else math.nan
-                               for c in ctl], float)
+        self._tmax = np.array([c.torque_max if c is not None and c.torque_max is not None and c.torque_max > 0
+                               else math.inf for c in ctl], float)
+        self._pmax = np.array([c.power_max if c is not None and c.power_max is not None and c.power_max > 0
+                               else math.nan for c in ctl], float)
         lim = [l.limits for l in links]
         self._lo = np.array([x.lower if x else -math.inf for x in lim], float)
         self._hi = np.array([x.upper if x else math.inf for x in lim], float)

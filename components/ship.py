@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.linalg import lapack
 
-from components.rotations import cross, quat_normalize, quat_to_euler_zyx, quat_to_matrix, skew
+from components.rotations import cross, quat_normalize, quat_to_euler_zyx, skew
 
 
 _dgesv = lapack.dgesv

@@ -25,7 +25,7 @@ import hashlib
 import math
 import traceback
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 from xml.etree.ElementTree import Element, SubElement

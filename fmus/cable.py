@@ -133,7 +133,8 @@ class Cable(Fmi2Slave):
 
     def _params(self) -> LineParams:
         v = self.v
-        return LineParams(tension_strain=self._table(), length=v["length"], diameter=v["diameter"], mass_per_length=v["mass_per_length"],
+        return LineParams(tension_strain=self._table(), length=v["length"], diameter=v["diameter"],
+                          mass_per_length=v["mass_per_length"],
                           EA=v["EA"], damping=v["damping"], EI=v["EI"], GJ=v["GJ"],
                           bending_damping=v["bending_damping"], compression=v["compression"],
                           Cdn=v["drag_normal"], Cdt=v["drag_tangential"], Can=v["added_mass_normal"],

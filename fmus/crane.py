@@ -64,7 +64,8 @@ class Crane(Fmi2Slave):
         P, I, O = "parameter", "input", "output"
         self.string("mechanism", P, "knuckle_boom", "Mechanism: a preset name (knuckle_boom, sms_revolute, "
                                                     "sms_prismatic, sms_double_pendulum, sms_centripetal, "
-                                                    "sms_palfinger, tysse_egeland) or a JSON/YAML file (docs/crane_format.md)")
+                                                    "sms_palfinger, tysse_egeland) or a JSON/YAML file "
+                                                    "(docs/crane_format.md)")
         self.real("gravity", P, 9.81, "m/s2", "Acceleration of gravity (along NED down)", minimum=0.0)
         self.real("max_substep", P, 0.002, "s", "Largest internal RK4 sub-step", minimum=0.0)
         for k in range(1, N_JOINTS + 1):

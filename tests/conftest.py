@@ -30,6 +30,7 @@ def payload_fmu(fmu_dir) -> Path:
 # the `validation` fixture records comparisons with published numbers for docs/validation_report.md
 # (tests/support/validation_record.py); tests that use it carry the `validation` marker: pytest -m validation
 from tests.support.validation_record import validation  # noqa: E402,F401  (the fixture)
+from tests.support.ray_fixtures import ray_local  # noqa: E402,F401  (a local Ray on loopback, for the tests that ask)
 from tests.support import validation_record as _validation_record  # noqa: E402
 
 

@@ -14,19 +14,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from orchestration.algorithms import FixedStepAlgorithm
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm
 from orchestration.backends import (BackendConfig, BackendError, backend_from_system, make_slave_factory,
                                     parse_place_arguments, resolve_backend)
-from orchestration.ecco import EccoAlgorithm
-from orchestration.error_control import ErrorControlAlgorithm
-from orchestration.execution import Execution, MemoryObserver, default_observed
-from orchestration.iterative import IterativeAlgorithm
-from orchestration.process_backend import ProcessSlave
-from orchestration.remote import RemoteState
-from orchestration.step_control import PIController
-from orchestration.system import Component, System
+from orchestration.master.algorithms.ecco import EccoAlgorithm
+from orchestration.master.algorithms.error_control import ErrorControlAlgorithm
+from orchestration.master.execution import Execution
+from orchestration.master.observers.results import MemoryObserver, default_observed
+from orchestration.master.algorithms.iterative import IterativeAlgorithm
+from orchestration.backends.process import ProcessSlave
+from orchestration.backends.remote import RemoteState
+from orchestration.master.algorithms.step_control import PIController
+from orchestration.system.model import Component, System
 from tests.models.b3.build import b3_system as build_b3_system, build_b3_fmus
-from tests.support.ray_fixtures import ray_local  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 REMOTE = ["process", "ray"]
@@ -211,7 +211,7 @@ def test_unknown_backend_missing_ray_and_bad_placement_are_clear(payload_fmu, mo
 
 
 def test_placement_no_node_offers_is_refused_at_once(payload_fmu, ray_local):
-    from orchestration.ray_backend import check_placement
+    from orchestration.backends.ray import check_placement
 
     with pytest.raises(BackendError, match=r"no node of the Ray cluster offers windows=1.*ray start"):
         check_placement({"resources": {"windows": 1}}, "crane")
@@ -221,13 +221,14 @@ def test_placement_no_node_offers_is_refused_at_once(payload_fmu, ray_local):
 def test_in_process_and_process_runs_never_import_ray(payload_fmu, tmp_path):
     code = f"""
 import sys
-from orchestration.execution import simulate
-from orchestration.system import System, Component
+from orchestration import simulate
+from orchestration.system.model import System, Component
 from orchestration.backends import make_slave_factory, BackendConfig
 s = System("x"); s.add_component(Component("p", {str(payload_fmu)!r}, {{}}))
 simulate(s, 0.1, 0.05)
 make_slave_factory(BackendConfig("process"))
-import orchestration.cli, orchestration.runner, orchestration.checkpoint, orchestration.sweep
+import orchestration.cli.main, orchestration.runs.run, orchestration.runs.sweep
+import orchestration.master.observers.checkpoint
 assert "ray" not in sys.modules, "ray was imported"
 print("ok")
 """
@@ -236,20 +237,20 @@ print("ok")
 
 
 def write_with_backend(system: System, path: Path, annotation: str) -> Path:
-    from orchestration.ssp import write_ssp
+    from orchestration.system.ssp import write_ssp
 
     write_ssp(system, path)
     text = path.read_text()
     marker = '<ssc:Annotation type="org.marine-cosim">'
-    assert marker in text
-    path.write_text(text.replace(marker, marker + annotation, 1))
+    at = text.rindex(marker) + len(marker)       # the DefaultExperiment's annotation, the file's last one
+    path.write_text(text[:at] + annotation + text[at:])
     return path
 
 
 def test_system_file_chooses_the_backend(payload_fmu, tmp_path, capsys):
-    from orchestration.cli import main
-    from orchestration.observers import load_results
-    from orchestration.systemfile import load_system
+    from orchestration.cli.main import main
+    from orchestration.master.observers.results import load_results
+    from orchestration.system.files import load_system
 
     s = chain(payload_fmu)
     s.stop_time, s.base_step = 0.5, 0.05
@@ -276,9 +277,9 @@ def test_system_file_chooses_the_backend(payload_fmu, tmp_path, capsys):
 
 
 def test_cli_ray_backend_matches_in_process(payload_fmu, tmp_path, ray_local, capsys):
-    from orchestration.cli import main
-    from orchestration.observers import load_results
-    from orchestration.ssp import write_ssp
+    from orchestration.cli.main import main
+    from orchestration.master.observers.results import load_results
+    from orchestration.system.ssp import write_ssp
 
     s = chain(payload_fmu)
     path = write_ssp(s, tmp_path / "chain.ssd")

@@ -13,13 +13,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from orchestration.checkpoint import CheckpointError, find_checkpoint, list_checkpoints, read_manifest
-from orchestration.execution import ExecutionError, Manipulator, Observer
-from orchestration.observers import load_results
-from orchestration.runner import RunSettings, resume_run, run_system
-from orchestration.ssp import write_ssp
-from orchestration.system import Component, System
-from tests.support.ray_fixtures import ray_local  # noqa: F401  (fixture)
+from orchestration.master.observers.checkpoint import CheckpointError, find_checkpoint, list_checkpoints, read_manifest
+from orchestration.master.execution import ExecutionError
+from orchestration.master.manipulators import Manipulator
+from orchestration.master.observers import Observer
+from orchestration.master.observers.results import load_results
+from orchestration.runs.run import RunSettings, resume_run, run
+from orchestration.system.ssp import write_ssp
+from orchestration.system.model import Component, System
 
 
 def chain_file(payload_fmu, folder: Path) -> Path:
@@ -102,7 +103,7 @@ def test_killed_worker_names_the_fmu_keeps_results_and_resumes_exactly(payload_f
         request.getfixturevalue("ray_local")
     system = chain_file(payload_fmu, tmp_path)
     common = dict(system=str(system), stop=2.0, step=0.05, options={"method": "jacobi"}, quiet=True)
-    run_system(RunSettings(out=str(tmp_path / "ref"), **common))
+    run(RunSettings(out=str(tmp_path / "ref"), **common))
 
     out = tmp_path / "run"
     placement = {"b": {"group": "bc"}, "c": {"group": "bc"}} if backend == "ray-group" else {}
@@ -110,7 +111,7 @@ def test_killed_worker_names_the_fmu_keeps_results_and_resumes_exactly(payload_f
                            flush_every=10_000, **common)
     pids = Pids()
     with pytest.raises(ExecutionError) as failure:
-        run_system(settings, manipulators=[Killer("b", 1.2)], observers=[pids])
+        run(settings, manipulators=[Killer("b", 1.2)], observers=[pids])
     message = str(failure.value)
     died = {"process": "worker process .* was killed by signal SIGKILL", "ray": "Ray actor died",
             "ray-group": r"Ray actor \(group 'bc', hosting b, c\) died"}[backend]
@@ -141,7 +142,7 @@ def test_hung_worker_is_stopped_after_the_call_timeout(payload_fmu, tmp_path):
     settings = RunSettings(system=str(system), out=str(tmp_path / "run"), stop=1.0, step=0.05, backend="process",
                            call_timeout=1.0, quiet=True)
     with pytest.raises(ExecutionError, match=r"^c \(Payload.fmu\): no answer from its worker process .* within 1 s"):
-        run_system(settings, manipulators=[Killer("c", 0.3, how="stop")])
+        run(settings, manipulators=[Killer("c", 0.3, how="stop")])
     assert json.loads((tmp_path / "run" / "metadata.json").read_text())["status"] == "failed"
 
 
@@ -162,10 +163,10 @@ def test_adaptive_run_resumes_on_another_backend_to_the_same_numbers(b3_fmus, tm
     path = write_ssp(s, tmp_path / "b3.ssd")
     common = dict(system=str(path), stop=0.16, step=0.01, algorithm=algorithm,
                   options={"rtol": 1e-2, "atol": 1e-3, "method": "gauss-seidel"}, quiet=True)   # 20-40 steps
-    run_system(RunSettings(out=str(tmp_path / "ref"), **common))
+    run(RunSettings(out=str(tmp_path / "ref"), **common))
     out = tmp_path / "run"
     with pytest.raises(RuntimeError, match="simulated crash"):
-        run_system(RunSettings(out=str(out), checkpoint_every=0.05, **common), manipulators=[Crash(0.12)])
+        run(RunSettings(out=str(out), checkpoint_every=0.05, **common), manipulators=[Crash(0.12)])
     last = find_checkpoint(out)
     assert 0.1 <= read_manifest(last)["time"] < 0.12
     resume_run(out, {"backend": "process"})
@@ -176,7 +177,7 @@ def test_adaptive_run_resumes_on_another_backend_to_the_same_numbers(b3_fmus, tm
 
 
 def test_cli_checkpoint_resume_and_run_longer(payload_fmu, tmp_path, capsys):
-    from orchestration.cli import main
+    from orchestration.cli.main import main
 
     system = chain_file(payload_fmu, tmp_path)
     args = ["--step", "0.05", "--quiet"]
@@ -205,4 +206,4 @@ def test_checkpoints_need_serializable_fmus(tmp_path):
     s.add_component(Component("osc", build_oscillator_fmi1_fmu(tmp_path), {}))
     path = write_ssp(s, tmp_path / "osc.ssd")
     with pytest.raises(CheckpointError, match="osc .*cannot"):
-        run_system(RunSettings(system=str(path), out=str(tmp_path / "o"), stop=0.1, step=0.01, checkpoint_every=0.05))
+        run(RunSettings(system=str(path), out=str(tmp_path / "o"), stop=0.1, step=0.01, checkpoint_every=0.05))

@@ -16,14 +16,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from orchestration.algorithms import FixedStepAlgorithm
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm
 from orchestration.backends import BackendConfig, BackendError, backend_from_system, make_slave_factory, \
     resolve_backend
-from orchestration.execution import Execution, ExecutionError
-from orchestration.process_backend import ProcessPool
-from orchestration.ssp import write_ssp
-from orchestration.system import Component, System, SystemFileError
-from orchestration.systemfile import load_system
+from orchestration.master.execution import Execution, ExecutionError
+from orchestration.backends.process import ProcessPool
+from orchestration.system.ssp import write_ssp
+from orchestration.system.model import Component, System, SystemFileError
+from orchestration.system.files import load_system
 from tests.backends.test_backends import chain, record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,7 +123,7 @@ def test_ssp_writer_keeps_the_backend_through_a_conversion(payload_fmu, tmp_path
 def test_cli_convert_keeps_the_backend(payload_fmu, tmp_path):
     source = write_ssp(chain(payload_fmu), tmp_path / "src.ssd", backend=BackendConfig("process", workers=2))
     out = tmp_path / "converted.ssp"
-    done = subprocess.run([sys.executable, "-m", "orchestration.cli", "convert", str(source), "--to", "ssp",
+    done = subprocess.run([sys.executable, "-m", "orchestration.cli.main", "convert", str(source), "--to", "ssp",
                            "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     config = backend_from_system(load_system(out))
@@ -160,8 +160,8 @@ def test_c_fmus_fmi2_fast_path_and_fmi1_generic_path_are_bit_identical(tmp_path,
 
 
 def test_a_failed_step_in_the_worker_reads_as_in_process(tmp_path):
-    from orchestration.process_backend import ProcessSlave
-    from orchestration.slaves import InProcessSlave, SlaveError
+    from orchestration.backends.process import ProcessSlave
+    from orchestration.master.slaves import InProcessSlave, SlaveError
     from tests.models.c_fmu.build import build_oscillator_fmu
 
     fmu = build_oscillator_fmu(tmp_path)
@@ -208,7 +208,7 @@ class _ScriptedPeer:
 
 
 def _answer(values: np.ndarray | None = None, error: str | None = None) -> bytes:
-    from orchestration import process_backend as pb
+    from orchestration.backends import process as pb
 
     if error is not None:
         blob = error.encode()
@@ -226,8 +226,8 @@ def test_collect_reads_whole_answers_and_hands_split_or_failed_ones_to_the_gener
     import threading
     import time
 
-    from orchestration import process_backend as pb
-    from orchestration.slaves import SlaveError
+    from orchestration.backends import process as pb
+    from orchestration.master.slaves import SlaveError
 
     class Slave:                                   # what a reply needs of its slave
         def __init__(self, worker):

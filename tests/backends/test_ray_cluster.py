@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from orchestration.observers import load_results
-from orchestration.runner import RunSettings, run_system
-from orchestration.ssp import write_ssp
-from orchestration.sweep import load_summary
-from orchestration.system import Component, System
+from orchestration.master.observers.results import load_results
+from orchestration.runs.run import RunSettings, run
+from orchestration.system.ssp import write_ssp
+from orchestration.runs.sweep import load_summary
+from orchestration.system.model import Component, System
 
 HEAD_IP, WORKER_IP = "127.0.0.2", "127.0.0.3"
 
@@ -47,7 +47,8 @@ def _wait_for(path: Path, text: str, process: subprocess.Popen, timeout: float =
         if path.is_file() and text in path.read_text(errors="replace"):
             return
         if process.poll() is not None:
-            raise RuntimeError(f"ray start ended with {process.returncode}:\n{path.read_text(errors='replace')[-3000:]}")
+            raise RuntimeError(f"ray start ended with "
+                               f"{process.returncode}:\n{path.read_text(errors='replace')[-3000:]}")
         time.sleep(0.2)
     raise RuntimeError(f"ray start did not come up within {timeout:g} s:\n{path.read_text(errors='replace')[-3000:]}")
 
@@ -105,7 +106,7 @@ def cluster():
 
 def _cli(cluster: dict, *args: str, cwd: Path) -> subprocess.CompletedProcess:
     """marine-cosim in a process of its own (this test process may hold a local Ray instance)."""
-    return subprocess.run([sys.executable, "-m", "orchestration.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "orchestration.cli.main", *args], capture_output=True, text=True,
                           cwd=cwd, env=cluster["env"], timeout=300)
 
 
@@ -115,7 +116,7 @@ def test_fmu_placed_on_the_windows_node_gives_in_process_numbers(cluster, payloa
     s.add_component(Component("b", payload_fmu, {"mass": 2.0, "gravity": 0.0}))
     s.connect("a.cg.position[2]", "b.cg.force[0]", factor=1.5)
     path = write_ssp(s, tmp_path / "chain.ssd")
-    run_system(RunSettings(system=str(path), out=str(tmp_path / "ref"), stop=0.5, step=0.05, quiet=True))
+    run(RunSettings(system=str(path), out=str(tmp_path / "ref"), stop=0.5, step=0.05, quiet=True))
     warn = {**cluster, "env": {**cluster["env"], "PYTHONWARNINGS": "always"}}
     done = _cli(warn, "run", str(path), "--stop", "0.5", "--step", "0.05", "--backend", "ray", "--ray-address",
                 cluster["address"], "--place", "b=windows=1", "--quiet", "--out", str(tmp_path / "ray"), cwd=tmp_path)

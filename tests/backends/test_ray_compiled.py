@@ -1,4 +1,4 @@
-"""The ray backend's compiled-graph hot path (orchestration/ray_cgraph.py, opt-in): with Ray
+"""The ray backend's compiled-graph hot path (orchestration/backends/ray_cgraph.py, opt-in): with Ray
 Compiled Graphs on, every algorithm still gives the in-process numbers bit for bit (steps through the
 graph, state save/restore and feedthrough reads beside it), the graph is really used (no silent
 fallback), an actor killed mid-run stops the master with an error naming the FMU, a hung actor is
@@ -13,11 +13,11 @@ import time
 import numpy as np
 import pytest
 
-from orchestration import ray_cgraph
-from orchestration.algorithms import FixedStepAlgorithm
+from orchestration.backends import ray_cgraph
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm
 from orchestration.backends import BackendConfig, make_slave_factory
-from orchestration.execution import ExecutionError, Manipulator
-from tests.support.ray_fixtures import ray_local  # noqa: F401  (fixture)
+from orchestration.master.execution import ExecutionError
+from orchestration.master.manipulators import Manipulator
 from tests.backends.test_backends import ADAPTIVE, STOP, b3_system, chain, record
 from tests.backends.test_backends import b3_fmus  # noqa: F401  (fixture)
 

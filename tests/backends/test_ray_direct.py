@@ -1,4 +1,4 @@
-"""The ray backend's direct data plane (orchestration/ray_direct.py): the default transport; the
+"""The ray backend's direct data plane (orchestration/backends/ray_direct.py): the default transport; the
 actor listens on its node's address and accepts only a connection that starts with the master's
 token; a connection that cannot be made falls back to ordinary actor calls with a warning naming
 the reason, to the same numbers bit for bit.
@@ -15,11 +15,11 @@ import time
 import numpy as np
 import pytest
 
-from orchestration.algorithms import FixedStepAlgorithm
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm
 from orchestration.backends import BackendConfig, make_slave_factory
-from orchestration.execution import Execution, ExecutionError, Manipulator
-from orchestration.process_backend import _ANSWER, _FRAME, _ITEM, _OP_PICKLED, _PICKLED, _padded
-from tests.support.ray_fixtures import ray_local  # noqa: F401  (fixture)
+from orchestration.master.execution import Execution, ExecutionError
+from orchestration.master.manipulators import Manipulator
+from orchestration.backends.process import _ANSWER, _FRAME, _ITEM, _OP_PICKLED, _PICKLED, _padded
 from tests.backends.test_backends import chain, record
 
 
@@ -43,7 +43,7 @@ def _read_answer(sock: socket.socket) -> object:
 
 
 def test_the_actor_accepts_only_the_master_with_its_token(payload_fmu, ray_local):  # noqa: F811
-    from orchestration import ray_backend
+    from orchestration.backends import ray as ray_backend
 
     ray = ray_local
     actor = ray_backend._fmu_actor().options(num_cpus=0).remote()
@@ -87,7 +87,7 @@ def test_steps_go_over_the_direct_connection_by_default(payload_fmu, ray_local, 
 
 
 def test_no_connection_falls_back_to_actor_calls_with_the_reason(payload_fmu, ray_local, monkeypatch):  # noqa: F811
-    from orchestration import ray_direct
+    from orchestration.backends import ray_direct
 
     system = chain(payload_fmu)
     reference = record(system, FixedStepAlgorithm(), None, 0.5, 0.05)

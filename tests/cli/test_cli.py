@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from orchestration.cli import main
-from orchestration.ssp import write_ssp
-from orchestration.system import Component, System
+from orchestration.cli.main import main
+from orchestration.system.ssp import write_ssp
+from orchestration.system.model import Component, System
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -97,7 +97,7 @@ def test_shipped_scenario_system_is_valid_when_fmus_are_built(payload_fmu, tmp_p
     assert main(["validate", str(folder / "hook_release.ssd")]) == 0
     assert main(["run", str(folder / "hook_release.ssd"), "--scenario", str(folder / "events.yaml"), "--stop", "3",
                  "--quiet", "--out", str(tmp_path / "out")]) == 0
-    from orchestration.observers import load_results
+    from orchestration.master.observers.results import load_results
 
     r = load_results(tmp_path / "out")
     z = r["payload.cg.position[2]"]
@@ -107,7 +107,7 @@ def test_shipped_scenario_system_is_valid_when_fmus_are_built(payload_fmu, tmp_p
 def test_run_with_the_process_backend_in_shared_workers(hook_system, tmp_path):
     """`--backend process --workers 1`: both FMUs in one worker process, results bit for bit those of
     the in-process run, the choice in the run's metadata; a bad worker count is refused by name."""
-    from orchestration.observers import load_results
+    from orchestration.master.observers.results import load_results
 
     common = ["--quiet", "--stop", "0.5"]
     assert main(["run", str(hook_system), *common, "--backend", "process", "--workers", "1",

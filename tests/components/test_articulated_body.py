@@ -169,7 +169,8 @@ def test_presets_load_and_validate():
     assert 100e3 < kb.total_mass() < 200e3
     # the SMS tables are entered in degrees as printed
     pal = preset("sms_palfinger")
-    assert pal.links[0].alpha == pytest.approx(math.pi / 2) and pal.links[2].initial_position == pytest.approx(math.pi / 2)
+    assert pal.links[0].alpha == pytest.approx(math.pi / 2)
+    assert pal.links[2].initial_position == pytest.approx(math.pi / 2)
     assert pal.links[1].limits.lower == pytest.approx(-math.pi / 4)
     assert pal.links[1].control.mode == "passive" and pal.links[0].control.mode == "position"
 

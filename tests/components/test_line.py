@@ -119,7 +119,8 @@ def test_static_vs_moordyn(tmp_path, validation):
                             ("horizontal fairlead force", abs(fh[0]), abs(F[0])),
                             ("horizontal anchor force", abs(ah[0]), abs(line.anchor_force()[0]))):
         validation.record(case=f"lumped-mass line at rest, 50 m chain: {what} vs MoorDyn", reference=ref / 1e3,
-                          ours=ours / 1e3, tolerance=0.03, unit="kN", source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
+                          ours=ours / 1e3, tolerance=0.03, unit="kN",
+                          source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
     assert T[-1] == pytest.approx(md["ten_fair"], rel=0.03)
     assert T[0] == pytest.approx(md["ten_anchor"], rel=0.03)
     assert np.linalg.norm(F) == pytest.approx(np.linalg.norm(md["F_fair0"]), rel=0.03)
@@ -142,9 +143,11 @@ def test_dynamic_heave_vs_moordyn(tmp_path, validation):
     print(f"wall time 60 s at 0.1 s coupling: ours {wall:.2f} s (RK2, sub-step "
           f"{line.substep*1e3:.2f} ms), MoorDyn {md['wall']:.2f} s (RK2, dtM 1 ms)")
     validation.record(case="50 m chain, 1 m / 10 s fairlead heave: max fairlead force over 30 s vs MoorDyn (explicit)",
-                      reference=theirs / 1e3, ours=ours / 1e3, tolerance=0.05, unit="kN", source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
+                      reference=theirs / 1e3, ours=ours / 1e3, tolerance=0.05, unit="kN",
+                      source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
     validation.record(case="50 m chain, 1 m / 10 s fairlead heave: min fairlead force vs MoorDyn (explicit)",
-                      reference=np.min(md["T"]) / 1e3, ours=np.min(T) / 1e3, tolerance=0.05, unit="kN", source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
+                      reference=np.min(md["T"]) / 1e3, ours=np.min(T) / 1e3, tolerance=0.05, unit="kN",
+                      source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
     assert ours == pytest.approx(theirs, rel=0.05)
     assert np.min(T) == pytest.approx(np.min(md["T"]), rel=0.05)
 
@@ -158,9 +161,11 @@ def test_dynamic_heave_vs_moordyn_implicit(tmp_path, validation):
     print(f"\nimplicit: max {T.max()/1e3:.1f} kN vs MoorDyn {md['T'].max()/1e3:.1f} kN "
           f"({T.max()/md['T'].max() - 1:+.3%}); wall {wall:.2f} s vs MoorDyn {md['wall']:.2f} s")
     validation.record(case="50 m chain, fairlead heave: max fairlead force vs MoorDyn (implicit, 0.02 s sub-step)",
-                      reference=md["T"].max() / 1e3, ours=T.max() / 1e3, tolerance=0.01, unit="kN", source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
+                      reference=md["T"].max() / 1e3, ours=T.max() / 1e3, tolerance=0.01, unit="kN",
+                      source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
     validation.record(case="50 m chain, fairlead heave: min fairlead force vs MoorDyn (implicit, 0.02 s sub-step)",
-                      reference=md["T"].min() / 1e3, ours=T.min() / 1e3, tolerance=0.01, unit="kN", source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
+                      reference=md["T"].min() / 1e3, ours=T.min() / 1e3, tolerance=0.01, unit="kN",
+                      source="MoorDyn 2.7.2 (python moordyn), 50 m chain deck")
     assert T.max() == pytest.approx(md["T"].max(), rel=0.01)
     assert T.min() == pytest.approx(md["T"].min(), rel=0.01)
 

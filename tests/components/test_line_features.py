@@ -213,7 +213,8 @@ def test_wave_kinematics_from_the_ships_sea():
     t = np.arange(80, 320) * 0.1 + 0.1
     i = np.nonzero((F[:-1] < 0) & (F[1:] >= 0))[0]
     tc = t[i] - F[i] * 0.1 / (F[i + 1] - F[i])
-    print(f"\nriser in a regular wave: horizontal load range {np.ptp(F):.0f} N, rigid-riser Morison {np.ptp(ref):.0f} N")
+    print(f"\nriser in a regular wave: horizontal load range {np.ptp(F):.0f} N, rigid-riser Morison {np.ptp(ref):.0f} "
+          f"N")
     assert np.ptp(F) == pytest.approx(np.ptp(ref), rel=0.03)
     assert np.mean(np.diff(tc)) == pytest.approx(8.0, rel=0.02)
 

@@ -84,7 +84,8 @@ def test_reconstruction_within_5_percent(vessel, validation):
     expected = {(k, k) for k in range(6)} | {(2, 4), (4, 2), (1, 3), (3, 1), (1, 5), (5, 1), (3, 5), (5, 3)}
     for k, what in ((0, "A(w)"), (1, "B(w)")):
         key = max(errs, key=lambda e: errs[e][k])
-        validation.record(case=f"{vessel}: radiation fit reproduces {what}, worst entry {key} (RMS, {len(errs)} entries)",
+        validation.record(case=f"{vessel}: radiation fit reproduces {what}, worst entry {key} (RMS, {len(errs)} "
+                               f"entries)",
                           reference=f"{what} data", ours=f"RMS error {errs[key][k]:.4f}", error=errs[key][k],
                           tolerance=0.05, source=f"MSS {vessel}.mat (hydrodynamic data)")
     assert fitted == expected

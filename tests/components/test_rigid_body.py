@@ -255,7 +255,8 @@ def test_quaternion_norm_with_coarse_substeps():
 def general_body() -> RigidBody:
     """Asymmetric, offset CG, two attachments, all load types, in the splash zone with current."""
     Q = random_rotation(7)
-    hydro = HydroParameters(volume=0.8, cb=np.array([0.32, -0.08, 0.0]), added_mass=np.array([300, 400, 500, 60, 70, 80.0]),
+    hydro = HydroParameters(volume=0.8, cb=np.array([0.32, -0.08, 0.0]), added_mass=np.array([300, 400, 500, 60, 70,
+                                                                                              80.0]),
                             drag_linear=np.array([200, 300, 400, 50, 60, 70.0]),
                             drag_quadratic=np.array([100, 150, 200, 20, 30, 40.0]), splash_height=2.0)
     params = RigidBodyParameters(mass=500.0, inertia=Q @ np.diag([300.0, 400.0, 500.0]) @ Q.T,

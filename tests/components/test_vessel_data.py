@@ -113,7 +113,8 @@ def _natural_periods(v: vd.VesselData) -> list[float]:
 def test_natural_periods(supply, s175, validation):
     for v, ref in ((supply, [6.36, 10.86, 6.04]), (s175, [7.45, 18.16, 7.13])):
         validation.record(case=f"{v.name}: natural periods heave, roll, pitch (decoupled, from A(w))", reference=ref,
-                          ours=_natural_periods(v), error=float(np.max(np.abs(np.array(_natural_periods(v)) / ref - 1))),
+                          ours=_natural_periods(v),
+                          error=float(np.max(np.abs(np.array(_natural_periods(v)) / ref - 1))),
                           tolerance=0.01, unit="s", source="anchors_marine.md")
     np.testing.assert_allclose(_natural_periods(supply), [6.36, 10.86, 6.04], rtol=0.01)
     np.testing.assert_allclose(_natural_periods(s175), [7.45, 18.16, 7.13], rtol=0.01)

@@ -5,7 +5,6 @@ MSS phase/heading convention.  Every check states its tolerance; timing lives in
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""docs/interfaces.md is generated from the FMUs and must match them (orchestration/interfaces_doc.py)."""
+"""docs/interfaces.md is generated from the FMUs and must match them (docs/tools/interfaces_doc.py)."""
 from __future__ import annotations
 
 import re
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from fmpy import read_model_description
 
-from orchestration import interfaces_doc
-from orchestration.interfaces_doc import expand_name, render_interfaces, split_frame
+from docs.tools import interfaces_doc
+from docs.tools.interfaces_doc import expand_name, render_interfaces, split_frame
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "interfaces.md"
@@ -25,13 +25,13 @@ def all_fmus(fmu_dir: Path) -> list[Path]:
 
 def test_committed_doc_matches_the_fmus(fmu_dir):
     expected = render_interfaces(all_fmus(fmu_dir))
-    assert DOC.is_file(), f"{DOC} is missing: run `python -m orchestration.interfaces_doc`"
+    assert DOC.is_file(), f"{DOC} is missing: run `python docs/tools/interfaces_doc.py`"
     current = DOC.read_text(encoding="utf-8")
     if current != expected:
         diff = [f"line {i + 1}:\n  committed: {a!r}\n  generated: {b!r}"
                 for i, (a, b) in enumerate(zip(current.splitlines(), expected.splitlines())) if a != b][:3]
         pytest.fail("docs/interfaces.md is stale (the FMU interfaces changed): run "
-                    "`python -m orchestration.interfaces_doc` (or `marine-cosim docs`) and commit the result.\n" + "\n".join(diff)
+                    "`python docs/tools/interfaces_doc.py` and commit the result.\n" + "\n".join(diff)
                     + ("" if diff else f"\n(line counts {len(current.splitlines())} vs {len(expected.splitlines())})"),
                     pytrace=False)
 

@@ -1,5 +1,5 @@
 """The validation-record API (tests/support/validation_record.py) and the report writer
-(orchestration/validation_report.py) on synthetic records; one real validation test end to end."""
+(docs/tools/validation_report.py) on synthetic records; one real validation test end to end."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from orchestration import validation_report as vr
+from docs.tools import validation_report as vr
 from tests.support import validation_record
 from tests.support.validation_record import Recorder, component_for, make_record, read_records
 
@@ -163,7 +163,7 @@ def test_all_pass_and_stale_plots_removed(tmp_path):
 def test_render_from_records_and_exit_status(tmp_path, capsys):
     path = tmp_path / "records.jsonl"
     for r in synthetic():
-        vr.append_record(path, r)
+        validation_record.append_record(path, r)
     junit = tmp_path / "junit.xml"
     junit.write_text('<testsuites><testsuite><testcase classname="tests.test_a" name="test_two" time="1.5">'
                      '<failure message="boom"/></testcase><testcase classname="tests.test_c.TestK" '
@@ -179,7 +179,7 @@ def test_render_from_records_and_exit_status(tmp_path, capsys):
     good = tmp_path / "good.jsonl"
     for r in synthetic():
         if r.passed:
-            vr.append_record(good, r)
+            validation_record.append_record(good, r)
     assert vr.main(["--records", str(good), "--out", str(out)]) == 0
 
 

@@ -265,7 +265,8 @@ def test_free_oscillation_matches_analytic(oscillator_fmu, interval):
 def test_substep_does_not_depend_on_the_communication_step(oscillator_fmu):
     """1 ms, 10 ms and 250 ms communication steps all integrate with the same 1 ms RK4 sub-steps,
     so they agree to round-off at the common points."""
-    runs = {h: simulate_fmu(str(oscillator_fmu), stop_time=2.0, output_interval=h, output=["x"]) for h in (1e-3, 0.01, 0.25)}
+    runs = {h: simulate_fmu(str(oscillator_fmu), stop_time=2.0, output_interval=h, output=["x"]) for h in (1e-3, 0.01,
+                                                                                                           0.25)}
     coarse = runs[0.25]
     for h in (1e-3, 0.01):
         fine = runs[h]

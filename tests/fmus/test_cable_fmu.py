@@ -25,7 +25,8 @@ def test_mooring_starts_at_rest_with_moordyn_tension(cable, validation):
     start = cable.get(NAMES)
     _, rows = cable.run(0.0, 10.0, 0.1, NAMES)
     validation.record(case="Cable.fmu default 50 m chain: fairlead segment tension at rest vs MoorDyn", reference=997.2,
-                      ours=start[2] / 1e3, tolerance=0.01, unit="kN", source="MoorDyn 2.7.2 static (tests/test_line.py)")
+                      ours=start[2] / 1e3, tolerance=0.01, unit="kN",
+                      source="MoorDyn 2.7.2 static (tests/test_line.py)")
     assert np.allclose(rows, start, rtol=1e-6)                       # no start-up transient
     assert start[2] == pytest.approx(997.2e3, rel=0.01)              # MoorDyn 2.7.2 static fairlead segment tension
 

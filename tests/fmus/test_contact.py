@@ -15,9 +15,9 @@ import pytest
 
 from components.contact import ContactMaterial, ContactPair, ContactParams
 from components.convex import Box, Sphere
-from orchestration.execution import simulate
-from orchestration.signals import TimeSignals
-from orchestration.system import Component, System
+from orchestration import simulate
+from orchestration.master.manipulators.signals import TimeSignals
+from orchestration.system.model import Component, System
 
 G = 9.81
 I3, Z3 = np.eye(3), np.zeros(3)
@@ -65,11 +65,13 @@ def test_sms_4_5_1_box_lying_flat(validation):
     out = np.array(out)
     print(f"\n4.5.1: steady V {res.volume:.6e} m3 (report 7.8996e-3 / 7.901706e-3), force "
           f"{res.normal_force / 1e3:.3f} kN, peak {out[:, 2].max() / 1e3:.0f} kN, point {res.point}")
-    validation.record(case="SMS 4.5.1 box lying flat: steady interference volume vs the report's expected", reference=7.8996e-3,
+    validation.record(case="SMS 4.5.1 box lying flat: steady interference volume vs the report's expected",
+                      reference=7.8996e-3,
                       ours=res.volume, tolerance=0.005, unit="m^3",
                       source="sms_api_digest.md 4.5.1 (R_eq rounded in the report; simulated 7.901706e-3)")
     validation.record(case="SMS 4.5.1 box lying flat: steady interference volume vs m g / E_eff",
-                      reference=25e3 * G / pair.E_eff, ours=res.volume, tolerance=1e-4, unit="m^3", source="sms_api_digest.md 4.5.1")
+                      reference=25e3 * G / pair.E_eff, ours=res.volume, tolerance=1e-4, unit="m^3",
+                      source="sms_api_digest.md 4.5.1")
     validation.record(case="SMS 4.5.1 box lying flat: steady normal force vs the weight", reference=245.25,
                       ours=res.normal_force / 1e3, tolerance=1e-3, unit="kN", source="sms_api_digest.md 4.5.1")
     assert res.volume == pytest.approx(7.8996e-3, rel=0.005)
@@ -158,8 +160,8 @@ def test_contact_pair_rejects_bad_parameters():
 
 # ----------------------------------------------------------------------------------- co-simulation
 def test_payload_lands_on_a_heaving_deck_without_passing_through(fmu_dir):
-    """A 10 t box (3 x 3 x 2 m) released 0.1 m above, at 1 m/s down, onto a 20 x 20 x 2 m deck heaving 1 m / 8 s; Payload and
-    Contact FMUs under our master, Gauss-Seidel, 10 ms macro steps.  Rubber-like pads: E 5 MPa,
+    """A 10 t box (3 x 3 x 2 m) released 0.1 m above, at 1 m/s down, onto a 20 x 20 x 2 m deck heaving 1 m / 8 s;
+    Payload and Contact FMUs under our master, Gauss-Seidel, 10 ms macro steps.  Rubber-like pads: E 5 MPa,
     B 0.5 MPa s (contact 25 rad/s, omega h = 0.25).  The payload never sinks more than 10 cm into
     the deck, and ends resting on it: its bottom follows the deck at the static penetration
     m g / (E_eff A) = 1.61 cm within 1 cm."""
@@ -193,7 +195,8 @@ def test_payload_lands_on_a_heaving_deck_without_passing_through(fmu_dir):
     z, pen, fn = data[:, 0], data[:, 1], data[:, 2]
     gap = np.array([deck_z(tt) - 1.0 for tt in t]) - (z + 1.0)          # deck top - payload bottom
     print(f"\nlanding: first contact at {t[np.argmax(data[:, 3] > 0)]:.2f} s, deepest {pen.max() * 100:.1f} cm, "
-          f"peak force {fn.max() / 1e3:.0f} kN, gap over the last 4 s {gap[t > 12].min():+.3f}..{gap[t > 12].max():+.3f} m")
+          f"peak force {fn.max() / 1e3:.0f} kN, gap over the last 4 s "
+          f"{gap[t > 12].min():+.3f}..{gap[t > 12].max():+.3f} m")
     assert np.any(data[:, 3] > 0)
     assert pen.max() < 0.10 and np.all(gap > -0.10)
     static = 1e4 * G / (5e6 / ((3 * 18 / (4 * math.pi)) ** (1 / 3) + (3 * 800 / (4 * math.pi)) ** (1 / 3)) * 9.0)

@@ -2,15 +2,14 @@
 fixed and a heaving base, end stops, strong-coupling outputs, state, and the crane on the ship."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest
 
 from components.crane import BaseMotion, Crane, still_base
 from components.mechanism import JointControl, JointLimits, preset
-from orchestration.execution import simulate
-from orchestration.system import Component, System
+from orchestration import simulate
+from orchestration.system.model import Component, System
 from tests.support.fmu_runner import FmuUnderTest
 
 G = 9.81

@@ -5,7 +5,6 @@ import re
 import zipfile
 from pathlib import Path
 
-import pytest
 from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 

@@ -57,7 +57,8 @@ def test_payload_runs_from_its_resources_alone(payload_fmu, tmp_path):
     start = {"mass": 2000.0, "initial.velocity[0]": 1.0, "initial.angular_velocity[2]": 0.2}
     names = ["cg.position[0]", "cg.position[2]", "euler[2]"]
     unzip = tmp_path / "unzipped"
-    script = DRIVER.format(tests=str(Path(__file__).resolve().parents[1] / "support"), fmu=str(payload_fmu), unzip=str(unzip),
+    script = DRIVER.format(tests=str(Path(__file__).resolve().parents[1] / "support"), fmu=str(payload_fmu),
+                           unzip=str(unzip),
                            start=start, names=names)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "LD_PRELOAD")}
     env["PYTHONPATH"] = str(site_without_project(tmp_path))

@@ -15,8 +15,8 @@ from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
 from fmpy.validation import validate_fmu
 
-from orchestration.execution import simulate
-from orchestration.system import Component, System
+from orchestration import simulate
+from orchestration.system.model import Component, System
 from tests.models.c_fmu import third_party_ship_data as data
 from tests.models.c_fmu.build import SHIP_SOURCE, build_third_party_ship_fmu
 
@@ -150,7 +150,8 @@ def test_long_wave_heave_follows_the_surface(ship_fmu, hull):
     pitch = r["cgShipMotion.angularDisplacement.pitch"][late]
     w5 = math.sqrt(hull["c55"] / hull["mass_cg"][4, 4])
     slope = H / 2 * k * math.exp(-k * hull["draught"] / 2) / (1 - (w / w5) ** 2)
-    print(f"  pitch amplitude {0.5 * (pitch.max() - pitch.min()):.4f} deg, quasi-static slope {math.degrees(slope):.4f} deg")
+    print(f"  pitch amplitude {0.5 * (pitch.max() - pitch.min()):.4f} deg, quasi-static slope "
+          f"{math.degrees(slope):.4f} deg")
     assert 0.5 * (pitch.max() - pitch.min()) == pytest.approx(math.degrees(slope), rel=0.03)
     # waves from the north travel south: while the elevation at the CG rises, the crest is ahead of
     # the bow and lifts it, i.e. the pitch is negative in the vendor's bow-down frame

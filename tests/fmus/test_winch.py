@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from components.winch import Winch, WinchParams
-from orchestration.execution import simulate
-from orchestration.signals import TimeSignals
-from orchestration.system import Component, System
+from orchestration import simulate
+from orchestration.master.manipulators.signals import TimeSignals
+from orchestration.system.model import Component, System
 from tests.support.fmu_runner import FmuUnderTest
 
 G = 9.81
@@ -234,7 +234,8 @@ def test_sms_4_2_4_constant_velocity_with_acceleration_limits(fmu_dir, validatio
     validation.record(case="SMS 4.2.4 pay-out speed at 30 s", reference=1.0, ours=v[-1], tolerance=1e-9, tol_kind="abs",
                       unit="m/s", source="sms_api_digest.md 4.2.4")
     validation.record(case="SMS 4.2.4 free-node velocity after 15 s", reference=1.0,
-                      ours=np.mean(r["cable.tip.velocity[2]"][late]), tolerance=0.02, unit="m/s", source="sms_api_digest.md 4.2.4")
+                      ours=np.mean(r["cable.tip.velocity[2]"][late]), tolerance=0.02, unit="m/s",
+                      source="sms_api_digest.md 4.2.4")
     assert np.max(np.abs(acc)) <= 0.1 * (1 + 1e-6)
     assert v[-1] == pytest.approx(1.0, abs=1e-9)
     assert np.mean(r["cable.tip.velocity[2]"][late]) == pytest.approx(1.0, rel=0.02)

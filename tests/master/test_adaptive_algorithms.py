@@ -1,4 +1,4 @@
-"""Master algorithms with step-size control and iteration (orchestration/ecco.py, error_control.py,
+"""Master algorithms with step-size control and iteration (orchestration/master/algorithms/ecco.py, error_control.py,
 iterative.py, step_control.py): B3 with every algorithm (ship_crane_digest.md section 7.5: the sign
 of Re lambda right and |error| < 0.005 1/s), rollback self-test and refusals, an algebraic loop
 solved by iteration, the PI controller.
@@ -10,13 +10,13 @@ import math
 import numpy as np
 import pytest
 
-from orchestration.ecco import EccoAlgorithm, EccoError
-from orchestration.error_control import ErrorControlAlgorithm, RollbackError
-from orchestration.execution import ExecutionError, simulate
-from orchestration.iterative import ConvergenceError, IterativeAlgorithm
-from orchestration.slaves import InProcessSlave
-from orchestration.step_control import PIController
-from orchestration.system import Component, System
+from orchestration.master.algorithms.ecco import EccoAlgorithm, EccoError
+from orchestration.master.algorithms.error_control import ErrorControlAlgorithm, RollbackError
+from orchestration import simulate
+from orchestration.master.algorithms.iterative import ConvergenceError, IterativeAlgorithm
+from orchestration.master.slaves import InProcessSlave
+from orchestration.master.algorithms.step_control import PIController
+from orchestration.system.model import Component, System
 from tests.models.b3 import model as b3
 from tests.models.b3.build import b3_system as build_b3_system, build_b3_fmus
 
@@ -90,7 +90,7 @@ class ForgetfulSlave(InProcessSlave):
 
 
 def test_rollback_self_test_catches_a_slave_that_does_not_restore(b3_fmus):
-    from orchestration.execution import Execution
+    from orchestration.master.execution import Execution
 
     s = b3_system(b3_fmus, b3.TABLES["T3-3"])
     factory = lambda name, path: ForgetfulSlave(name, path) if name == "B" else InProcessSlave(name, path)
@@ -131,7 +131,7 @@ def test_iterative_coupling_solves_an_algebraic_loop(fmu_dir):
     again every step: a_A = (g (1 + c) + f) / (1 - c^2).  The coupling map has eigenvalues +-|c|:
     plain fixed-point iteration contracts by 0.5 (about 35 iterations for 1e-10); Aitken's single
     relaxation factor cannot cancel both signs at once but halves that (measured 12)."""
-    from orchestration.signals import TimeSignals
+    from orchestration.master.manipulators.signals import TimeSignals
 
     c = -0.5
     alg = IterativeAlgorithm(rtol=1e-10, atol=1e-12)
@@ -141,13 +141,14 @@ def test_iterative_coupling_solves_an_algebraic_loop(fmu_dir):
     held = np.array([force(t - 0.05) for t in r.time[1:]])
     exact = (G * (1 + c) + held) / (1 - c * c)
     err = np.max(np.abs(r["A.cg.acceleration[2]"][1:] - exact))
-    print(f"\nalgebraic loop: max error {err:.1e} m/s2; iterations per step {min(alg.iterations)}..{max(alg.iterations)}")
+    print(f"\nalgebraic loop: max error {err:.1e} m/s2; iterations per step "
+          f"{min(alg.iterations)}..{max(alg.iterations)}")
     assert err < 1e-8
     assert 2 < max(alg.iterations) < 20
 
 
 def test_iterative_coupling_reports_non_convergence(fmu_dir):
-    from orchestration.signals import TimeSignals
+    from orchestration.master.manipulators.signals import TimeSignals
 
     with pytest.raises(ConvergenceError, match=r"did not converge at t = .* in 2 iterations: largest residual "
                                                r".* at [AB]\.cg\.force\[2\]"):
@@ -171,8 +172,8 @@ def test_cli_runs_every_algorithm_and_writes_the_log(b3_fmus, tmp_path, capsys):
     its power bond: results, and algorithm.csv with ECCO's per-bond energy residual."""
     import csv
 
-    from orchestration.cli import main
-    from orchestration.ssp import write_ssp
+    from orchestration.cli.main import main
+    from orchestration.system.ssp import write_ssp
 
     s = b3_system(b3_fmus, b3.TABLES["T3-4"])
     path = write_ssp(s, tmp_path / "b3.ssp")

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from benchmarks import bench_algorithms as bench
-from orchestration.algorithms import FixedStepAlgorithm
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm
 from tests.models.quarter_car.build import build_quarter_car_fmus
 from tests.models.quarter_car.model import QuarterCar, quarter_car_system
 

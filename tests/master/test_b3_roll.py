@@ -54,7 +54,8 @@ def test_monolithic_unstable_mode(case, validation):
     lam = b3.physical_mode(p)
     target, decimals = b3.MONOLITHIC_TARGETS[case]
     validation.record(case=f"B3 {case}: monolithic Re lambda of the roll mode", reference=target, ours=lam.real,
-                      tolerance=0.5 * 10.0 ** -decimals, tol_kind="abs", unit="1/s", source="ship_crane_digest.md 5.3, 7.5 B3 (to the printed digits)")
+                      tolerance=0.5 * 10.0 ** -decimals, tol_kind="abs", unit="1/s",
+                      source="ship_crane_digest.md 5.3, 7.5 B3 (to the printed digits)")
     assert round(lam.real, decimals) == target, (case, lam)
     assert 4.93 < lam.imag < 4.96, (case, lam)
     assert np.sign(lam.real) == np.sign(target)
@@ -71,7 +72,8 @@ def test_monolithic_eigenvalues_match_digest(case, other, unstable, validation):
     for what, ref in (("other mode", other), ("roll mode", unstable)):
         got = lam[np.argmin(np.abs(lam - ref))]
         validation.record(case=f"B3 {case}: monolithic eigenvalue, {what}", reference=f"{ref:.6g}", ours=f"{got:.6g}",
-                          error=abs(got - ref), tolerance=1e-4, tol_kind="abs", unit="1/s", source="ship_crane_digest.md 5.3, 7.5 B3")
+                          error=abs(got - ref), tolerance=1e-4, tol_kind="abs", unit="1/s",
+                          source="ship_crane_digest.md 5.3, 7.5 B3")
     assert np.min(np.abs(lam - other)) < 1e-4, lam
     assert np.min(np.abs(lam - unstable)) < 1e-4, lam
 
@@ -325,8 +327,8 @@ def test_fmu_rejects_zero_inertia(b3_fmus):
 # ============================================================================ (d) the project's master
 
 def _master_run(b3_fmus, p: b3.RollParameters, split: str, stop_time: float, **options):
-    execution = pytest.importorskip("orchestration.execution")
-    from orchestration.system import Component, System
+    from orchestration.system.model import Component, System
+    from tests.support.master import run_master
 
     system = System("b3")
     system.add_component(Component("P", b3_fmus["B3Platform"]["fmu"], parameters=b3.platform_parameters(p)))
@@ -334,7 +336,7 @@ def _master_run(b3_fmus, p: b3.RollParameters, split: str, stop_time: float, **o
     system.connect("B.angle", "P.boat_angle")
     system.connect("B.rate", "P.boat_rate")
     system.connect(f"P.{b3.TORQUE_OUTPUT[split]}", "B.torque")
-    return execution.simulate(system, stop_time=stop_time, **options)
+    return run_master(system, stop_time=stop_time, **options)
 
 
 def _states(result) -> np.ndarray:
@@ -368,7 +370,8 @@ def test_master_jacobi_zoh_reproduces_table(b3_fmus, case, h, split, validation)
     re = b3.estimate_mode(result.time, result["B.angle"]).real
     expected = b3.DIGEST_TABLE[("jacobi", "zoh", case)][b3.DIGEST_STEPS.index(h)]
     validation.record(case=f"B3 {case}: our master, Jacobi ZOH, h {h} s, {split} split: Re lambda vs the table",
-                      reference=expected, ours=re, tolerance=0.1, unit="1/s", source="ship_crane_digest.md 5.3, 7.5 B3 co-simulation table")
+                      reference=expected, ours=re, tolerance=0.1, unit="1/s",
+                      source="ship_crane_digest.md 5.3, 7.5 B3 co-simulation table")
     assert abs(re - expected) <= 0.1 * abs(expected), (re, expected)
 
 

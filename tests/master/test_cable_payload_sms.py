@@ -1,5 +1,5 @@
 """SMS API cases 4.3.4 (payload on a cable, static) and 4.3.5 (payload-cable pendulum) with the
-Cable FMU and the Payload FMU coupled by our own master (orchestration.execution).
+Cable FMU and the Payload FMU coupled by our own master (orchestration.master.execution).
 
 Reference: /work/shared/reference/sms_api_digest.md, section 4.3 and the errata of section 7:
 4.3.4 expects F_t = m g = 5 x 9.81 = 49.05 N (the report prints 49.5, a typo; it simulated
@@ -52,9 +52,11 @@ import time
 import numpy as np
 import pytest
 
-from orchestration.algorithms import FixedStepAlgorithm
-from orchestration.execution import Execution, MemoryObserver, simulate
-from orchestration.system import Component, System
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm
+from orchestration.master.execution import Execution
+from orchestration.master.observers.results import MemoryObserver
+from orchestration import simulate
+from orchestration.system.model import Component, System
 
 # ---------------------------------------------------------------------- the case
 M = 5.0            # kg, payload

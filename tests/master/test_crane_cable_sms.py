@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from orchestration.execution import simulate
-from orchestration.system import Component, System
+from orchestration import simulate
+from orchestration.system.model import Component, System
 
 G, M, L, EA, MPL = 9.81, 5.0, 20.0, 2e4, 0.01
 MECHANISM = Path(__file__).resolve().parents[1] / "data" / "cranes" / "sms_crane_cable.json"
@@ -51,7 +51,8 @@ def test_sms_4_4_7_crane_cable_payload_static(fmu_dir, validation):
     base = float(np.mean(r["crane.base.force[2]"][late]))
     weight = (10.0 + MPL * L + M) * G
     print(f"\n4.4.7: payload CG z {z:.6f} m (21 m + stretch: {expected:.6f}; report 21.00141 with its EA), "
-          f"x, y {np.max(np.abs(r['payload.position[0]'][late])):.1e}, {np.max(np.abs(r['payload.position[1]'][late])):.1e}; "
+          f"x, y {np.max(np.abs(r['payload.position[0]'][late])):.1e}, "
+          f"{np.max(np.abs(r['payload.position[1]'][late])):.1e}; "
           f"crane base force {base:.3f} N vs weight {weight:.3f} N")
     validation.record(case="SMS 4.4.7 crane + cable + payload static: payload CG depth (21 m + stretch)",
                       reference=expected, ours=z, tolerance=1e-4, tol_kind="abs", unit="m",

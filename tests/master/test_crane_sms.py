@@ -104,7 +104,8 @@ def test_4_4_1_revolute_pendulum_period(validation):
     err_ref = period / ref - 1
     err_printed = period / 2.3153 - 1
     report("4.4.1", "period [s]", 2.3153, 2.3076, f"{period:.6f} ({len(tc) - 1} periods; "
-           f"{err_printed:+.3%} vs 2.3153, {err_ref:+.1e} vs corrected)", f"{ref:.6f}", "1e-5 vs corrected, 0.33 % vs printed")
+           f"{err_printed:+.3%} vs 2.3153, {err_ref:+.1e} vs corrected)", f"{ref:.6f}",
+           "1e-5 vs corrected, 0.33 % vs printed")
     validation.record(case="SMS 4.4.1 revolute pendulum period vs corrected reference", reference=ref, ours=period,
                       tolerance=1e-5, unit="s", source=SMS44 + " (erratum 9: I_p = 13.334)")
     validation.record(case="SMS 4.4.1 revolute pendulum period vs printed 2.3153 s (tolerance: the report's own error)",
@@ -171,8 +172,10 @@ def test_4_4_3_double_pendulum_periods(validation):
     qe = np.array([-math.pi / 2, 0.0])
     M = ab.mass_matrix(qe)
     h = 1e-6
-    K = np.column_stack([(ab.inverse_dynamics(qe + h * e, np.zeros(2), np.zeros(2), base_R=BASE_ROLL90, gravity=G_ZUP).tau
-                          - ab.inverse_dynamics(qe - h * e, np.zeros(2), np.zeros(2), base_R=BASE_ROLL90, gravity=G_ZUP).tau)
+    K = np.column_stack([(ab.inverse_dynamics(qe + h * e, np.zeros(2), np.zeros(2), base_R=BASE_ROLL90,
+                                              gravity=G_ZUP).tau
+                          - ab.inverse_dynamics(qe - h * e, np.zeros(2), np.zeros(2), base_R=BASE_ROLL90,
+                                                gravity=G_ZUP).tau)
                          / (2 * h) for e in np.eye(2)])
     lin = np.sort(2 * math.pi / np.sqrt(np.linalg.eigvals(np.linalg.solve(M, K)).real))
     ref = np.array([3.10566, 7.66603])
@@ -190,7 +193,8 @@ def test_4_4_3_double_pendulum_periods(validation):
     assert np.all(np.abs(periods / lin - 1) < 1e-6)
     assert np.all(np.abs(periods / ref - 1) < 2e-4)
     assert np.all(np.abs(periods / ref - 1) < np.abs(rep_sim / ref - 1))
-    assert np.all(np.abs(np.sort(1 / f_psd) / ref - 1) < 2e-3)   # the PSD peaks alone (resolution 1/160 Hz, interpolated by padding)
+    # the PSD peaks alone (resolution 1/160 Hz, interpolated by padding)
+    assert np.all(np.abs(np.sort(1 / f_psd) / ref - 1) < 2e-3)
 
 
 def test_4_4_4_centripetal_force(validation):
@@ -305,7 +309,8 @@ def test_4_4_6_energy_conservation(validation):
         validation.record(case=f"SMS 4.4.6 ({variant}) final joint-2 rate vs sqrt(2 E0 / m2)", reference=limit,
                           ours=qd[1], tolerance=1e-4, unit="m/s", source=SMS44 + " eq. 144")
         if variant == "eq144":
-            validation.record(case="SMS 4.4.6 (eq144) final joint-2 rate vs printed 1.1547 (tolerance: the report's error)",
+            validation.record(case="SMS 4.4.6 (eq144) final joint-2 rate vs printed 1.1547 (tolerance: the report's "
+                                   "error)",
                               reference=1.1547, ours=qd[1], tolerance=abs(1.1565 / 1.1547 - 1), unit="m/s",
                               source=SMS44 + ", report simulated 1.1565 m/s")
         assert abs(E / E0 - 1) < 1e-9

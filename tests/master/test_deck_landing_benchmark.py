@@ -53,7 +53,8 @@ def test_fixed_step_converges_and_error_control_needs_3x_fewer_steps(fmu_dir, re
           f"error {adaptive.error:.4f}")
     validation.record(case="deck landing (Payload + Contact FMUs): fixed step 1 ms vs monolithic ODE",
                       reference="monolithic ODE", ours=f"error {fixed_1ms.error:.4f}", error=fixed_1ms.error,
-                      tolerance=fixed_2ms.error, source="tests/models/deck_landing (tolerance: the 2 ms error, first order)")
+                      tolerance=fixed_2ms.error,
+                      source="tests/models/deck_landing (tolerance: the 2 ms error, first order)")
     validation.record(case=f"deck landing: error control (tol 3e-2, {adaptive.steps} steps) vs monolithic ODE",
                       reference="monolithic ODE", ours=f"error {adaptive.error:.4f}", error=adaptive.error,
                       tolerance=fixed_1ms.error, source="tests/models/deck_landing (tolerance: fixed step 1 ms)")

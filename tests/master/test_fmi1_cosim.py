@@ -5,7 +5,7 @@ tests/models/c_fmu/oscillator_fmi1.c is the Oscillator mass-spring-damper (m a =
 stand-alone FMI 1.0 co-simulation FMU, modelIdentifier "Oscillator1" (every function exported as
 ``Oscillator1_fmi...``). The tests check the FMU itself (archive, schema, exports, calling
 sequence, error paths through ctypes), then FMPy's simulate_fmu and the master
-(orchestration.execution.simulate) against the analytic solution, and finally a mixed FMI 1.0 /
+(orchestration.simulate) against the analytic solution, and finally a mixed FMI 1.0 /
 FMI 2.0 system against a monolithic reference with the coupling error predicted to first order.
 
 Mixed system and its error budget
@@ -58,11 +58,12 @@ from fmpy import calloc, extract, free, read_model_description, simulate_fmu
 from fmpy.validation import validate_fmu
 from scipy.integrate import solve_ivp
 
-from orchestration.execution import simulate
-from orchestration.system import Component, System
+from orchestration import simulate
+from orchestration.system.model import Component, System
 from tests.models.c_fmu import build_fmi1
 from tests.models.c_fmu.build import build_oscillator_fmu
-from tests.models.c_fmu.build_fmi1 import FmuBuildError, build_oscillator_fmi1_fmu
+from tests.models.c_fmu.build import FmuBuildError
+from tests.models.c_fmu.build_fmi1 import build_oscillator_fmi1_fmu
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL_IDENTIFIER = "Oscillator1"
@@ -569,7 +570,7 @@ def test_mixed_coupling_error_is_first_order(fmi1_fmu, fmi2_fmu):
 # ---------------------------------------------------------------------------------------------
 
 FMPY_FMI1_STATUS_BUG = (
-    "orchestration/slaves.py InProcessSlave (FMI 1.0) calls FMPy 0.3.32 FMU1Slave.initialize()/doStep(), "
+    "orchestration/master/slaves.py InProcessSlave (FMI 1.0) calls FMPy 0.3.32 FMU1Slave.initialize()/doStep(), "
     "whose ctypes restype for fmi1InitializeSlave/fmi1DoStep is c_char_p instead of c_int: the status is never "
     "checked and a non-OK status is dereferenced as a pointer (SIGSEGV) instead of raising SlaveError; "
     "a NULL instance from fmiInstantiateSlave is not detected either")
@@ -585,8 +586,9 @@ def test_master_reports_a_failing_fmi1_do_step(fmi1_fmu):
     ExecutionError naming doStep; today the process is killed by SIGSEGV."""
     proc = run_master_in_subprocess(f"""
         from pathlib import Path
-        from orchestration.execution import ExecutionError, simulate
-        from orchestration.system import Component, System
+        from orchestration.master.execution import ExecutionError
+        from orchestration import simulate
+        from orchestration.system.model import Component, System
         s = System("diverging")
         s.add_component(Component("o1", Path({str(fmi1_fmu)!r}), {{"m": 1e-3, "k": 1e14}}))
         try:
@@ -605,7 +607,7 @@ def test_master_reports_a_refused_fmi1_instantiation(fmi1_fmu):
     FMPy keeps the NULL instance and fmiInitializeSlave's fmiError crashes the process."""
     proc = run_master_in_subprocess(f"""
         from pathlib import Path
-        from orchestration.slaves import InProcessSlave, SlaveError
+        from orchestration.master.slaves import InProcessSlave, SlaveError
         slave = InProcessSlave("o1", Path({str(fmi1_fmu)!r}))
         slave.model_description.guid = "{{00000000-0000-0000-0000-000000000000}}"
         try:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from orchestration.execution import simulate
-from orchestration.osp import write_osp
-from orchestration.system import Component, System
+from orchestration import simulate
+from orchestration.system.osp import write_osp
+from orchestration.system.model import Component, System
 from tests.system.test_system_files import run_libcosim
 
 VARIABLES = ["a.cg.position[2]", "a.cg.velocity[2]", "b.cg.position[0]", "b.cg.velocity[0]", "b.cg.force[0]",

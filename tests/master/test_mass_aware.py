@@ -1,5 +1,5 @@
 """Benchmark B2 (ship_crane_digest.md 7.5): a rigid dummy mass on the ship at mass ratios 0.2, 0.5,
-1.5 and 4, and the added-mass check (orchestration/coupling_check.py). docs/mass_aware.md.
+1.5 and 4, and the added-mass check (orchestration/master/coupling_check.py). docs/mass_aware.md.
 
 (a) explicit force/acceleration coupling diverges where the master's error recursion predicts
     (mass ratio rho(M_s^-1 M_a) > 1 for Gauss-Seidel and Jacobi with inputs held), at the predicted
@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from benchmarks import bench_b2 as b2
-from orchestration.algorithms import FixedStepAlgorithm
-from orchestration.coupling_check import (Scheme, attached_inertia, check_added_mass, find_attachments,
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm
+from orchestration.master.coupling_check import (Scheme, attached_inertia, check_added_mass, find_attachments,
                                           growth_factor, initial_sweeps, ship_mobility, stability_limit)
-from orchestration.execution import Execution
-from orchestration.iterative import IterativeAlgorithm
+from orchestration.master.execution import Execution
+from orchestration.master.algorithms.iterative import IterativeAlgorithm
 
 STOP = 20.0          # s of sea for the accuracy runs
 EXPLICIT_STOP = 3.0  # s: enough macro steps to see a divergence grow by orders of magnitude
@@ -209,5 +209,5 @@ def test_check_reads_the_scheme_from_an_execution_and_flags_double_counting(case
 def test_init_sweeps_constant_matches_the_execution_default():
     import inspect
 
-    from orchestration.coupling_check import INIT_SWEEPS
+    from orchestration.master.coupling_check import INIT_SWEEPS
     assert inspect.signature(Execution.initialize).parameters["max_sweeps"].default == INIT_SWEEPS

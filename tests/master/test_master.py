@@ -8,9 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from orchestration.algorithms import FixedStepAlgorithm, gauss_seidel_order
-from orchestration.execution import Execution, ExecutionError, MemoryObserver, _extrapolate, simulate
-from orchestration.system import Component, System
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm, gauss_seidel_order
+from orchestration.master.execution import Execution, ExecutionError, _extrapolate
+from orchestration.master.observers.results import MemoryObserver
+from tests.support.master import run_master as simulate
+from orchestration.system.model import Component, System
 
 M = 2.0   # kg of the driven body
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from orchestration.execution import simulate
-from orchestration.system import Component, System
-from orchestration.validation import validate_system
+from orchestration import simulate
+from orchestration.system.model import Component, System
+from orchestration.system.validation import validate_system
 from tests.models.c_fmu.build import build_oscillator_fmu
 
 
@@ -70,7 +70,7 @@ def test_rollback_algorithms_run_third_party_c_fmus(oscillator, name):
     self-test passes).  Error control bounds the local error per step, so its global error is that
     of a fixed-step run with as many steps (measured 2.9e-3 m in 202 steps); the iterative
     (trapezoidal) coupling is second order (7.4e-6 m at 2 ms)."""
-    from orchestration.algorithm_factory import make_algorithm
+    from orchestration.master.algorithms import make_algorithm
 
     gain = 200.0
     s = System("c")

@@ -6,11 +6,12 @@ import json
 import numpy as np
 import pytest
 
-from orchestration.algorithms import FixedStepAlgorithm
-from orchestration.execution import Execution, ExecutionError, simulate
-from orchestration.observers import FileObserver, load_results
-from orchestration.scenario import ScenarioError, load_scenario
-from orchestration.system import Component, System
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm
+from orchestration.master.execution import Execution, ExecutionError
+from orchestration import simulate
+from orchestration.master.observers.results import FileObserver, load_results
+from orchestration.master.manipulators.scenario import ScenarioError, load_scenario
+from orchestration.system.model import Component, System
 
 HOOK = """
 description: a hook holds the payload, lifts it harder at 1 s, releases it at 2 s
@@ -78,7 +79,7 @@ def test_scenario_on_a_fixed_parameter_is_refused(payload_fmu, tmp_path):
     ex = Execution(one_payload(payload_fmu), manipulators=[scenario])
     try:
         with pytest.raises(ScenarioError, match="events\\[0\\].*fixed parameter"):
-            scenario.check(ex)
+            scenario.check(ex.system)
     finally:
         ex.free()
 
@@ -144,7 +145,7 @@ def test_events_set_integer_and_boolean_inputs_with_their_own_type(fmu_dir, tmp_
     ex = Execution(s, FixedStepAlgorithm(), manipulators=[scenario])
     seen = []
     try:
-        scenario.check(ex)
+        scenario.check(ex.system)
         ex.initialize()
         for _ in range(6):
             ex.step(0.1)
@@ -167,7 +168,7 @@ def test_bias_on_a_boolean_input_is_refused_by_name(fmu_dir, tmp_path):
     ex = Execution(s, FixedStepAlgorithm(), manipulators=[scenario])
     try:
         with pytest.raises(ScenarioError, match="bias needs a Real input, w.brake is a Boolean input"):
-            scenario.check(ex)
+            scenario.check(ex.system)
     finally:
         ex.free()
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from fmpy import read_model_description
 
-from orchestration.system import Component, Connection, System
+from orchestration.system.model import Component, Connection, System
 
 DEG = math.pi / 180.0
 AXES = ("north", "east", "down")
@@ -108,7 +108,8 @@ def port_mapping(hull: dict, hardpoint=(-30.0, 0.0, -8.0), ship: str = "ship", c
     # loads of the crane on the ship: N -> kN, N.m -> kN.m, NED on both sides, moment about the same point
     for i, ax in enumerate(AXES):
         add(Link(f"{crane}.{base}.force[{i}]", f"{ship}.additionalNedForce.force.{ax}", factor=1e-3,
-                 offset=1e-3 * float(constant_force[i]), note="N -> kN" + (" (+ constant loads)" if constant_force[i] else "")))
+                 offset=1e-3 * float(constant_force[i]),
+                 note="N -> kN" + (" (+ constant loads)" if constant_force[i] else "")))
     for i, ax in enumerate(AXES):
         add(Link(f"{crane}.{base}.moment[{i}]", f"{ship}.additionalNedForce.moment.{ax}", factor=1e-3,
                  offset=1e-3 * float(constant_moment[i]),
@@ -131,7 +132,8 @@ def constant_loads(ship_params: dict, hardpoint_index: int = 1, connected: set[s
     Raises ValueError for a connected hardpoint other than ``hardpoint_index``: the vendor's ship
     takes one load."""
     def loc(k):
-        return np.array([float(ship_params.get(f"hardpoint{k}.location[{i}]", SHIP_HARDPOINTS[k][i])) for i in range(3)])
+        return np.array([float(ship_params.get(f"hardpoint{k}.location[{i}]",
+                                               SHIP_HARDPOINTS[k][i])) for i in range(3)])
 
     base = loc(hardpoint_index)
     force, moment = np.zeros(3), np.zeros(3)
@@ -166,7 +168,8 @@ def sea_state(ship_params: dict) -> dict[str, float]:
     spectrum = int(ship_params.get("sea.spectrum", 1))
     if spectrum == 0:
         return {"wave.height": 0.0}
-    height = 2.0 * float(ship_params.get("sea.amplitude", 1.0)) if spectrum == 3 else float(ship_params.get("sea.hs", 2.5))
+    height = 2.0 * float(ship_params.get("sea.amplitude",
+                                         1.0)) if spectrum == 3 else float(ship_params.get("sea.hs", 2.5))
     towards = float(ship_params.get("sea.direction", 0.0))
     return {"wave.height": height, "wave.period": float(ship_params.get("sea.period", 8.0)),
             "wave.direction": round((math.degrees(towards) + 180.0) % 360.0, 9)}
@@ -289,7 +292,7 @@ def swap_ssd(original: Path, out: Path, ship_source: str = "../../build/fmus/Osv
     too weak there. The connectors still declare the vendor's units, for the reader of the file."""
     from lxml import etree
 
-    from orchestration.ssp import MC_ANNOTATION_TYPE, MC_NS, SSC_NS, SSD_NS, SSV_NS, q
+    from orchestration.system.ssp import MC_ANNOTATION_TYPE, MC_NS, SSC_NS, SSD_NS, SSV_NS, q
 
     tree = etree.parse(str(original), etree.XMLParser(remove_blank_text=True))
     root = tree.getroot()
@@ -379,7 +382,8 @@ def swap_ssd(original: Path, out: Path, ship_source: str = "../../build/fmus/Osv
             comp, var = end.split(".", 1)
             if comp == crane and var not in declared:
                 declared.add(var)
-                etree.SubElement(etree.SubElement(crane_connectors, q(SSD_NS, "Connector"), {"name": var, "kind": kind}),
+                etree.SubElement(etree.SubElement(crane_connectors, q(SSD_NS, "Connector"), {"name": var,
+                                                                                             "kind": kind}),
                                  q(SSC_NS, "Real"))
     for c in list(connections_el):
         if c.get("startElement") == ship and c.get("startConnector") == "wave_probe.elevation":

@@ -1,8 +1,8 @@
-"""The reference scenarios of issue 11 (orchestration/reference_scenarios.py, docs/scenarios.md):
+"""The reference scenarios of issue 11 (orchestration/runs/reference/__init__.py, docs/scenarios.md):
 the system files load, validate and match their builders, and short runs are physically right.
 
 Short runs only (a few simulated seconds each); the full runs are
-``python -m orchestration.reference_scenarios NAME`` and benchmarks/bench_offshore_lift.py.
+``python -m orchestration.runs.reference NAME`` and benchmarks/bench_offshore_lift.py.
 Physics checks, each with its tolerance:
 
 * offshore lift, calm water: the wire tension at the winch equals the payload's weight plus the
@@ -22,16 +22,17 @@ import json
 import numpy as np
 import pytest
 
-from orchestration import reference_scenarios as rs
-from orchestration.coupling_check import check_added_mass
-from orchestration.execution import Execution, MemoryObserver
-from orchestration.signals import TimeSignals
-from orchestration.validation import validate_system
+from orchestration.runs import reference as rs
+from orchestration.master.coupling_check import check_added_mass
+from orchestration.master.execution import Execution
+from orchestration.master.observers.results import MemoryObserver
+from orchestration.master.manipulators.signals import TimeSignals
+from orchestration.system.validation import validate_system
 
 
 def _run(system, stop, names, manipulators=()):
     """Run in this process with the system's own algorithm settings; {name: array} + "time"."""
-    from orchestration.algorithm_factory import make_algorithm
+    from orchestration.master.algorithms import make_algorithm
 
     selected = [tuple(n.split(".", 1)) for n in names]
     memory = MemoryObserver(selected)
@@ -54,7 +55,7 @@ def _run(system, stop, names, manipulators=()):
 def test_system_file_loads_validates_and_matches_its_builder(name, fmu_dir, tmp_path):
     """The committed .ssd reads, validates without errors, has no coupling finding (the crane sits
     on the mass-aware interface) and is what its builder writes (regenerate with
-    ``python -m orchestration.reference_scenarios --write-systems`` after changing the builder)."""
+    ``python -m orchestration.runs.reference --write-systems`` after changing the builder)."""
     system, scenario, path = rs.load_reference(name, fmu_dir, tmp_path, log=lambda m: None)
     report = validate_system(system)
     assert report.ok, str(report)
@@ -108,7 +109,8 @@ def test_lift_static_wire_tension_is_the_weight(bottom, fmu_dir, validation):
     print(f"\n{'submerged' if bottom > 0 else 'in air'}: tension {tension / 1e3:.3f} kN, payload + wire "
           f"{expected / 1e3:.3f} kN ({100 * (tension / expected - 1):+.3f} %); ship heave range "
           f"{np.ptp(r['ship.position[2]']) * 1e3:.2f} mm, roll range {np.degrees(np.ptp(r['ship.euler[0]'])):.4f} deg")
-    validation.record(case=f"offshore lift, calm: static wire tension at the winch, payload {'submerged' if bottom > 0 else 'in air'}",
+    validation.record(case=f"offshore lift, calm: static wire tension at the winch, payload "
+                           f"{'submerged' if bottom > 0 else 'in air'}",
                       reference=expected, ours=tension, tolerance=5e-3, tol_kind="rel", unit="N",
                       source="statics: payload weight (in water: minus buoyancy) + wire weight")
     assert tension == pytest.approx(expected, rel=5e-3)
@@ -132,11 +134,13 @@ def test_heave_compensation_cuts_payload_heave(fmu_dir, validation):
         stds[ahc] = float(np.std(r["payload.position[2]"][late]))
         tips[ahc] = float(np.std(r["crane.attachment2.position[2]"][late]))
     print(f"\npayload heave std {stds[True] * 100:.2f} cm with compensation, {stds[False] * 100:.2f} cm without "
-          f"(jib tip {tips[True] * 100:.2f} / {tips[False] * 100:.2f} cm): {100 * (1 - stds[True] / stds[False]):.1f} % less")
+          f"(jib tip {tips[True] * 100:.2f} / {tips[False] * 100:.2f} cm): {100 * (1 - stds[True] / stds[False]):.1f} "
+          f"% less")
     validation.record(case="offshore lift, Hs 2.5 m: payload heave with / without heave compensation",
                       reference="< 0.2", ours=stds[True] / stds[False], error=stds[True] / stds[False],
                       tolerance=0.2, tol_kind="abs", unit="-",
-                      source="issue 11: heave compensation must cut the payload's heave (design goal, no published number)")
+                      source="issue 11: heave compensation must cut the payload's heave (design goal, no published "
+                             "number)")
     assert stds[False] > 0.05                      # the sea does move it
     assert stds[True] < 0.2 * stds[False]
     assert tips[True] == pytest.approx(tips[False], rel=0.05)

@@ -26,12 +26,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from orchestration.cli import main as cli
-from orchestration.execution import simulate
-from orchestration.osp import read_osp, write_osp
-from orchestration.scenario import load_scenario
-from orchestration.systemfile import load_system
-from orchestration.validation import validate_system
+from orchestration.cli.main import main as cli
+from orchestration import simulate
+from orchestration.system.osp import read_osp
+from orchestration.master.manipulators.scenario import load_scenario
+from orchestration.system.files import load_system
+from orchestration.system.validation import validate_system
 from tests.models.c_fmu.build import build_third_party_ship_fmu
 from tests.models.ship_swap import swap_ssd
 
@@ -188,7 +188,8 @@ def test_the_swapped_lift_keeps_the_static_balance(fmus, tmp_path):
     diff = lambda n: float(np.max(np.abs(ours[n] - theirs[n])))
     rel = lambda n: diff(n) / float(np.max(np.abs(ours[n])))
     MEASURED["lift, 5 s calm: max |difference|"] = (
-        f"hardpoint down {1e3 * diff('crane.base.position[2]'):.2f} mm, north {1e3 * diff('crane.base.position[0]'):.1f} "
+        f"hardpoint down {1e3 * diff('crane.base.position[2]'):.2f} mm, north "
+        f"{1e3 * diff('crane.base.position[0]'):.1f} "
         f"mm, base force z {rel('crane.base.force[2]'):.1e}, base moment x {rel('crane.base.moment[0]'):.1e} relative, "
         f"wire tension {rel('cable.end_b.tension'):.1e} relative, quaternion x/y "
         f"{diff('crane.base.quaternion[1]'):.1e}/{diff('crane.base.quaternion[2]'):.1e}, payload depth "

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from orchestration.cli import main
-from orchestration.observers import load_results
-from orchestration.ssp import write_ssp
-from orchestration.sweep import SweepError, SweepSpec, load_summary, parse_grid, parse_range, parse_summary, run_sweep
-from orchestration.system import Component, System
-from tests.support.ray_fixtures import ray_local  # noqa: F401  (fixture)
+from orchestration.cli.main import main
+from orchestration.master.observers.results import load_results
+from orchestration.system.ssp import write_ssp
+from orchestration.runs.sweep import (SweepError, SweepSpec, load_summary, parse_grid, parse_range, parse_summary,
+                                      run_sweep)
+from orchestration.system.model import Component, System
 
 
 @pytest.fixture
@@ -111,9 +111,9 @@ def test_bad_specifications_are_refused_with_the_reason(payload_system, tmp_path
     spec = lambda **kw: SweepSpec.from_arguments(**{"grid": ["p.mass=1,2"], "summary": ["p.cg.position[2]"], **kw})
     with pytest.raises(SweepError, match=r"no component 'q'"):
         run_sweep(payload_system, spec(grid=["q.mass=1,2"]), out=tmp_path / "x", runner="serial")
-    with pytest.raises(SweepError, match=r"no variable 'mas'; did you mean mass"):
+    with pytest.raises(SweepError, match=r"no variable 'mas' \(did you mean 'mass'"):
         run_sweep(payload_system, spec(grid=["p.mas=1,2"]), out=tmp_path / "x", runner="serial")
-    with pytest.raises(SweepError, match=r"no Real variable 'cg.positon\[2\]'; did you mean cg.position\[2\]"):
+    with pytest.raises(SweepError, match=r"no Real variable 'cg.positon\[2\]' \(did you mean 'cg.position\[2\]'"):
         run_sweep(payload_system, spec(summary=["p.cg.positon[2]"]), out=tmp_path / "x", runner="serial")
     with pytest.raises(SweepError, match="unknown sweep backend"):
         run_sweep(payload_system, spec(), out=tmp_path / "x", runner="dask")

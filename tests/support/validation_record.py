@@ -26,20 +26,143 @@ exceeds its tolerance, and separately lists tests that failed.
 Any test using the fixture carries the ``validation`` marker (added at collection), so
 ``pytest -m validation`` runs exactly the validation cases. With the environment variable
 ``MARINE_COSIM_VALIDATION_OUT`` set to a file path, every record is appended to that file as one
-JSON line (python -m orchestration.validation_report sets it); otherwise records only stay on the
+JSON line (python docs/tools/validation_report.py sets it); otherwise records only stay on the
 fixture (``validation.records``) and are printed with ``pytest -s``.
 """
 from __future__ import annotations
 
+import json
+import math
 import os
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-from orchestration.validation_report import (ENV_OUT, ENV_QUICK, ORDER, TOL_KINDS,  # noqa: F401
-                                             ValidationRecord, append_record, compute_error, make_record,
-                                             read_records)
+
+ENV_OUT = "MARINE_COSIM_VALIDATION_OUT"
+TOL_KINDS = ("rel", "abs")
+# the report's order of the component tables; others follow alphabetically
+ORDER = ("payload", "ship", "crane", "cable", "winch", "contact", "co-simulation", "reference scenarios",
+         "B4 ship + heavy crane")
+ENV_QUICK = "MARINE_COSIM_VALIDATION_QUICK"      # --quick: tests/support/validation_record.py leaves out FMU runs
+
+
+# ---------------------------------------------------------------------------------- records
+
+def as_numeric(x: Any) -> np.ndarray | None:
+    """x as a float array, or None if it is not numbers (a description)."""
+    if isinstance(x, (str, bytes)) or x is None:
+        return None
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        return None
+
+
+def compute_error(reference: Any, ours: Any, tol_kind: str) -> float:
+    """The error of ``ours`` against ``reference`` (module docstring). Raises ValueError when they are
+    not numbers of the same shape or a relative error has a zero reference."""
+    if tol_kind not in TOL_KINDS:
+        raise ValueError(f"tol_kind must be one of {TOL_KINDS}, not {tol_kind!r}")
+    ref, our = as_numeric(reference), as_numeric(ours)
+    if ref is None or our is None:
+        raise ValueError("reference and ours must be numbers (or pass error=...)")
+    if ref.shape != our.shape and ref.size != 1:
+        raise ValueError(f"reference shape {ref.shape} and ours {our.shape} differ")
+    diff = float(np.max(np.abs(our - ref))) if our.size else 0.0
+    if tol_kind == "abs":
+        return diff
+    scale = float(np.max(np.abs(ref)))
+    if scale == 0.0:
+        raise ValueError("a relative error needs a non-zero reference (use tol_kind='abs')")
+    return diff / scale
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, (str, bool)) or x is None:
+        return x
+    a = as_numeric(x)
+    if a is None:
+        return str(x)
+    if a.ndim == 0:
+        v = float(a)
+        return v if math.isfinite(v) else str(v)
+    return [_jsonable(v) for v in a.tolist()]
+
+
+@dataclass
+class ValidationRecord:
+    """One comparison with a reference number; ``passed`` is error <= tolerance."""
+    case: str
+    reference: Any
+    ours: Any
+    error: float
+    tolerance: float
+    tol_kind: str
+    unit: str = ""
+    source: str = ""
+    component: str = "other"
+    test: str = ""
+    note: str = ""
+    passed: bool = field(init=False)
+
+    def __post_init__(self):
+        self.error = float(self.error)
+        self.tolerance = float(self.tolerance)
+        self.passed = bool(math.isfinite(self.error) and self.error <= self.tolerance)
+
+    @property
+    def ratio(self) -> float:
+        """error / tolerance (0 for an exact match against a zero tolerance)."""
+        if self.tolerance > 0.0:
+            return self.error / self.tolerance
+        return 0.0 if self.error == 0.0 else math.inf
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["reference"], d["ours"] = _jsonable(self.reference), _jsonable(self.ours)
+        d["error"] = self.error if math.isfinite(self.error) else str(self.error)
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> "ValidationRecord":
+        keys = ("case", "reference", "ours", "error", "tolerance", "tol_kind", "unit", "source", "component",
+                "test", "note")
+        return cls(**{k: d[k] for k in keys if k in d})
+
+
+def make_record(case: str, reference: Any, ours: Any, tolerance: float, tol_kind: str = "rel", unit: str = "",
+                source: str = "", error: float | None = None, component: str = "other", test: str = "",
+                note: str = "") -> ValidationRecord:
+    """A record with its error computed from reference and ours (or the given ``error``)."""
+    if tol_kind not in TOL_KINDS:
+        raise ValueError(f"tol_kind must be one of {TOL_KINDS}, not {tol_kind!r}")
+    if not tolerance >= 0.0:
+        raise ValueError(f"tolerance must be >= 0, not {tolerance!r}")
+    err = compute_error(reference, ours, tol_kind) if error is None else float(error)
+    return ValidationRecord(case=case, reference=reference, ours=ours, error=err, tolerance=tolerance,
+                            tol_kind=tol_kind, unit=unit, source=source, component=component, test=test,
+                            note=note)
+
+
+def append_record(path: str | os.PathLike, record: ValidationRecord) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(record.to_json()) + "\n")
+
+
+def read_records(path: str | os.PathLike) -> list[ValidationRecord]:
+    """The records of a JSON-lines file (a missing file: none)."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    return [ValidationRecord.from_json(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
 
 MARKER = "validation"
 # fixtures (in a test's closure) that build or run FMUs: the tests --quick leaves out

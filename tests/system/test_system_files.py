@@ -28,9 +28,9 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from orchestration.osp import OSP_MD_NS, OSP_NS, osp_model_description, read_osp, write_osp
-from orchestration.ssp import read_ssp, write_ssp
-from orchestration.system import Component, System, SystemFileError
+from orchestration.system.osp import OSP_MD_NS, OSP_NS, osp_model_description, read_osp, write_osp
+from orchestration.system.ssp import read_ssp, write_ssp
+from orchestration.system.model import Component, System, SystemFileError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "systems"
 
@@ -187,7 +187,8 @@ def test_fmpy_reads_the_written_ssp(tmp_path, payload_fmu):
     assert len(ssd.system.connections) == 7
 
 
-# ---------------------------------------------------------------------------------------------------- reading the hand-written SSD
+# ---------------------------------------------------------------------------------------------------- reading the
+# hand-written SSD
 
 
 def test_read_hand_written_ssd_with_ssv_ssm_and_units(data_dir):

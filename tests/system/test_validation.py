@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 
-from orchestration.system import Component, System
-from orchestration.validation import validate_system
+from orchestration.system.model import Component, System
+from orchestration.system.validation import validate_system
 
 
 def system(payload_fmu, *connections, **components) -> System:

@@ -10,10 +10,10 @@ import shutil
 
 import pytest
 
-from orchestration.osp import read_osp, write_osp
-from orchestration.ssp import read_ssp, write_ssp
-from orchestration.system import Connection, System, SystemFileError
-from orchestration.validation import validate_system, vectors
+from orchestration.system.osp import read_osp, write_osp
+from orchestration.system.ssp import read_ssp, write_ssp
+from orchestration.system.model import System, SystemFileError
+from orchestration.system.validation import validate_system, vectors
 from tests.models.c_fmu.build import build_third_party_ship_fmu
 from tests.models.ship_swap import POA, ship_crane_system, swap_ship
 

@@ -14,7 +14,7 @@ ADAPTERS = {"B3Platform": HERE / "platform_fmu.py", "B3Boat": HERE / "boat_fmu.p
 def b3_system(fmus: dict[str, Path], case: str = "T3-3"):
     """Platform and boat FMUs joined as B3 splits them (angle and rate to the platform, torque back);
     torque and rate form the power bond ``roll`` (ECCO)."""
-    from orchestration.system import Component, System
+    from orchestration.system.model import Component, System
     from tests.models.b3 import model as b3
 
     p = b3.TABLES[case]

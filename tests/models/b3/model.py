@@ -28,7 +28,7 @@ Sub-solvers are exact (matrix exponential); the inputs over a macro step [t_n, t
 * ``"linear"``: u(t) = u_n + (u_n - u_{n-1}) (t - t_n) / h (extrapolated from the last two macro points;
   no slope at the first step): the digest's table;
 * ``"linear-mid"`` / ``"quadratic-mid"``: the polynomial through the last 2 / 3 macro points evaluated at
-  the step's midpoint and held constant (what orchestration.execution does, FMI 2 inputs being constant
+  the step's midpoint and held constant (what orchestration.master.execution does, FMI 2 inputs being constant
   over a doStep).
 
 ``feedthrough="fresh"`` evaluates the platform's torque with the boat values of the same time point;
@@ -257,7 +257,7 @@ def cosim_map(p: RollParameters, h: float, scheme: str = "jacobi", extrapolation
     ``extrapolation`` of the inputs not yet updated in this macro step: ``"zoh"``; ``"linear"`` (the
     ramp u_n + (u_n - u_{n-1}) (t - t_n)/h, as in the digest's table); ``"linear-mid"`` and
     ``"quadratic-mid"`` (the polynomial through the last 2 or 3 macro points evaluated at the step's
-    midpoint and held: what orchestration.execution does for FMUs that cannot interpolate inputs).
+    midpoint and held: what orchestration.master.execution does for FMUs that cannot interpolate inputs).
 
     ``feedthrough``: ``"fresh"`` evaluates the platform's torque with the boat values of the same time
     point (a master that sets inputs before reading outputs that depend on them); ``"delayed"`` uses the

@@ -29,9 +29,11 @@ from typing import Callable
 
 import numpy as np
 
-from orchestration.algorithms import FixedStepAlgorithm
-from orchestration.execution import Execution, Manipulator, MemoryObserver
-from orchestration.system import Component, System
+from orchestration.master.algorithms.fixed import FixedStepAlgorithm
+from orchestration.master.execution import Execution
+from orchestration.master.manipulators import Manipulator
+from orchestration.master.observers.results import MemoryObserver
+from orchestration.system.model import Component, System
 from tests.models.b4 import model as b4
 
 MOTION = ("position", "velocity", "angular_velocity", "acceleration", "angular_acceleration")

@@ -639,7 +639,8 @@ def static_equilibrium(model: Monolithic, q_guess, t: float = 0.0, ship: bool = 
     """Ship heave/roll/pitch (NED down of CO, roll, pitch), joint positions (and the external payload's
     position) at which the generalised forces of heave, roll, pitch, the joints (and the payload) vanish
     with everything at rest. Surge, sway and yaw are held at zero; what is left of their forces is
-    returned (~0 since attached loads enter in the seakeeping axes: docs/b4_ship_heavy_crane.md). ``ship=False``: the ship held level at z = 0 (only the crane settles). Returns (z, roll, pitch,
+    returned (~0 since attached loads enter in the seakeeping axes: docs/b4_ship_heavy_crane.md). ``ship=False``: the
+    ship held level at z = 0 (only the crane settles). Returns (z, roll, pitch,
     q, r_p or None, the unbalanced surge force, sway force, yaw moment)."""
     free_ship = ship
     ship = model.ship

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.models.c_fmu.build import FmuBuildError, build_c_fmu, build_main
+from tests.models.c_fmu.build import build_c_fmu, build_main
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "oscillator_fmi1.c"
@@ -32,7 +32,8 @@ def build_oscillator_fmi1_fmu(out_dir: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return build_main(argv, "python -m tests.models.c_fmu.build_fmi1 OUT_DIR", {"oscillator": build_oscillator_fmi1_fmu})
+    return build_main(argv, "python -m tests.models.c_fmu.build_fmi1 OUT_DIR",
+                      {"oscillator": build_oscillator_fmi1_fmu})
 
 
 if __name__ == "__main__":

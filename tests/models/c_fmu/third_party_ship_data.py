@@ -23,10 +23,10 @@ def hull() -> dict:
     y starboard, z down)."""
     from components.rotations import skew
     from components.vessel_data import default_vessel_path, load_vessel
-    from orchestration.coupling_check import vessel_inertia
+    from tests.models.supply_vessel import vessel_inertia
 
     vessel = load_vessel(default_vessel_path())
-    Ms_co = vessel_inertia(None, 4)                        # M_RB + A_inf about CO, as Ship.fmu builds it
+    Ms_co = vessel_inertia(4)                              # M_RB + A_inf about CO, as Ship.fmu builds it
     r_g = np.asarray(vessel.cg, float)                     # CG relative to CO
     # nu_co = H nu_cg (velocity of CO = velocity of CG + omega x (r_co - r_cg)); M_cg = H^T M_co H
     H = np.eye(6)

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from orchestration.system import Component, System
+from orchestration.system.model import Component, System
 
 G = 9.81
 
@@ -112,7 +112,7 @@ class Reference:
     def __init__(self, case: DeckLanding = DeckLanding(), stop: float = 2.0) -> None:
         self.case = case
         E, B = case.effective()
-        A, m = case.area, case.mass
+        m = case.mass
         bottom = lambda z: z + 0.5 * case.size[2] - case.deck_top
 
         def rhs(t, y):
@@ -167,7 +167,8 @@ def check_force_law(case: DeckLanding = DeckLanding()) -> float:
     from components.contact import ContactMaterial, ContactPair, ContactParams
     from components.convex import Box
 
-    pair = ContactPair(Box(0.5 * np.array(case.size)), Box(0.5 * np.array(case.deck_size)), ContactMaterial(case.E, case.B),
+    pair = ContactPair(Box(0.5 * np.array(case.size)), Box(0.5 * np.array(case.deck_size)),
+                       ContactMaterial(case.E, case.B),
                        ContactMaterial(case.E, case.B), ContactParams(mu_static=0.0, mu_dynamic=0.0))
     worst = 0.0
     for p in (1e-3, 5e-3, 2e-2):

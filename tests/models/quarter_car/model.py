@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from orchestration.system import Component, System
+from orchestration.system.model import Component, System
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,333 @@
+"""The ``marine-cosim`` command.
+
+    marine-cosim run SYSTEM [--stop T] [--step H] [--algorithm fixed|ecco|error-control|iterative]
+                     [--method jacobi|gauss-seidel] [--rtol R] [--atol A] [--extrapolation 0|1|2]
+                     [--backend inprocess|process|ray] [--ray-address HOST:PORT] [--place COMP=OPTIONS]
+                     [--checkpoint-every T] [--out DIR] [--scenario FILE]
+    marine-cosim run --resume DIR [--stop T] [--backend ...]   continue from the last checkpoint
+    marine-cosim sweep SYSTEM --grid COMP.VAR=V1,V2,... [--random N --range COMP.VAR=LO:HI --seed S]
+                     --summary COMP.VAR:max [--backend ray|process|serial] [--address HOST:PORT] [--out DIR]
+    marine-cosim validate SYSTEM
+    marine-cosim info FMU|SYSTEM
+    marine-cosim plot RESULTS [VARIABLE ...] [--out DIR]
+    marine-cosim convert SYSTEM --to ssp|ssd|osp [--out PATH]
+    marine-cosim build [--out DIR] [MODEL ...]          build the FMUs (build_fmus.py)
+    marine-cosim simulate FMU [--stop T] [--step H] [--set NAME=VALUE ...] [--out DIR]
+    marine-cosim demo [NAME] [--out DIR] [--stop T]      build the FMUs and run a reference scenario
+    marine-cosim --version
+
+A user error (a system or scenario file, a value on the command line) ends with exit status 2 and
+one line naming the file, element or key (orchestration.errors.MarineCosimError); anything else is
+an internal error (exit status 3) and says so. ``--debug``, anywhere on the line, shows the
+traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from orchestration.errors import MarineCosimError, UsageError, one_line
+
+
+
+# ---------------------------------------------------------------------- system commands
+
+def _load(path: Path):
+    from orchestration.system.files import load_system
+
+    return load_system(path)
+
+
+def _run(args) -> int:
+    from orchestration.backends import parse_place_arguments
+    from orchestration.runs.run import RunSettings, resume_run, run
+
+    placement = parse_place_arguments(args.place)
+    log = lambda message: print(message, file=sys.stderr)
+    if args.resume is not None:
+        if args.system is not None:
+            raise UsageError("give either SYSTEM or --resume DIR (the checkpoint knows its system file)")
+        overrides = {"stop": args.stop, "backend": args.backend, "ray_address": args.ray_address,
+                     "placement": placement or None, "call_timeout": args.call_timeout,
+                     "workers": args.workers, "checkpoint_every": args.checkpoint_every, "quiet": args.quiet}
+        report = resume_run(args.resume, overrides, log=log)
+        print(report.line())
+        return 0
+    if args.system is None:
+        raise UsageError("give the system file to run (or --resume DIR)")
+    options = {key: getattr(args, key) for key in ("method", "extrapolation", "rtol", "atol")
+               if getattr(args, key, None) is not None}
+    settings = RunSettings(system=str(args.system), out=str(args.out) if args.out else None, stop=args.stop,
+                           step=args.step, algorithm=args.algorithm, options=options,
+                           scenario=str(args.scenario) if args.scenario else None, variables=args.variables,
+                           flush_every=args.flush_every, backend=args.backend, ray_address=args.ray_address,
+                           placement=placement, call_timeout=args.call_timeout, workers=args.workers,
+                           checkpoint_every=args.checkpoint_every, quiet=args.quiet)
+    report = run(settings, log=log)
+    print(report.line())
+    return 0
+
+
+def _sweep(args) -> int:
+    from orchestration.runs.sweep import SweepSpec, run_sweep
+
+    spec = SweepSpec.from_arguments(args.grid, args.random, args.range, args.seed, args.summary,
+                                    aggregate=args.aggregate)
+    result = run_sweep(Path(args.system), spec, out=args.out, runner=args.backend, address=args.address,
+                       jobs=args.jobs, stop=args.stop, step=args.step, algorithm=args.algorithm,
+                       scenario=args.scenario, variables=args.variables, quiet=args.quiet,
+                       log=lambda message: print(message, file=sys.stderr))
+    print(f"sweep: {result.done} runs done, {result.failed} failed in {result.wall:.1f} s; "
+          f"summary {result.summary_csv}" + "".join(f"; heat map {p}" for p in result.heatmaps))
+    return 0 if result.failed == 0 else 1
+
+
+def _validate(args) -> int:
+    from orchestration.system.validation import validate_system
+
+    system = _load(args.system)
+    report = validate_system(system)
+    print(report if report.problems else f"{args.system}: valid ({len(system.components)} components, "
+                                         f"{len(system.connections)} connections)")
+    return 0 if report.ok else 1
+
+
+def _info(args) -> int:
+    from fmpy import read_model_description
+
+    path = args.target
+    if path.suffix.lower() == ".fmu":
+        md = read_model_description(str(path))
+        print(f"{md.modelName} ({path.name}): FMI {md.fmiVersion}, generated by {md.generationTool}")
+        if md.description:
+            print(f"  {md.description}")
+        cs = md.coSimulation
+        if cs:
+            caps = [k for k in ("canHandleVariableCommunicationStepSize", "canGetAndSetFMUstate",
+                                "canSerializeFMUstate", "canInterpolateInputs", "providesDirectionalDerivative")
+                    if getattr(cs, k, False)]
+            print(f"  co-simulation: {', '.join(caps) or 'no optional capabilities'}")
+        if md.defaultExperiment:
+            de = md.defaultExperiment
+            print(f"  default experiment: start {de.startTime}, stop {de.stopTime}, step {de.stepSize}")
+        print(f"  {'variable':40s} {'causality':10s} {'type':8s} {'unit':10s} {'start':>12s}  description")
+        for v in md.modelVariables:
+            start = "" if v.start is None else str(v.start)
+            unit = v.unit or (v.declaredType.unit if v.declaredType is not None else "") or ""
+            print(f"  {v.name:40s} {v.causality or '':10s} {v.type:8s} {unit:10s} {start:>12s}  {v.description or ''}")
+        return 0
+    system = _load(path)
+    print(f"system {system.name} ({path}): start {system.start_time}, stop {system.stop_time}, "
+          f"base step {system.base_step}, algorithm {system.algorithm}")
+    for c in system.components.values():
+        try:
+            md = read_model_description(str(c.source))
+            what = f"{md.modelName}, FMI {md.fmiVersion}"
+        except Exception as exc:
+            what = f"unreadable: {exc}"
+        print(f"  component {c.name}: {c.source} ({what}), step x{c.step_multiple}, {len(c.parameters)} start values")
+    for c in system.connections:
+        transform = "" if c.is_identity else f"  (x {c.factor:g} + {c.offset:g})"
+        print(f"  {c.label()}{transform}")
+    return 0
+
+
+def _plot(args) -> int:
+    from orchestration.master.observers.results import load_results
+    from orchestration.runs.plotting import plot_results
+
+    results = load_results(args.results)
+    out = args.out or (args.results if args.results.is_dir() else args.results.parent) / "plots"
+    paths = plot_results(results, args.variables or None, out)
+    for p in paths:
+        print(p)
+    return 0
+
+
+def _convert(args) -> int:
+    from orchestration.system.files import save_system
+
+    system = _load(args.system)
+    out = args.out or args.system.with_name(f"{system.name}_{args.to}")
+    print(save_system(system, args.to, out))
+    return 0
+
+
+# ---------------------------------------------------------------------- FMU commands
+
+def _build(args) -> int:
+    import build_fmus
+
+    for path in build_fmus.build_all(args.out, args.models):
+        print(path)
+    return 0
+
+
+def _simulate(args) -> int:
+    from orchestration.runs.single_fmu import parse_assignments, run_fmu
+
+    report = run_fmu(args.fmu, args.out, args.stop, args.step, parse_assignments(args.set), args.output or None,
+                     plot=not args.no_plot, progress=not args.quiet)
+    print(report.line() + ("" if args.no_plot else " (with plots)"))
+    return 0
+
+
+def _demo(args) -> int:
+    """The README's main job: the offshore-lift reference scenario (or another one) in-process."""
+    from orchestration.runs.reference import run_reference
+
+    out = run_reference(args.scenario, args.out, stop_time=args.stop, fmu_dir=args.fmus)
+    print(f"results, summary and plots: {out}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from orchestration import __version__
+
+    parser = argparse.ArgumentParser(prog="marine-cosim", description="FMI co-simulation of ship mechanical systems")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error (accepted anywhere on "
+                                                             "the line)")
+    parser.add_argument("--version", action="version", version=f"marine-cosim {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="run a system file (SSP .ssd/.ssp or OspSystemStructure.xml)")
+    p.add_argument("system", type=Path, nargs="?", help="the system file (not with --resume)")
+    p.add_argument("--stop", type=float, help="stop time [s] (default: the system file's)")
+    p.add_argument("--step", type=float, help="base macro step [s] (default: the system file's)")
+    p.add_argument("--algorithm", choices=["fixed", "ecco", "error-control", "iterative"],
+                   help="master algorithm (default: the system file's, else fixed); adaptive ones write "
+                        "algorithm.csv (steps, error indicator, ECCO's per-bond energy residuals)")
+    p.add_argument("--rtol", type=float, help="relative tolerance of ecco / error-control / iterative")
+    p.add_argument("--atol", type=float, help="absolute tolerance of ecco / error-control / iterative")
+    p.add_argument("--method", choices=["jacobi", "gauss-seidel"], help="fixed-step coupling (default jacobi)")
+    p.add_argument("--extrapolation", type=int, choices=[0, 1, 2], help="input extrapolation order (default 0)")
+    p.add_argument("--backend", choices=["inprocess", "process", "ray"],
+                   help="where the FMUs run: in this process (default), one local process per FMU, or one Ray "
+                        "actor per FMU (default: the system file's mc:Backend, else inprocess)")
+    p.add_argument("--ray-address", metavar="HOST:PORT",
+                   help="Ray cluster to use with --backend ray ('auto': the one `ray start` runs here; default: "
+                        "start a local Ray instance)")
+    p.add_argument("--place", action="append", metavar="COMPONENT=OPTIONS",
+                   help="Ray placement of a component ('*' for all): windows=1 (custom resources), group=NAME "
+                        "(components of a group share one actor: one call per macro step) or a JSON object of "
+                        "actor options, e.g. '{\"num_cpus\": 1, \"resources\": {\"windows\": 1}}'; repeatable")
+    p.add_argument("--call-timeout", type=float, metavar="S",
+                   help="stop the run when a worker or actor does not answer within S seconds after "
+                        "initialisation (a hung FMU)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="process backend: host the FMUs in N worker processes, round-robin (default: one per "
+                        "FMU; fewer workers cost less per macro step, see docs/distributed.md)")
+    p.add_argument("--checkpoint-every", type=float, metavar="T",
+                   help="write a checkpoint (every FMU state + the master's) every T s of simulated time into "
+                        "<out>/checkpoints/")
+    p.add_argument("--resume", type=Path, metavar="DIR",
+                   help="continue a run from its last checkpoint (result folder, checkpoints/ or one checkpoint)")
+    p.add_argument("--out", type=Path, help="result folder (default results/<system name>)")
+    p.add_argument("--scenario", type=Path, help="scenario file (JSON or YAML) with timed events")
+    p.add_argument("--variables", nargs="+", metavar="COMPONENT.VARIABLE", help="record only these")
+    p.add_argument("--flush-every", type=int, default=1000, help="communication points per result flush")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_run)
+
+    p = sub.add_parser("sweep", help="run a system over a grid or random samples of parameters (Ray tasks)")
+    p.add_argument("system", type=Path)
+    p.add_argument("--grid", action="append", default=[], metavar="COMP.VAR=V1,V2,...",
+                   help="grid values of a parameter (or START:STOP:STEP); repeat for more parameters")
+    p.add_argument("--random", type=int, default=0, metavar="N", help="N random samples (per grid point)")
+    p.add_argument("--range", action="append", default=[], metavar="COMP.VAR=LO:HI",
+                   help="uniform range of a random parameter; int:LO:HI for integers (e.g. wave seeds)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random samples")
+    p.add_argument("--summary", action="append", default=[], metavar="COMP.VAR:STAT",
+                   help="a result to tabulate per run, STAT one of max, min, absmax, mean, rms, std, final; "
+                        "repeatable")
+    p.add_argument("--aggregate", default="max", choices=["max", "min", "mean"],
+                   help="how the heat map combines random samples of one grid cell (default max)")
+    p.add_argument("--backend", default="ray", choices=["ray", "process", "serial"],
+                   help="run the cases as Ray tasks (default), in local processes, or one after another here")
+    p.add_argument("--address", metavar="HOST:PORT", help="Ray cluster address (default: a local Ray instance)")
+    p.add_argument("--jobs", type=int, help="cases at a time for --backend process (default: CPU count)")
+    p.add_argument("--stop", type=float)
+    p.add_argument("--step", type=float)
+    p.add_argument("--algorithm", choices=["fixed", "ecco", "error-control", "iterative"])
+    p.add_argument("--scenario", type=Path)
+    p.add_argument("--variables", nargs="+", metavar="COMPONENT.VARIABLE", help="record only these (and the "
+                                                                                "summary's)")
+    p.add_argument("--out", type=Path, help="sweep folder (default results/<system>_sweep)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=_sweep)
+
+    p = sub.add_parser("validate", help="check a system file against its FMUs")
+    p.add_argument("system", type=Path)
+    p.set_defaults(func=_validate)
+
+    p = sub.add_parser("info", help="variables, units and capabilities of an FMU or a system")
+    p.add_argument("target", type=Path)
+    p.set_defaults(func=_info)
+
+    p = sub.add_parser("plot", help="plot results (a result folder or CSV) to PNG files")
+    p.add_argument("results", type=Path)
+    p.add_argument("variables", nargs="*", help="columns or prefixes to plot (default: all, grouped by component)")
+    p.add_argument("--out", type=Path)
+    p.set_defaults(func=_plot)
+
+    p = sub.add_parser("convert", help="convert a system file to SSP or OSP")
+    p.add_argument("system", type=Path)
+    p.add_argument("--to", required=True, choices=["ssp", "ssd", "osp"])
+    p.add_argument("--out", type=Path)
+    p.set_defaults(func=_convert)
+
+    p = sub.add_parser("build", help="build one FMU per component into build/fmus")
+    p.add_argument("--out", type=Path, default=Path("build/fmus"))
+    p.add_argument("models", nargs="*")
+    p.set_defaults(func=_build)
+
+    p = sub.add_parser("simulate", help="run one FMU on its own and write CSV and a plot")
+    p.add_argument("fmu", type=Path)
+    p.add_argument("--stop", type=float, help="stop time [s] (default: the FMU's DefaultExperiment, else 10 s)")
+    p.add_argument("--step", type=float, help="communication step [s] (default: the FMU's DefaultExperiment, else "
+                                              "1/500 of the run)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="start value, repeatable")
+    p.add_argument("--output", action="append", metavar="NAME", help="output to record (default: all)")
+    p.add_argument("--out", type=Path, default=Path("results"))
+    p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_simulate)
+
+    p = sub.add_parser("demo", help="build the FMUs and run a reference scenario (default: the offshore lift)")
+    p.add_argument("scenario", nargs="?", default="offshore_lift",
+                   choices=["offshore_lift", "deck_landing", "moored_barge"])
+    p.add_argument("--out", type=Path, default=Path("results/demo"))
+    p.add_argument("--stop", type=float, help="stop time [s] (default: the scenario's)")
+    p.add_argument("--fmus", type=Path, help="FMU folder (default build/fmus; rebuilt when the sources changed)")
+    p.set_defaults(func=_demo)
+
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
+    args = build_parser().parse_args(argv)
+    verb = f"marine-cosim {args.command}"
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print(f"{verb}: interrupted", file=sys.stderr)
+        return 130
+    except MarineCosimError as exc:
+        if debug:
+            raise
+        print(f"{verb}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        if debug:
+            raise
+        print(f"{verb}: internal error: {type(exc).__name__}: {one_line(exc)} (a bug: run again with --debug to "
+              "see the traceback, and report it)", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,606 @@
+"""The execution: slaves, the compiled connection plan, current values, time, observers and
+manipulators (libcosim's split). Algorithms (algorithms.py) drive it step by step.
+
+Values live in flat numpy arrays per slave: ``outputs[i]`` holds the values of ``out_vrs[i]``
+(every output that is connected or observed), ``inputs[i]`` those of ``in_vrs[i]`` (every
+connected or manipulated input). A connection group from slave j to slave i is applied as one
+vectorised ``u_i[dst] = factor * y_j[src] + offset``.
+
+Parallel stepping on remote backends: :meth:`Execution.advance` of a slave whose backend is
+asynchronous (``Slave.asynchronous``: process and Ray workers) only *sends* the step and returns;
+the outputs are collected when something needs them -- the inputs of a slave fed by it, the
+direct-feedthrough refresh at the end of every coupling step, a save/restore, the observers. So a
+Jacobi step (and every independent slave of a Gauss-Seidel step) runs on all workers at once,
+while the algorithms stay as they are. The per-slave lists ``outputs``, ``history`` and
+``slave_time`` then collect a pending step of the slave that is read, so no algorithm can see a
+stale value. In-process slaves step at once, exactly as before.
+"""
+from __future__ import annotations
+
+import time as wallclock
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from orchestration.errors import ExecutionError  # noqa: F401  (re-exported)
+from orchestration.master.algorithms.fixed import Algorithm, FixedStepAlgorithm
+from orchestration.master.manipulators import Manipulator
+from orchestration.master.observers import Observer
+from orchestration.master.slaves import InProcessSlave, Slave, SlaveError
+from orchestration.system.model import System
+
+
+
+
+@dataclass
+class _LinkGroup:
+    source: int
+    src_pos: np.ndarray
+    dst_pos: np.ndarray
+    factor: np.ndarray
+    offset: np.ndarray
+    identity: bool
+
+
+class _SyncedList(list):
+    """A per-slave list (outputs, history, slave_time) that first collects the pending remote step
+    of the slave whose entry is read (module docstring). Only used when some slave is remote."""
+
+    def __init__(self, items, execution: "Execution"):
+        super().__init__(items)
+        self._execution = execution
+        self._pending = execution._pending          # the same dict, for a cheap check
+
+    def __getitem__(self, k):
+        pending = self._pending
+        if pending:
+            if type(k) is int and k >= 0:
+                if k in pending:
+                    self._execution.sync((k,))
+            else:                                   # slices, negative or numpy indices: everything
+                self._execution.sync()
+        return list.__getitem__(self, k)
+
+    def __iter__(self):
+        if self._execution._pending:
+            self._execution.sync()
+        return list.__iter__(self)
+
+
+def _extrapolate(history: list[tuple[float, np.ndarray]], order: int, tau: float) -> np.ndarray:
+    """Polynomial through the last ``order + 1`` points of ``history`` evaluated at ``tau``."""
+    k = min(order, len(history) - 1)
+    if k == 0:
+        return history[-1][1]
+    (t1, y1), (t0, y0) = history[-1], history[-2]
+    if k == 1:
+        return y0 + (y1 - y0) * ((tau - t0) / (t1 - t0))
+    tm, ym = history[-3]
+    # Lagrange form through (tm, ym), (t0, y0), (t1, y1)
+    l_m = (tau - t0) * (tau - t1) / ((tm - t0) * (tm - t1))
+    l_0 = (tau - tm) * (tau - t1) / ((t0 - tm) * (t0 - t1))
+    l_1 = (tau - tm) * (tau - t0) / ((t1 - tm) * (t1 - t0))
+    return l_m * ym + l_0 * y0 + l_1 * y1
+
+
+class Execution:
+    """Runs a :class:`System` with an :class:`Algorithm`."""
+
+    def __init__(self, system: System, algorithm: Algorithm | None = None,
+                 slave_factory: Callable[[str, Path], Slave] | None = None,
+                 observers: Sequence[Observer] = (), manipulators: Sequence[Manipulator] = (),
+                 observed: Iterable[tuple[str, str]] = ()):
+        self.system = system
+        self.algorithm = algorithm or FixedStepAlgorithm()
+        self.observers = list(observers)
+        self.manipulators = list(manipulators)
+        factory = slave_factory or (lambda name, path: InProcessSlave(name, path))
+        self._pending: dict[int, tuple[Any, float]] = {}
+        self.slaves: list[Slave] = []
+        try:
+            for component in system.components.values():
+                self.slaves.append(factory(component.name, component.source))
+        except Exception:
+            self.free()
+            raise
+        self.index = {s.name: i for i, s in enumerate(self.slaves)}
+        # remote slaves step in the background: their pending steps, collected by sync()
+        self._async = [bool(getattr(s, "asynchronous", False)) for s in self.slaves]
+        self.step_multiple = [max(1, int(c.step_multiple)) for c in system.components.values()]
+        self.time = system.start_time
+        self.steps_taken = 0
+        self._refeed_order: list[int] | None = None
+        self._touched: set[int] = set()      # slaves whose inputs a manipulator changed this step
+        self._compile(list(observed))
+
+    # ------------------------------------------------------------------ plan
+
+    def _compile(self, observed: list[tuple[str, str]]) -> None:
+        n = len(self.slaves)
+        out_names: list[list[str]] = [[] for _ in range(n)]
+        in_names: list[list[str]] = [[] for _ in range(n)]
+
+        def slot(names: list[str], var: str) -> int:
+            if var not in names:
+                names.append(var)
+            return names.index(var)
+
+        raw_links: dict[tuple[int, int], list[tuple[int, int, float, float]]] = {}
+        for c in self.system.connections:
+            j, i = self.index[c.source[0]], self.index[c.target[0]]
+            src = slot(out_names[j], c.source[1])
+            dst = slot(in_names[i], c.target[1])
+            raw_links.setdefault((i, j), []).append((src, dst, c.factor, c.offset))
+        for m in self.manipulators:
+            for comp, var in m.variables():
+                i = self.index[comp]
+                info = self.slaves[i].variables[var]
+                # Integer/Boolean/String inputs are set by name with their own type (override)
+                if info.causality == "input" and info.type == "Real":
+                    slot(in_names[i], var)
+        for comp, var in observed:
+            i = self.index[comp]
+            info = self.slaves[i].variables[var]
+            if info.type == "Real" and info.causality in ("output", "local", "calculatedParameter"):
+                slot(out_names[i], var)
+        self.out_names, self.in_names = out_names, in_names
+        vr = lambda s, names: np.array([s.variables[v].value_reference for v in names], dtype=np.int64)
+        self.out_vrs = [vr(s, out_names[i]) for i, s in enumerate(self.slaves)]
+        self.in_vrs = [vr(s, in_names[i]) for i, s in enumerate(self.slaves)]
+        self.links: list[list[_LinkGroup]] = [[] for _ in range(n)]
+        for (i, j), items in raw_links.items():
+            src, dst, factor, offset = (np.array(x) for x in zip(*items))
+            identity = bool(np.all(factor == 1.0) and np.all(offset == 0.0))
+            self.links[i].append(_LinkGroup(j, src.astype(np.int64), dst.astype(np.int64),
+                                            factor.astype(float), offset.astype(float), identity))
+        self.outputs = [np.zeros(len(v)) for v in self.out_vrs]
+        self.inputs = [np.zeros(len(v)) for v in self.in_vrs]
+        # what an input is when no connection, override or bias acts on it: its start value
+        self.base_inputs = [np.zeros(len(v)) for v in self.in_vrs]
+        self.history: list[list[tuple[float, np.ndarray]]] = [[] for _ in range(n)]
+        self.slave_time = [self.time] * n
+        self.feedthrough = [self._has_feedthrough(i) for i in range(n)]
+        self.overrides: list[dict[int, float]] = [{} for _ in range(n)]
+        self.biases: list[dict[int, float]] = [{} for _ in range(n)]
+        if any(self._async):
+            self.outputs = _SyncedList(self.outputs, self)
+            self.history = _SyncedList(self.history, self)
+            self.slave_time = _SyncedList(self.slave_time, self)
+
+    def _has_feedthrough(self, i: int) -> bool:
+        """Does a connected or observed output of slave i depend directly on one of its connected
+        inputs? Undeclared dependencies count as yes (FMI 1.0, or FMI 2.0 without them)."""
+        if not len(self.in_vrs[i]) or not len(self.out_vrs[i]):
+            return False
+        md = self.slaves[i].model_description
+        declared = {u.variable.name: u.dependencies for u in (md.outputs or [])}
+        inputs = set(self.in_names[i])
+        for name in self.out_names[i]:
+            deps = declared.get(name)
+            if deps is None or any(d.name in inputs for d in deps):
+                return True
+        return False
+
+    def refresh_feedthrough(self, t: float, order: Sequence[int]) -> None:
+        """Make direct-feedthrough outputs consistent at the communication point t: give each such
+        slave its inputs from the outputs at t and read its outputs again, in ``order`` (sources
+        first). Without this, a feedthrough output read right after its slave's doStep still
+        reflects the inputs held over the step, i.e. it lags one macro step."""
+        if self._pending:
+            self.sync()
+        everyone = range(len(self.slaves))
+        for i in order:
+            if not self.feedthrough[i] or abs(self.slave_time[i] - t) > 1e-12 * max(1.0, abs(t)):
+                continue
+            self.feed(i, t, self.compute_inputs(i, t, 0.0, 0, updated=everyone))
+
+    def feed(self, i: int, t: float, u: np.ndarray) -> None:
+        """Set slave i's inputs to u at its present time t (no step) and read its outputs again."""
+        if self._pending:
+            self.sync()
+        try:
+            y = self.slaves[i].set_and_get(self.in_vrs[i], u, self.out_vrs[i])
+        except SlaveError as exc:
+            raise ExecutionError(str(exc)) from None
+        self.inputs[i] = u
+        self.outputs[i] = y
+        self.history[i][-1] = (t, y)
+
+    def slave_edges(self) -> set[tuple[int, int]]:
+        """(source slave, target slave) pairs that have at least one connection."""
+        return {(g.source, i) for i, groups in enumerate(self.links) for g in groups}
+
+    # ------------------------------------------------------------------ values
+
+    def compute_inputs(self, i: int, t: float, h: float, extrapolation: int, updated: Iterable[int]) -> np.ndarray:
+        """Inputs of slave i for its step [t, t + h] from the current outputs of its sources."""
+        u = self.base_inputs[i].copy()
+        for g in self.links[i]:
+            if g.source in updated or extrapolation == 0:
+                y = self.outputs[g.source]
+            else:
+                y = _extrapolate(self.history[g.source], extrapolation, t + 0.5 * h)
+            values = y[g.src_pos]
+            u[g.dst_pos] = values if g.identity else g.factor * values + g.offset
+        for pos, value in self.overrides[i].items():
+            u[pos] = value
+        for pos, value in self.biases[i].items():
+            u[pos] += value
+        return u
+
+    def advance(self, i: int, u: np.ndarray, t: float, h: float) -> None:
+        """Step slave i from t to t + h with inputs u (one batched call) and record its outputs.
+        A remote slave's step is only sent here and collected later (module docstring)."""
+        if self._async[i]:
+            if i in self._pending:
+                self.sync((i,))
+            try:
+                handle = self.slaves[i].exchange_async(self.in_vrs[i], u, t, h, self.out_vrs[i])
+            except SlaveError as exc:
+                raise ExecutionError(str(exc)) from None
+            self.inputs[i] = u
+            self._pending[i] = (handle, t + h)
+            return
+        try:
+            y = self.slaves[i].exchange(self.in_vrs[i], u, t, h, self.out_vrs[i])
+        except SlaveError as exc:
+            raise ExecutionError(str(exc)) from None
+        self.inputs[i] = u
+        self._record(i, t + h, y)
+
+    def sync(self, indices: Iterable[int] | None = None) -> None:
+        """Collect the pending remote steps of ``indices`` (default: all) and record their outputs.
+        A failed step raises ExecutionError naming the FMU instance, after every other pending step
+        has been collected (so no worker is left half-way through an answer)."""
+        pending = self._pending
+        if not pending:
+            return
+        if indices is None:
+            items = [(i, handle, t_end) for i, (handle, t_end) in pending.items()]
+            pending.clear()
+        else:
+            items = [(i, *pending.pop(i)) for i in indices if i in pending]
+            if not items:
+                return
+        if len(items) > 1 and any(hasattr(handle, "collect") for _, handle, _ in items):
+            kinds: dict[type, list] = {}
+            for _, handle, _ in items:
+                kinds.setdefault(type(handle), []).append(handle)
+            for kind, handles in kinds.items():
+                collect = getattr(kind, "collect", None)
+                if collect is not None and len(handles) > 1:
+                    collect(handles)                        # e.g. one ray.get for all actors
+        error = None
+        for i, handle, t_end in items:
+            try:
+                y = handle.result()
+            except SlaveError as exc:
+                error = error or exc
+                continue
+            self._record(i, t_end, y)
+        if error is not None:
+            self.abandon()
+            raise ExecutionError(str(error)) from None
+
+    def abandon(self) -> None:
+        """Forget pending steps after a failure (their answers are drained when the slaves end)."""
+        for handle, _ in self._pending.values():
+            try:
+                handle.result()
+            except Exception:
+                pass
+        self._pending.clear()
+
+    def _for_each_slave(self, action: Callable[[Slave], Any]) -> None:
+        """``action`` on every slave: one after another in-process, concurrently for remote slaves
+        (their start-up calls -- loading an FMU, instantiate -- take long each)."""
+        if not any(self._async) or len(self.slaves) == 1:
+            for slave in self.slaves:
+                action(slave)
+            return
+        with ThreadPoolExecutor(max_workers=min(16, len(self.slaves))) as pool:
+            for future in [pool.submit(action, s) for s in self.slaves]:
+                future.result()
+
+    def _record(self, i: int, t: float, y: np.ndarray) -> None:
+        self.outputs[i] = y
+        self.slave_time[i] = t
+        history = self.history[i]
+        history.append((t, y))
+        if len(history) > 3:
+            del history[0]
+
+    # ------------------------------------------------------------------ rollback
+
+    def save(self) -> dict:
+        """Snapshot for rollback: every slave's FMU state and the master's values at this time.
+        Free it with :meth:`discard` when it is no longer needed."""
+        if self._pending:
+            self.sync()
+        states = []
+        try:
+            for s in self.slaves:
+                states.append(s.get_state())
+        except SlaveError as exc:
+            self.discard({"states": states})
+            raise ExecutionError(str(exc)) from None
+        return {"states": states, "time": self.time, "steps_taken": self.steps_taken,
+                "outputs": [y.copy() for y in self.outputs], "inputs": [u.copy() for u in self.inputs],
+                "history": [list(h) for h in self.history], "slave_time": list(self.slave_time)}
+
+    def restore(self, snapshot: dict) -> None:
+        """Go back to a :meth:`save` snapshot (the snapshot stays valid for further restores)."""
+        if self._pending:
+            self.sync()
+        try:
+            for s, state in zip(self.slaves, snapshot["states"]):
+                s.set_state(state)
+        except SlaveError as exc:
+            raise ExecutionError(str(exc)) from None
+        self.time, self.steps_taken = snapshot["time"], snapshot["steps_taken"]
+        # in place: observers hold on to these lists (Gather)
+        self.outputs[:] = [y.copy() for y in snapshot["outputs"]]
+        self.inputs[:] = [u.copy() for u in snapshot["inputs"]]
+        self.history[:] = [list(h) for h in snapshot["history"]]
+        self.slave_time[:] = list(snapshot["slave_time"])
+
+    def discard(self, snapshot: dict) -> None:
+        if self._pending:
+            try:
+                self.sync()
+            except ExecutionError:
+                pass
+        for s, state in zip(self.slaves, snapshot.get("states", ())):
+            try:
+                s.free_state(state)
+            except Exception:      # freeing is best effort: a failed free must not mask a result
+                pass
+
+    def value(self, component: str, variable: str) -> float:
+        """Current value of a connected/observed output or a connected/manipulated input."""
+        if self._pending:
+            self.sync()
+        i = self.index[component]
+        if variable in self.out_names[i]:
+            return float(self.outputs[i][self.out_names[i].index(variable)])
+        if variable in self.in_names[i]:
+            return float(self.inputs[i][self.in_names[i].index(variable)])
+        return self.slaves[i].get_values([variable])[variable]
+
+    def override(self, component: str, variable: str, value: float | None) -> None:
+        """Force an input (None: release it). Other variables (tunable parameters) are set directly."""
+        if self._pending:
+            self.sync()
+        i = self.index[component]
+        if variable in self.in_names[i]:
+            pos = self.in_names[i].index(variable)
+            if value is None:
+                self.overrides[i].pop(pos, None)
+            else:
+                self.overrides[i][pos] = float(value)
+                self.inputs[i][pos] = float(value)
+            self._touched.add(i)
+        elif value is not None:
+            self.slaves[i].set_values({variable: value})
+        elif self.slaves[i].variables[variable].causality == "input":
+            # releasing a non-Real input (not in the Real input vector): back to its start value
+            info = self.slaves[i].variables[variable]
+            start = component_start(self.system, component, variable, info.start)
+            if isinstance(start, str) and info.type == "Boolean":   # a modelDescription start is text
+                start = start.strip().lower() in ("true", "1")
+            if start is not None:
+                self.slaves[i].set_values({variable: start})
+
+    def bias(self, component: str, variable: str, value: float | None) -> None:
+        i = self.index[component]
+        if variable not in self.in_names[i]:
+            raise ExecutionError(f"bias needs an input: {component}.{variable} is a "
+                                 f"{self.slaves[i].variables[variable].causality}")
+        if variable not in self.in_names[i] or self.slaves[i].variables[variable].type != "Real":
+            raise ExecutionError(f"bias needs a Real input: {component}.{variable} is a "
+                                 f"{self.slaves[i].variables[variable].type}")
+        pos = self.in_names[i].index(variable)
+        if value is None:
+            self.biases[i].pop(pos, None)
+        else:
+            self.biases[i][pos] = float(value)
+        self._touched.add(i)
+
+    # ------------------------------------------------------------------ life cycle
+
+    def initialize(self, max_sweeps: int = 200, tolerance: float = 1e-10) -> int:
+        """Instantiate, set start values and propagate initial outputs through the connections
+        until the inputs settle (at most ``max_sweeps``; a loop through feedthrough outputs contracts
+        by about sqrt(mass ratio) per sweep, so a ship carrying half its mass needs ~65); returns the
+        sweeps needed."""
+        system = self.system
+
+        def start(slave: Slave) -> None:
+            slave.instantiate()
+            slave.setup(system.start_time, system.stop_time)
+            slave.enter_initialization()
+            if system.components[slave.name].parameters:
+                slave.set_values(system.components[slave.name].parameters)
+
+        self._for_each_slave(start)
+        # unconnected inputs keep their start (or set) values
+        for i, slave in enumerate(self.slaves):
+            for pos, name in enumerate(self.in_names[i]):
+                info = slave.variables[name]
+                start = component_start(system, slave.name, name, info.start)
+                self.inputs[i][pos] = self.base_inputs[i][pos] = float(start) if start is not None else 0.0
+        # events at the start time belong to the initial state, not to the first step
+        for m in self.manipulators:
+            m.before_step(self, self.time, 0.0)
+        sweeps = self._propagate(max_sweeps, tolerance, in_init=True)
+        self._for_each_slave(lambda slave: slave.exit_initialization())
+        sweeps += self._propagate(max_sweeps, tolerance, in_init=False)
+        self._touched.clear()          # the propagation above already fed the start-time events
+        for i in range(len(self.slaves)):
+            self.history[i] = [(self.time, self.outputs[i].copy())]
+        self.algorithm.setup(self)
+        self._started = wallclock.perf_counter()
+        for observer in self.observers:
+            observer.on_start(self)
+        return sweeps
+
+    def _propagate(self, max_sweeps: int, tolerance: float, in_init: bool) -> int:
+        for sweep in range(1, max_sweeps + 1):
+            try:
+                for i, slave in enumerate(self.slaves):
+                    self.outputs[i] = slave.get_reals(self.out_vrs[i])
+            except SlaveError:
+                if in_init:   # some FMUs compute outputs only after initialisation
+                    return 0
+                raise
+            change = 0.0
+            for i, slave in enumerate(self.slaves):
+                u = self.compute_inputs(i, self.time, 0.0, 0, updated=())
+                if len(u):
+                    change = max(change, float(np.max(np.abs(u - self.inputs[i]) / (1.0 + np.abs(u)))))
+                    slave.set_reals(self.in_vrs[i], u)
+                    self.inputs[i] = u
+            if change <= tolerance:
+                return sweep
+        raise ExecutionError(f"initial values did not settle in {max_sweeps} sweeps through the connections "
+                             "(an algebraic loop without a fixed point?)")
+
+    def step(self, h: float) -> float:
+        t = self.time
+        self.before_step(t, h)
+        taken = self.algorithm.step(t, h)
+        if self._pending:
+            self.sync()
+        self.steps_taken += 1
+        # a multiple of the base step, re-anchored so long runs do not accumulate round-off
+        self.time = self.system.start_time + self.steps_taken * h if taken == h else t + taken
+        for observer in self.observers:
+            observer.on_step(self)
+        return taken
+
+    def before_step(self, t: float, h: float) -> None:
+        """Manipulators act before a (possibly repeated) coupling step; adaptive algorithms call it."""
+        if not self.manipulators:
+            return
+        for m in self.manipulators:
+            before = set(self._touched)
+            m.before_step(self, t, h)
+            if getattr(m, "refreshes_feedthrough", False):
+                self._touched = before       # it fed the slaves itself, with values of its choosing
+        if self._touched:
+            self._refeed_manipulated(t)
+
+    def _refeed_manipulated(self, t: float) -> None:
+        """Manipulators act after the previous step's feedthrough refresh, so a direct-feedthrough
+        slave whose input they changed would show the others outputs of the old input during this
+        step. Feed the touched slaves again, then, sources first, every other feedthrough slave whose
+        inputs changed as a consequence. A manipulator that feeds slaves itself says so with a true
+        ``refreshes_feedthrough`` attribute and is left alone."""
+        touched, self._touched = self._touched, set()
+        if self._pending:
+            self.sync()
+        if self._refeed_order is None:
+            from orchestration.master.algorithms.fixed import gauss_seidel_order
+
+            self._refeed_order = gauss_seidel_order(len(self.slaves), self.slave_edges(),
+                                                    [s.name for s in self.slaves])
+        everyone = range(len(self.slaves))
+        fed = False
+        for i in self._refeed_order:
+            if not self.feedthrough[i] or abs(self.slave_time[i] - t) > 1e-12 * max(1.0, abs(t)):
+                continue
+            u = self.compute_inputs(i, t, 0.0, 0, updated=everyone)
+            if i in touched or (fed and not np.array_equal(u, self.inputs[i])):
+                self.feed(i, t, u)
+                fed = True
+
+    def _after_step(self, t: float, taken: float) -> None:
+        if self._pending:
+            self.sync()
+        self.steps_taken += 1
+        self.time = t + taken
+        for observer in self.observers:
+            observer.on_step(self)
+
+    def run(self, stop_time: float, step: float, progress: Callable[[float, float], None] | None = None) -> None:
+        """Step until ``stop_time`` with base step ``step``; observers are told how it ended."""
+        if not (step > 0.0):
+            raise ExecutionError(f"step size must be positive, got {step}")
+        error: BaseException | None = None
+        try:
+            if getattr(self.algorithm, "adaptive", False):
+                # the algorithm proposes each step; the last one ends exactly on stop_time
+                self.algorithm.start(step)
+                eps = 1e-9 * max(1.0, abs(stop_time))
+                while self.time < stop_time - eps:
+                    h = min(self.algorithm.next_step, stop_time - self.time)
+                    taken = self.algorithm.step(self.time, h)
+                    self._after_step(self.time, taken)
+                    if progress:
+                        progress(self.time, stop_time)
+            else:
+                n = int(round((stop_time - self.time) / step))
+                for _ in range(n):
+                    self.step(step)
+                    if progress:
+                        progress(self.time, stop_time)
+        except BaseException as exc:
+            error = exc
+            self.abandon()
+            raise
+        finally:
+            for observer in self.observers:
+                try:
+                    observer.on_finish(self, error)
+                except Exception:
+                    if error is None:
+                        raise
+
+    def wall_time(self) -> float:
+        return wallclock.perf_counter() - self._started
+
+    def free(self) -> None:
+        self._pending.clear()
+        for slave in self.slaves:
+            try:
+                slave.terminate()
+            finally:
+                slave.free()
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def master_state(self) -> dict:
+        """The master's side of the co-simulation state at a communication point, picklable: time,
+        held values, extrapolation history, overrides and biases (checkpoint.py adds the FMU
+        states, the algorithm's and the manipulators' own state)."""
+        if self._pending:
+            self.sync()
+        return {"time": self.time, "steps_taken": self.steps_taken,
+                "out_names": [list(n) for n in self.out_names], "in_names": [list(n) for n in self.in_names],
+                "outputs": [np.array(y, dtype=float) for y in self.outputs],
+                "inputs": [np.array(u, dtype=float) for u in self.inputs],
+                "base_inputs": [np.array(u, dtype=float) for u in self.base_inputs],
+                "history": [[(float(t), np.array(y, dtype=float)) for t, y in h] for h in self.history],
+                "slave_time": [float(t) for t in self.slave_time],
+                "overrides": [dict(o) for o in self.overrides], "biases": [dict(b) for b in self.biases]}
+
+    def load_master_state(self, state: dict) -> None:
+        """Put a :meth:`master_state` back (in place: observers hold on to these lists)."""
+        if state["out_names"] != self.out_names or state["in_names"] != self.in_names:
+            raise ExecutionError("the checkpoint was written for other recorded or connected variables than "
+                                 "this run has (same system file, --variables and scenario needed)")
+        self.time, self.steps_taken = state["time"], state["steps_taken"]
+        self.outputs[:] = [y.copy() for y in state["outputs"]]
+        self.inputs[:] = [u.copy() for u in state["inputs"]]
+        self.base_inputs[:] = [u.copy() for u in state["base_inputs"]]
+        self.history[:] = [list(h) for h in state["history"]]
+        self.slave_time[:] = list(state["slave_time"])
+        self.overrides[:] = [dict(o) for o in state["overrides"]]
+        self.biases[:] = [dict(b) for b in state["biases"]]
+
+
+def component_start(system: System, component: str, variable: str, default: Any) -> Any:
+    return system.components[component].parameters.get(variable, default)

@@ -1,0 +1,283 @@
+"""Result observers: recorded variables written progressively to CSV and Parquet, with metadata.
+
+Why Parquet (and not HDF5): it is the columnar format every analysis stack reads without extra
+native libraries (pandas, polars, DuckDB, Spark, MATLAB ``parquetread``), it compresses well, and
+its unit of writing, a complete file, makes progressive writing crash-safe: every flush writes one
+self-contained part ``results.parquet/part-NNNNN.parquet``, so a run that dies keeps every part
+written before (an HDF5 or single Parquet file left half-written can be unreadable). Readers take
+the folder as one dataset (``pandas.read_parquet("results.parquet")``).
+
+Files in the output folder:
+
+* ``results.csv``: header ``time,<component>.<variable>,...``, one row per communication point,
+  flushed with every part;
+* ``results.parquet/part-*.parquet``: the same columns, float64;
+* ``metadata.json``: system file and its SHA-256, FMU paths and GUIDs, parameters, algorithm
+  settings, package versions, start time, and at the end status, wall time and the error if any;
+  also in every Parquet part's schema metadata (key ``marine_cosim``).
+"""
+from __future__ import annotations
+
+import csv
+import datetime
+import json
+import platform
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from orchestration.errors import did_you_mean
+from orchestration.master.execution import Execution, Observer
+from orchestration.system.model import System
+
+class Results:
+    """Recorded time series by ``"component.variable"``, with their units and the run's metadata.
+
+    ``results["payload.position[2]"]`` is a numpy array over ``results.time``; ``results.units``
+    maps each column to its unit from the modelDescription ("" when none); ``results.metadata``
+    holds what metadata.json holds (system, FMUs, parameters, algorithm, status, timings).
+    ``to_pandas()`` gives a DataFrame indexed by time with the units in ``df.attrs["units"]``."""
+
+    def __init__(self, time: np.ndarray, columns: dict[str, np.ndarray], metadata: dict | None = None,
+                 units: dict[str, str] | None = None):
+        self.time = np.asarray(time, dtype=float)
+        self.columns = columns
+        self.metadata = metadata or {}
+        self.units = dict(units if units is not None else self.metadata.get("units", {}))
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self.columns:
+            raise KeyError(f"no result column {name!r}{did_you_mean(name, self.columns)}")
+        return self.columns[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.columns
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.columns)
+
+    def to_pandas(self):
+        """A pandas DataFrame indexed by ``time`` [s]; units in ``df.attrs["units"]`` (column -> unit)
+        and the run's metadata in ``df.attrs["metadata"]``."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.columns, index=pd.Index(self.time, name="time"))
+        frame.attrs["units"] = {name: self.units.get(name, "") for name in self.columns}
+        frame.attrs["units"]["time"] = "s"
+        frame.attrs["metadata"] = self.metadata
+        return frame
+
+
+def units_of(execution: Execution, variables: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """``"component.variable"`` -> unit of each recorded variable, from the modelDescriptions."""
+    units = {}
+    for comp, var in variables:
+        info = execution.slaves[execution.index[comp]].variables.get(var)
+        units[f"{comp}.{var}"] = (info.unit or "") if info is not None else ""
+    return units
+
+
+class Gather:
+    """Reads a fixed selection of (component, variable) values every step: where each one lives
+    in the execution's arrays is looked up once, not per step."""
+
+    def __init__(self, execution: "Execution", variables: Sequence[tuple[str, str]]):
+        self.where = []
+        for comp, var in variables:
+            i = execution.index[comp]
+            if var in execution.out_names[i]:
+                self.where.append((execution.outputs, i, execution.out_names[i].index(var)))
+            elif var in execution.in_names[i]:
+                self.where.append((execution.inputs, i, execution.in_names[i].index(var)))
+            else:   # an unconnected input or a parameter: constant unless set by name
+                self.where.append((None, i, execution.value(comp, var)))
+
+    def row(self) -> list[float]:
+        return [float(arrays[i][pos]) if arrays is not None else float(pos) for arrays, i, pos in self.where]
+
+
+class MemoryObserver(Observer):
+    """Keeps selected variables in memory (for scripts and tests)."""
+
+    def __init__(self, variables: Sequence[tuple[str, str]]):
+        self.variables = list(variables)
+        self.time: list[float] = []
+        self.rows: list[list[float]] = []
+        self.units: dict[str, str] = {}
+
+    def on_start(self, execution: Execution) -> None:
+        self._gather = Gather(execution, self.variables)
+        self.units = units_of(execution, self.variables)
+        self.time.append(execution.time)
+        self.rows.append(self._gather.row())
+
+    def on_step(self, execution: Execution) -> None:
+        self.time.append(execution.time)
+        self.rows.append(self._gather.row())
+
+
+    def results(self, metadata: dict | None = None) -> Results:
+        """What was recorded, as :class:`Results`."""
+        data = np.array(self.rows) if self.rows else np.zeros((0, len(self.variables)))
+        columns = {f"{c}.{v}": data[:, k] for k, (c, v) in enumerate(self.variables)}
+        return Results(np.array(self.time), columns, metadata, self.units)
+
+
+PACKAGES = ("marine-cosim", "fmpy", "pythonfmu", "numpy", "scipy", "pyarrow", "libcosimpy", "ray")
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib_metadata.version(name)
+        except importlib_metadata.PackageNotFoundError:
+            pass
+    return versions
+
+
+def run_metadata(execution: Execution, extra: dict | None = None) -> dict:
+    system = execution.system
+    return {
+        "system": {"name": system.name, "file": str(system.source_file) if system.source_file else None,
+                   "sha256": system.file_hash()},
+        "components": {
+            s.name: {"fmu": str(c.source), "guid": s.model_description.guid,
+                     "model": s.model_description.modelName, "fmi_version": s.model_description.fmiVersion,
+                     "generation_tool": s.model_description.generationTool,
+                     "parameters": {k: v for k, v in c.parameters.items()}, "step_multiple": c.step_multiple}
+            for s, c in zip(execution.slaves, system.components.values())},
+        "connections": [{"from": ".".join(c.source), "to": ".".join(c.target), "factor": c.factor,
+                         "offset": c.offset} for c in system.connections],
+        "algorithm": execution.algorithm.settings(),
+        "start_time": system.start_time,
+        "packages": package_versions(),
+        "platform": platform.platform(),
+        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        **(extra or {}),
+    }
+
+
+class FileObserver(Observer):
+    """Records ``variables`` ((component, variable) pairs) to CSV and Parquet in ``out_dir``,
+    flushing every ``flush_every`` communication points."""
+
+    def __init__(self, out_dir: Path, variables: Sequence[tuple[str, str]], flush_every: int = 1000,
+                 parquet: bool = True, extra_metadata: dict | None = None):
+        self.out_dir = Path(out_dir)
+        self.variables = list(variables)
+        self.flush_every = max(1, int(flush_every))
+        self.parquet = parquet
+        self.extra = extra_metadata or {}
+        self._rows: list[list[float]] = []
+        self._parts = 0
+        self.columns = ["time"] + [f"{c}.{v}" for c, v in self.variables]
+
+    # -- observer -------------------------------------------------------------------------------
+
+    def on_start(self, execution: Execution) -> None:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.metadata = run_metadata(execution, {"recorded": self.columns[1:],
+                                                 "units": units_of(execution, self.variables), **self.extra})
+        self.metadata["status"] = "running"
+        self._write_metadata()
+        self._csv_file = open(self.out_dir / "results.csv", "w", newline="")
+        self._csv = csv.writer(self._csv_file)
+        self._csv.writerow(self.columns)
+        if self.parquet:
+            (self.out_dir / "results.parquet").mkdir(exist_ok=True)
+            for old in (self.out_dir / "results.parquet").glob("part-*.parquet"):
+                old.unlink()
+        self._locate(execution)
+        self._take(execution)
+
+    def on_step(self, execution: Execution) -> None:
+        self._take(execution)
+        if len(self._rows) >= self.flush_every:
+            self.flush()
+
+    def on_finish(self, execution: Execution, error: BaseException | None) -> None:
+        self.flush()
+        self._csv_file.close()
+        self.metadata["status"] = "failed" if error else "completed"
+        self.metadata["end_time"] = execution.time
+        self.metadata["macro_steps"] = execution.steps_taken
+        self.metadata["wall_time_s"] = round(execution.wall_time(), 3)
+        if error is not None:
+            self.metadata["error"] = f"{type(error).__name__}: {error}"
+        self._write_metadata()
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _locate(self, ex: Execution) -> None:
+        self._gather = Gather(ex, self.variables)
+
+    def _take(self, ex: Execution) -> None:
+        self._rows.append([ex.time, *self._gather.row()])
+
+    def flush(self) -> None:
+        if not self._rows:
+            return
+        rows = self._rows
+        self._rows = []
+        self._csv.writerows([[repr(x) for x in row] for row in rows])
+        self._csv_file.flush()
+        if self.parquet:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            data = np.array(rows, dtype=float)
+            table = pa.table({name: data[:, k] for k, name in enumerate(self.columns)})
+            table = table.replace_schema_metadata({"marine_cosim": json.dumps(self.metadata)})
+            pq.write_table(table, self.out_dir / "results.parquet" / f"part-{self._parts:05d}.parquet")
+            self._parts += 1
+
+    def _write_metadata(self) -> None:
+        tmp = self.out_dir / "metadata.json.tmp"
+        tmp.write_text(json.dumps(self.metadata, indent=2, default=str))
+        tmp.replace(self.out_dir / "metadata.json")
+
+
+def load_results(path: Path) -> Results:
+    """Read a result folder (Parquet parts, else CSV) or a CSV file."""
+    path = Path(path)
+    meta = {}
+    if path.is_dir():
+        if (path / "metadata.json").is_file():
+            meta = json.loads((path / "metadata.json").read_text())
+        parts = sorted((path / "results.parquet").glob("part-*.parquet")) if (path / "results.parquet").is_dir() else []
+        if parts:
+            import pyarrow.parquet as pq
+            import pyarrow as pa
+
+            table = pa.concat_tables([pq.read_table(p) for p in parts])
+            cols = {name: table.column(name).to_numpy() for name in table.column_names}
+            time = cols.pop("time")
+            return Results(time, cols, meta)
+        path = path / "results.csv"
+    if not path.is_file():
+        raise FileNotFoundError(f"no results in {path} (expected results.parquet/ or results.csv)")
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        data = np.array([[float(x) for x in row] for row in reader if row])
+    data = data.reshape(-1, len(header))
+    cols = {name: data[:, k] for k, name in enumerate(header)}
+    # CSV headers from marine-cosim simulate carry units: "time [s]"
+    time_key = next(k for k in cols if k.split(" [")[0] == "time")
+    return Results(cols.pop(time_key), cols, meta)
+
+
+def default_observed(system: System) -> list[tuple[str, str]]:
+    """All Real outputs and inputs of every component (the default recording)."""
+    from fmpy import read_model_description
+
+    selected = []
+    for component in system.components.values():
+        md = read_model_description(str(component.source))
+        selected += [(component.name, v.name) for v in md.modelVariables
+                     if v.type == "Real" and v.causality in ("output", "input")]
+    return selected

@@ -1,0 +1,49 @@
+"""Open and save system files by their kind: SSP (.ssd, .ssp) or OSP (OspSystemStructure.xml)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestration.system.model import System, SystemFileError
+
+
+def load_system(path: Path) -> System:
+    """Read a system file; the kind comes from the extension (.ssd, .ssp) or the XML root (.xml)."""
+    path = Path(path)
+    if not path.exists():
+        raise SystemFileError(f"system file not found: {path}")
+    if path.is_dir():
+        candidates = [path / "OspSystemStructure.xml", path / "SystemStructure.ssd"]
+        found = [c for c in candidates if c.is_file()]
+        if not found:
+            raise SystemFileError(f"{path} is a folder without OspSystemStructure.xml or SystemStructure.ssd")
+        path = found[0]
+    suffix = path.suffix.lower()
+    if suffix in (".ssd", ".ssp"):
+        from orchestration.system.ssp import read_ssp
+
+        return read_ssp(path)
+    if suffix == ".xml":
+        head = path.read_text(errors="replace")[:2000]
+        if "OspSystemStructure" in head:
+            from orchestration.system.osp import read_osp
+
+            return read_osp(path)
+        raise SystemFileError(f"{path}: an .xml system file must be an OspSystemStructure")
+    raise SystemFileError(f"{path}: unknown system file kind {suffix!r} (use .ssd, .ssp or OspSystemStructure.xml)")
+
+
+def save_system(system: System, kind: str, out: Path) -> Path:
+    """Write ``system`` as ``kind`` ("ssp", "ssd" or "osp") to ``out`` (a file for SSP, a folder for OSP)."""
+    out = Path(out)
+    if kind in ("ssp", "ssd"):
+        from orchestration.system.ssp import write_ssp
+
+        if out.suffix.lower() not in (".ssp", ".ssd"):
+            out = out.with_suffix(f".{kind}")
+        write_ssp(system, out)
+        return out
+    if kind == "osp":
+        from orchestration.system.osp import write_osp
+
+        return write_osp(system, out)
+    raise SystemFileError(f"unknown system file kind {kind!r} (ssp, ssd or osp)")
