@@ -41,3 +41,10 @@ def pytest_configure(config):
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     _validation_record.mark_items(items, config)
+    for item in items:
+        # a test that runs on Ray asks for the ray_local fixture (or starts a cluster): mark it, so that
+        # -m "not ray" leaves Ray out
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        on_ray = any(isinstance(v, str) and v.startswith("ray") for v in params.values())
+        if on_ray or "ray_local" in item.fixturenames or item.get_closest_marker("cluster"):
+            item.add_marker(pytest.mark.ray)

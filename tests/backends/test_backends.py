@@ -79,6 +79,7 @@ def b3_system(fmus) -> System:
 
 # ---------------------------------------------------------------------- same numbers everywhere
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", REMOTE + ["ray-group"])
 @pytest.mark.parametrize("method,extrapolation", [("jacobi", 0), ("jacobi", 2), ("gauss-seidel", 1)])
 def test_fixed_step_is_bitwise_equal_to_in_process(payload_fmu, backend, method, extrapolation, request):
@@ -99,6 +100,7 @@ ADAPTIVE = {
 STOP = {"ecco": 0.3, "error-control": 0.2, "iterative": 0.06}     # iterative: ~20 iterations a step on B3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend,name", [(b, n) for b in REMOTE for n in sorted(ADAPTIVE)]
                          + [("ray-group", "error-control")])
 def test_adaptive_and_rollback_algorithms_are_bitwise_equal_to_in_process(b3_fmus, backend, name, request):
@@ -133,6 +135,7 @@ class SpySlave(ProcessSlave):
         return _SpyReply(super().exchange_async(in_vrs, in_values, t, h, out_vrs), self.name, SpySlave.log)
 
 
+@pytest.mark.slow
 def test_jacobi_sends_every_step_before_collecting_any(payload_fmu):
     s = System("three")
     for name in "abc":
@@ -276,6 +279,7 @@ def test_system_file_chooses_the_backend(payload_fmu, tmp_path, capsys):
     assert "unknown backend 'quantum'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_ray_backend_matches_in_process(payload_fmu, tmp_path, ray_local, capsys):
     from orchestration.cli.main import main
     from orchestration.master.observers.results import load_results

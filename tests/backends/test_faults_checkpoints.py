@@ -96,6 +96,7 @@ def same_results(a: Path, b: Path) -> None:
     assert np.array_equal(ca, cb)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["process", "ray", "ray-group"])
 def test_killed_worker_names_the_fmu_keeps_results_and_resumes_exactly(payload_fmu, tmp_path, backend, request):
     """ray-group: b and c share one actor; killing it loses both (the error names the first)."""
@@ -137,6 +138,7 @@ def test_killed_worker_names_the_fmu_keeps_results_and_resumes_exactly(payload_f
     assert meta["status"] == "completed" and meta["resumed"][0]["time"] == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_hung_worker_is_stopped_after_the_call_timeout(payload_fmu, tmp_path):
     system = chain_file(payload_fmu, tmp_path)
     settings = RunSettings(system=str(system), out=str(tmp_path / "run"), stop=1.0, step=0.05, backend="process",
@@ -153,6 +155,7 @@ def b3_fmus(tmp_path_factory):
     return build_b3_fmus(tmp_path_factory.mktemp("b3_checkpoints"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["error-control", "ecco"])
 def test_adaptive_run_resumes_on_another_backend_to_the_same_numbers(b3_fmus, tmp_path, algorithm):
     """The adaptive step, the controller memory and the log come back with the checkpoint; a run
@@ -199,6 +202,7 @@ def test_cli_checkpoint_resume_and_run_longer(payload_fmu, tmp_path, capsys):
     assert "positive time" in capsys.readouterr().err
 
 
+@pytest.mark.gcc
 def test_checkpoints_need_serializable_fmus(tmp_path):
     from tests.models.c_fmu.build_fmi1 import build_oscillator_fmi1_fmu
 

@@ -145,6 +145,8 @@ def _oscillator_chain(fmu: Path) -> System:
     return s
 
 
+@pytest.mark.slow
+@pytest.mark.gcc
 @pytest.mark.parametrize("fmi", ["2.0", "1.0"])
 def test_c_fmus_fmi2_fast_path_and_fmi1_generic_path_are_bit_identical(tmp_path, fmi):
     from tests.models.c_fmu.build import build_oscillator_fmu
@@ -159,6 +161,7 @@ def test_c_fmus_fmi2_fast_path_and_fmi1_generic_path_are_bit_identical(tmp_path,
         assert np.array_equal(t0, t1) and np.array_equal(y0, y1), config
 
 
+@pytest.mark.gcc
 def test_a_failed_step_in_the_worker_reads_as_in_process(tmp_path):
     from orchestration.backends.process import ProcessSlave
     from orchestration.master.slaves import InProcessSlave, SlaveError

@@ -32,6 +32,8 @@ from orchestration.system.ssp import write_ssp
 from orchestration.runs.sweep import load_summary
 from orchestration.system.model import Component, System
 
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]     # starts a two-node Ray cluster on loopback
+
 HEAD_IP, WORKER_IP = "127.0.0.2", "127.0.0.3"
 
 
@@ -110,6 +112,7 @@ def _cli(cluster: dict, *args: str, cwd: Path) -> subprocess.CompletedProcess:
                           cwd=cwd, env=cluster["env"], timeout=300)
 
 
+@pytest.mark.slow
 def test_fmu_placed_on_the_windows_node_gives_in_process_numbers(cluster, payload_fmu, tmp_path):
     s = System("chain")
     s.add_component(Component("a", payload_fmu, {"mass": 1.0}))
@@ -143,6 +146,7 @@ def test_fmu_placed_on_the_windows_node_gives_in_process_numbers(cluster, payloa
     assert done.returncode == 2 and "no node of the Ray cluster offers licence=1" in done.stderr
 
 
+@pytest.mark.slow
 def test_sweep_spreads_its_cases_over_the_cluster(cluster, payload_fmu, tmp_path):
     s = System("drop", stop_time=0.3, base_step=0.05)
     s.add_component(Component("p", payload_fmu, {"mass": 1000.0, "hydro.volume": 0.5}))

@@ -52,6 +52,7 @@ def test_graphs_are_off_unless_the_environment_says_yes(monkeypatch):
         assert ray_cgraph.compiled_default()
 
 
+@pytest.mark.slow
 def test_graphs_off_gives_ordinary_calls(payload_fmu, ray_local, monkeypatch):
     monkeypatch.setenv(ray_cgraph.ENV, "0")
     GraphsUsed.used = []
@@ -69,6 +70,7 @@ def test_pack_round_trips_bit_for_bit():
     assert ray_cgraph.outputs(u.tobytes()).tobytes() == u.tobytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("group", [False, True], ids=["actor-per-fmu", "group"])
 @pytest.mark.parametrize("method,extrapolation", [("jacobi", 2), ("gauss-seidel", 1)])
 def test_fixed_step_through_graphs_is_bitwise_equal(payload_fmu, compiled, group, method, extrapolation):
@@ -81,6 +83,7 @@ def test_fixed_step_through_graphs_is_bitwise_equal(payload_fmu, compiled, group
     assert np.array_equal(t0, t1) and np.array_equal(ref, got), np.max(np.abs(ref - got))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ADAPTIVE))
 def test_adaptive_and_rollback_through_graphs_are_bitwise_equal(b3_fmus, compiled, name):  # noqa: F811
     """Rollback (get/set FMU state by ordinary calls) between steps sent through the graphs."""
@@ -127,6 +130,7 @@ class Kill(_OnActor):
         raise AssertionError("the killed actor did not die")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("group", [False, True], ids=["actor-per-fmu", "group"])
 def test_killed_actor_stops_the_run_naming_the_fmu(payload_fmu, compiled, group):
     with pytest.raises(ExecutionError) as failure:
@@ -149,6 +153,7 @@ class Hang(_OnActor):
         actor.__ray_call__.remote(lambda self: (self.lock.acquire(), __import__("time").sleep(300)))
 
 
+@pytest.mark.slow
 def test_hung_actor_is_stopped_after_the_call_timeout(payload_fmu, compiled):
     slave_factory = make_slave_factory(BackendConfig("ray", call_timeout=2.0))
     # the hang catches its step or its feedthrough read, whichever comes first

@@ -42,6 +42,7 @@ def _read_answer(sock: socket.socket) -> object:
     return pickle.loads(data[start:start + size])
 
 
+@pytest.mark.slow
 def test_the_actor_accepts_only_the_master_with_its_token(payload_fmu, ray_local):  # noqa: F811
     from orchestration.backends import ray as ray_backend
 
@@ -126,6 +127,7 @@ def test_crashed_actor_stops_the_run_naming_the_fmu_and_how_it_died(payload_fmu,
     assert time.monotonic() - started < 60
 
 
+@pytest.mark.slow
 def test_hung_actor_is_stopped_after_the_call_timeout(payload_fmu, ray_local):  # noqa: F811
     hang = Signal("b", 0.5, signal.SIGSTOP)
     started = time.monotonic()

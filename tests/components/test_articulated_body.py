@@ -457,6 +457,7 @@ def passive_chain() -> Mechanism:
     return Mechanism("passive7", links)
 
 
+@pytest.mark.slow
 def test_passive_chain_conserves_energy_rk4(validation):
     """tau = 0, no limits, fixed base, gravity 9.81: RK4 with dt = 4 ms over 100 s keeps the total
     energy within 1e-6 of the largest kinetic energy reached."""

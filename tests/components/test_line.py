@@ -130,6 +130,7 @@ def test_static_vs_moordyn(tmp_path, validation):
     assert abs(line.anchor_force()[0]) == pytest.approx(abs(ah[0]), rel=0.03)
 
 
+@pytest.mark.slow
 def test_dynamic_heave_vs_moordyn(tmp_path, validation):
     """(3) 1 m / 10 s heave (20 s ramp): max fairlead force over 30 s within 5 % of MoorDyn's
     (measured ~0.1 %); also prints the wall time of the 60 s case at 0.1 s coupling steps."""
@@ -170,6 +171,7 @@ def test_dynamic_heave_vs_moordyn_implicit(tmp_path, validation):
     assert T.min() == pytest.approx(md["T"].min(), rel=0.01)
 
 
+@pytest.mark.slow
 def test_rk4_at_its_default_substep_matches_rk2():
     """Regression: RK4's stage velocities once aliased (k2v became k3v), +26 % max force on this
     heave at the default sub-step; now RK4 (4.8 ms) and RK2 (3.4 ms) agree within 0.1 %."""

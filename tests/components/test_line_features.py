@@ -87,6 +87,7 @@ def beam_period(n: int) -> float:
     return float((tc[-1] - tc[0]) / (tc.size - 1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, tol", [(3, 0.06), (24, 0.01)])
 def test_sms_4_1_1_beam_period(n, tol, validation):
     """Period vs 0.045022 s: 3 elements within 6 % (report: +3.5 %), 24 elements within 1 %."""
@@ -301,6 +302,7 @@ def hoist(scheme: str, substep: float | None, t_end: float = 10.0, theta: float 
     return np.array(z), line
 
 
+@pytest.mark.slow
 def test_implicit_is_stable_for_stiff_wire_where_explicit_is_not():
     """Explicit RK2 needs sub-steps below 2/omega_max (1.4 ms here); the implicit step runs at
     0.02 s.  Against RK4 at its stable sub-step (load motion range 2.13 m): theta = 0.5 converges
@@ -318,6 +320,7 @@ def test_implicit_is_stable_for_stiff_wire_where_explicit_is_not():
     assert not np.all(np.isfinite(z_bad)) or np.max(np.abs(z_bad)) > 1e3
 
 
+@pytest.mark.slow
 def test_complete_state_round_trip_with_winch_twist_and_bending():
     p = LineParams(length=20.0, diameter=0.05, mass_per_length=5.0, EA=1e7, EI=50.0, GJ=20.0, bending_damping=1.0,
                    rho_water=1025.0)

@@ -186,6 +186,7 @@ def regular_response(vessel, radiation, omega, beta, amplitude=0.5, periods=30):
     return (coef[0] + 1j * coef[1]) / amplitude          # complex amplitude per metre: x = Re(X e^{i w t})
 
 
+@pytest.mark.slow
 def test_harmonic_response_matches_the_frequency_domain_rao(vessel, radiation, record_property, validation):
     """Time-domain response in regular waves vs the frequency-domain motion RAO from the same
     A(w), B(w), C and force RAOs: within 5 % of amplitude and 5 deg of phase, 5 frequencies x 3

@@ -26,6 +26,8 @@ from fmpy.validation import validate_fmu
 from tests.models.c_fmu import build as c_fmu_build
 from tests.models.c_fmu.build import FmuBuildError, build_oscillator_fmu
 
+pytestmark = pytest.mark.gcc          # builds plain-C FMUs or hosts with gcc
+
 # name: (value reference, causality, variability, unit, start) -- value references are frozen
 INTERFACE = {
     "time": (0, "independent", "continuous", "s", None),

@@ -46,6 +46,7 @@ def translate(pair: ContactPair, m: float, x: np.ndarray, v: np.ndarray, pb: np.
     return x, v
 
 
+@pytest.mark.slow
 def test_sms_4_5_1_box_lying_flat(validation):
     """Payload box 5 x 5 x 1 m, 25 t, dropped 0.6 m onto a 100 x 100 x 10 m box; E 950 MPa, B 50 MPa s
     on both.  Steady interference volume m g / E_eff = 7.9017e-3 m3 with the unrounded bed depths
@@ -81,6 +82,7 @@ def test_sms_4_5_1_box_lying_flat(validation):
     assert out[:, 2].max() > 245.25e3                                  # the impact overshoots
 
 
+@pytest.mark.slow
 def test_sms_4_5_3_elastic_bounce_keeps_its_height(validation):
     """Sphere r 1 m, 3000 kg, dropped 19 m onto a box (top at z 20); E 200 GPa, B 1 Pa s (negligible):
     after 5 bounces the apex is within 1 % of the drop height (report: figure only).  The sphere is
@@ -106,6 +108,7 @@ def test_sms_4_5_3_elastic_bounce_keeps_its_height(validation):
     assert abs(apex[4]) < 0.01 * 19.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("theta_deg, sticks", [(20.0, True), (35.0, False)])
 def test_block_on_an_incline_sticks_or_slides(theta_deg, sticks):
     """Block 1 x 1 x 0.5 m, 100 kg, on a plane inclined by theta (mu_s = mu_d = 0.5, tan 20 deg =
@@ -159,6 +162,7 @@ def test_contact_pair_rejects_bad_parameters():
 
 
 # ----------------------------------------------------------------------------------- co-simulation
+@pytest.mark.slow
 def test_payload_lands_on_a_heaving_deck_without_passing_through(fmu_dir):
     """A 10 t box (3 x 3 x 2 m) released 0.1 m above, at 1 m/s down, onto a 20 x 20 x 2 m deck heaving 1 m / 8 s;
     Payload and Contact FMUs under our master, Gauss-Seidel, 10 ms macro steps.  Rubber-like pads: E 5 MPa,

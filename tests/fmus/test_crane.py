@@ -74,6 +74,7 @@ def test_base_wrench_on_a_heaving_base_carries_the_inertia(validation):
     assert result.base_wrench[2] == pytest.approx(mass * (G + 2.0), rel=5e-3)
 
 
+@pytest.mark.slow
 def test_end_stop_holds_a_passive_joint():
     """A passive luffing joint falling onto its lower stop (SMS 4.4.9-like, gentler gains) rests on it
     within the static deflection weight-moment / K."""
@@ -136,6 +137,7 @@ def test_crane_fmu_outputs_and_state(crane_fmu):
         fmu.close()
 
 
+@pytest.mark.slow
 def test_crane_on_the_ship_in_co_simulation(fmu_dir):
     """Ship hardpoint 1 carries the crane base: the ship sinks under the crane's weight by its
     hydrostatics (about mass / (rho g Awp)) and the crane follows the ship."""

@@ -19,6 +19,8 @@ from fmpy import extract, read_model_description
 
 from tests.support.fmu_runner import FmuUnderTest
 
+pytestmark = pytest.mark.gcc          # builds plain-C FMUs or hosts with gcc
+
 HOST_SOURCE = Path(__file__).resolve().parents[1] / "models" / "c_host" / "fmi2_host.c"
 
 # per model: start values and the outputs compared

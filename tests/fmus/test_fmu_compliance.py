@@ -1,6 +1,8 @@
 """Standard compliance and reproducibility of every FMU that build_fmus.py makes."""
 from __future__ import annotations
 
+import pytest
+
 import re
 import zipfile
 from pathlib import Path
@@ -23,6 +25,7 @@ def test_one_fmu_per_adapter(fmu_dir):
     assert EXPECTED_MODELS <= built
 
 
+@pytest.mark.slow
 def test_fmpy_validation_has_zero_problems(fmu_dir):
     for fmu in all_fmus(fmu_dir):
         assert validate_fmu(str(fmu)) == [], fmu.name

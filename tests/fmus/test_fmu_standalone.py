@@ -87,6 +87,7 @@ for k in range(2):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["Ship", "Crane"])
 def test_a_second_instance_after_the_first_is_freed_finds_its_bundled_data(fmu_dir, model, tmp_path):
     """Each instance unpacks the FMU into its own folder, but Python keeps the `components` package
@@ -113,6 +114,7 @@ for model in {models!r}:
 """
 
 
+@pytest.mark.slow
 def test_several_of_our_fmus_share_one_process_without_the_checkout(fmu_dir, tmp_path):
     """An FMI host that loads several of our FMUs into one Python process (libcosim, FMPy, our
     in-process master) with the project out of reach: each FMU must find its own bundled modules

@@ -44,6 +44,7 @@ def test_acceleration_depends_directly_on_the_hardpoint_force(ship):
     assert np.allclose(before, 0.0, atol=1e-12) and after[0] > 1e-3 and after[1] > 1e-3
 
 
+@pytest.mark.slow
 def test_same_seed_same_sea_other_seed_other_sea(ship_fmu):
     def run(seed):
         fmu = FmuUnderTest(ship_fmu, instance_name=f"s{seed}")
@@ -57,6 +58,7 @@ def test_same_seed_same_sea_other_seed_other_sea(ship_fmu):
     assert np.array_equal(a, b) and not np.allclose(a, c)
 
 
+@pytest.mark.slow
 def test_state_round_trip_with_waves_and_memory(ship, ship_fmu):
     names = [v.name for v in ship.md.modelVariables if v.causality == "output"]
     ship.initialize({**SEA, "hardpoint1.inertia_linear[0,0]": 1e5, "hardpoint1.inertia_linear[1,1]": 1e5,

@@ -20,7 +20,8 @@ from orchestration.system.model import Component, System
 from tests.models.c_fmu import third_party_ship_data as data
 from tests.models.c_fmu.build import SHIP_SOURCE, build_third_party_ship_fmu
 
-pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the C FMU")
+pytestmark = [pytest.mark.gcc,
+              pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the C FMU")]
 
 POA = "additionalNedForce.pointOfAttackRel2APAndBL"
 CALM_SETTLE = {"dampingRatio.heave": 0.7, "dampingRatio.roll": 0.7, "dampingRatio.pitch": 0.7}

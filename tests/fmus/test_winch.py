@@ -189,6 +189,7 @@ def test_sms_4_2_2_varying_tension_setpoint(fmu_dir, validation):
     assert err < 0.03
 
 
+@pytest.mark.slow
 def test_sms_4_2_3_velocity_setpoint_at_the_free_node(fmu_dir, validation):
     """v_set = sin(2 pi t / 5) m/s for 20 s (no acceleration limit in this case): the free node's
     velocity has period 5.0 s within 1 % and amplitude 1.0 within 5 % (report: 4.9648, 1.0985)."""
@@ -213,6 +214,7 @@ def test_sms_4_2_3_velocity_setpoint_at_the_free_node(fmu_dir, validation):
     assert amplitude == pytest.approx(1.0, rel=0.05)
 
 
+@pytest.mark.slow
 def test_sms_4_2_4_constant_velocity_with_acceleration_limits(fmu_dir, validation):
     """1 m/s pay-out with +-0.1 m/s2 limits, 1 kg payload pulled by 40 - 30 sin(2 pi t/5) N (down):
     the pay-out acceleration never exceeds 0.1 m/s2; the free node follows the pay-out speed;
@@ -243,6 +245,7 @@ def test_sms_4_2_4_constant_velocity_with_acceleration_limits(fmu_dir, validatio
     assert np.mean(T[t > 25.0]) > np.mean(T[(t > 10.0) & (t < 15.0)])
 
 
+@pytest.mark.slow
 def test_lars_lifts_50_t_on_200_m_of_wire_in_co_simulation(fmu_dir):
     """The LARS-like winch hoists 50 t hanging on 200 m of steel wire (EA 1e9 N, 20 kg/m) at 0.5 m/s:
     the load follows, the motor stays inside its 600 kW, and the power matches (m g + line) v / eta."""
@@ -263,6 +266,7 @@ def test_lars_lifts_50_t_on_200_m_of_wire_in_co_simulation(fmu_dir):
     assert np.mean(power[late]) == pytest.approx(expected, rel=0.01)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compensate", [False, True])
 def test_active_heave_compensation_cancels_90_percent(fmu_dir, compensate):
     """The winch's suspension point heaves 2 m / 8 s; a 10 t load hangs on 50 m of steel wire.

@@ -46,6 +46,7 @@ ALGORITHMS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["T3-3", "T3-4"])
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
 def test_b3_with_every_algorithm(b3_fmus, case, name, validation):
@@ -65,6 +66,7 @@ def test_b3_with_every_algorithm(b3_fmus, case, name, validation):
     assert r.time[-1] == pytest.approx(30.0)
 
 
+@pytest.mark.slow
 def test_ecco_logs_energy_residuals_and_adapts(b3_fmus):
     alg = EccoAlgorithm(rtol=1e-2, atol=1e-9, controller=PIController(min_step=1e-4, max_step=0.05))
     simulate(b3_system(b3_fmus, b3.TABLES["T3-3"]), 5.0, 0.01, algorithm=alg, variables=["B.angle"])
@@ -103,6 +105,7 @@ def test_rollback_self_test_catches_a_slave_that_does_not_restore(b3_fmus):
         ex.free()
 
 
+@pytest.mark.gcc
 def test_error_control_refuses_an_fmu_without_state(tmp_path):
     """An FMI 1.0 FMU cannot roll back: a clear message naming it, before any step."""
     from tests.models.c_fmu.build_fmi1 import build_oscillator_fmi1_fmu
@@ -167,6 +170,7 @@ def test_pi_controller():
         PIController(min_step=1.0, max_step=0.1)
 
 
+@pytest.mark.slow
 def test_cli_runs_every_algorithm_and_writes_the_log(b3_fmus, tmp_path, capsys):
     """`marine-cosim run --algorithm ecco|error-control|iterative` on B3 written as an SSP file with
     its power bond: results, and algorithm.csv with ECCO's per-bond energy residual."""

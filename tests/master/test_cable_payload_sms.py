@@ -135,6 +135,7 @@ def upward_zero_crossings(t: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------- 4.3.4
 
+@pytest.mark.slow
 def test_4_3_4_payload_hangs_at_m_g_and_the_stretched_length(fmu_dir, validation):
     r = run(fmu_dir, [0.0, 0.0, L])            # 20 m below the anchor: the payload drops by the stretch
     t = r["time"]
@@ -176,6 +177,7 @@ def test_4_3_4_payload_hangs_at_m_g_and_the_stretched_length(fmu_dir, validation
 
 # ---------------------------------------------------------------------- 4.3.5
 
+@pytest.mark.slow
 def test_4_3_5_pendulum_period_and_no_energy_growth(fmu_dir, validation):
     theta0 = math.radians(3.0)
     # start on the circle of the stretched length: no bounce is excited (the span 20.05 m is within

@@ -24,6 +24,7 @@ G, M, L, EA, MPL = 9.81, 5.0, 20.0, 2e4, 0.01
 MECHANISM = Path(__file__).resolve().parents[1] / "data" / "cranes" / "sms_crane_cable.json"
 
 
+@pytest.mark.slow
 def test_sms_4_4_7_crane_cable_payload_static(fmu_dir, validation):
     crane = {"mechanism": str(MECHANISM), "gravity": G, "base.position[0]": -1.0}
     cable = {"length": L, "n_segments": 2, "EA": EA, "diameter": 0.005, "mass_per_length": MPL, "damping": -1.0,

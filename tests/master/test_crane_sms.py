@@ -80,6 +80,7 @@ def report(case: str, quantity: str, expected, report_sim, ours, reference=None,
 # ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_4_4_1_revolute_pendulum_period(validation):
     """Single physical pendulum, amplitude 0.1 deg. Report: expected 2.3153 s (printed from
     I_p = 14.1667, which gives 2.3877 s: erratum 9), simulated 2.3076 s (-0.33 %).
@@ -129,6 +130,7 @@ def test_4_4_2_prismatic_free_fall(validation):
     assert y[0] == pytest.approx(-0.5 * 9.81 * 30.0**2, rel=1e-9)
 
 
+@pytest.mark.slow
 def test_4_4_3_double_pendulum_periods(validation):
     """Double pendulum (10 kg spheres on massless 10 m and 7 m rods), 0.1 deg initial offset of
     joint 1. Report (Table 18): expected 3.104088 s and 7.662144 s, which match g = 9.82 (erratum
@@ -197,6 +199,7 @@ def test_4_4_3_double_pendulum_periods(validation):
     assert np.all(np.abs(np.sort(1 / f_psd) / ref - 1) < 2e-3)
 
 
+@pytest.mark.slow
 def test_4_4_4_centripetal_force(validation):
     """Joint 1 (vertical axis) held at 1 rad/s; the force holding prismatic joint 2 at 0 must be
     -m2 w^2 r = -10 N. Report: expected -10 N, simulated -10.000010 N (1e-6). Ours: (a) inverse
@@ -276,6 +279,7 @@ def _run_until_joint1_stops(ab: ArticulatedBody, q0, qd0, w_stop: float, dt: flo
     return y, t
 
 
+@pytest.mark.slow
 def test_4_4_6_energy_conservation(validation):
     """Joint 1 free, starting at 1 rad/s with joint 2 at r = 1 m; run until joint 1 has (almost)
     stopped; all kinetic energy is then in the radial motion. Report: expected

@@ -43,6 +43,7 @@ def test_reference_uses_the_contact_law_and_free_fall(ref, validation):
     assert ref.peak_penetration == pytest.approx(0.0407, abs=5e-4)
 
 
+@pytest.mark.slow
 def test_fixed_step_converges_and_error_control_needs_3x_fewer_steps(fmu_dir, ref, validation):
     fixed_2ms = bench.run_point(fmu_dir, ref, "fixed", 2e-3, 0)
     fixed_1ms = bench.run_point(fmu_dir, ref, "fixed", 1e-3, 0)
@@ -62,6 +63,7 @@ def test_fixed_step_converges_and_error_control_needs_3x_fewer_steps(fmu_dir, re
     assert fixed_1ms.steps / adaptive.steps >= 3.0                               # measured 4.6
 
 
+@pytest.mark.slow
 def test_without_the_hold_check_step_doubling_misses_the_touchdown(fmu_dir, ref, monkeypatch):
     make = bench.algorithm
 

@@ -65,6 +65,8 @@ from tests.models.c_fmu.build import build_oscillator_fmu
 from tests.models.c_fmu.build import FmuBuildError
 from tests.models.c_fmu.build_fmi1 import build_oscillator_fmi1_fmu
 
+pytestmark = pytest.mark.gcc          # builds plain-C FMUs or hosts with gcc
+
 ROOT = Path(__file__).resolve().parents[2]
 MODEL_IDENTIFIER = "Oscillator1"
 

@@ -81,6 +81,7 @@ def reference_runs(cases):
     return runs
 
 
+@pytest.mark.slow
 def test_the_mass_ratios_are_the_digests(cases, fmu_dir):
     """rho(M_s^-1 M_a) of the dummy mass, from the crane's initial base.inertia_* and the supply
     vessel's M_RB + A_inf, is the intended 0.2 ... 4; finite differences on the FMUs (the ship's
@@ -100,6 +101,7 @@ def test_the_mass_ratios_are_the_digests(cases, fmu_dir):
     assert np.allclose(IA_fd, IA, rtol=1e-5, atol=1e-6 * np.abs(IA).max())
 
 
+@pytest.mark.slow
 def test_b2_explicit_coupling_diverges_where_predicted(cases, reference_runs, validation):
     """(a) Gauss-Seidel and Jacobi with held inputs: stable at 0.2 and 0.5, diverging at 1.5 and 4 at
     the predicted rate per macro step (rho^2 and rho) - from one initial sweep, so the stepping is
@@ -149,6 +151,7 @@ def test_b2_mass_aware_interface_matches_the_monolithic_ship(reference_runs, val
     assert np.max(np.abs(a.data["ship.euler[0]"] - b.data["ship.euler[0]"])) > 0.005
 
 
+@pytest.mark.slow
 def test_b2_check_warns_exactly_for_the_cases_that_diverge(cases):
     """(c) 'it will diverge' for 1.5 and 4 with Gauss-Seidel and Jacobi, nothing of the kind at 0.2
     and 0.5; nothing at all for the mass-aware interface."""
@@ -175,6 +178,7 @@ def test_b2_check_warns_exactly_for_the_cases_that_diverge(cases):
     assert kinds[0.2] == set() and kinds[0.5] & {"near-limit", "diverges"} and "diverges" in kinds[1.5]
 
 
+@pytest.mark.slow
 def test_check_reads_the_scheme_from_an_execution_and_flags_double_counting(cases):
     """From an Execution (its algorithm and, once initialized, its own crane instance); iterative
     coupling does not diverge (only the initial sweeps are reported); force and inertia both

@@ -11,6 +11,8 @@ from orchestration.system.model import Component, System
 from orchestration.system.validation import validate_system
 from tests.models.c_fmu.build import build_oscillator_fmu
 
+pytestmark = pytest.mark.gcc          # builds plain-C FMUs or hosts with gcc
+
 
 @pytest.fixture(scope="module")
 def oscillator(tmp_path_factory):

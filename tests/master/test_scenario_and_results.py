@@ -173,6 +173,7 @@ def test_bias_on_a_boolean_input_is_refused_by_name(fmu_dir, tmp_path):
         ex.free()
 
 
+@pytest.mark.gcc
 def test_an_event_on_a_feedthrough_input_reaches_the_other_slaves_in_the_same_step(tmp_path):
     """o's acceleration output depends directly on its force input; p is pushed by o's acceleration.
     A scenario that steps o.F at t = 0.5 must change p's input for the step starting at 0.5 (before

@@ -104,6 +104,7 @@ def test_reference_equations_match_the_articulated_body_algorithm(validation):
     assert worst < 1e-12
 
 
+@pytest.mark.slow
 def test_reference_energy_balance_in_still_water(validation):
     """Still water, no damping anywhere (no viscous damping, no station keeping, servos and hoist without
     their dampers): kinetic + gravity + spring energy changes exactly by the work of the ship's
@@ -200,6 +201,7 @@ def runs(fmu_dir, tmp_path_factory):
     return get
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["a", "b", "c", "e"])
 def test_b4_cosimulation_matches_the_monolithic_reference(runs, key, validation):
     """Heave, roll, pitch, crane-tip position and hoist tension within 2 % of the reference signal's range
@@ -221,6 +223,7 @@ def test_b4_cosimulation_matches_the_monolithic_reference(runs, key, validation)
 
 # ============================================================================ (4) one-way coupling
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key, two_way_change", [("b", 0.05), ("c", 4.0)])
 def test_one_way_coupling_misses_the_crane_induced_roll(runs, key, two_way_change, validation):
     """With the crane's forces not fed back the ship stays level in still water: it misses the static heel

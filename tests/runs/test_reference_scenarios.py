@@ -94,6 +94,7 @@ def _static_tension(length, tip_height, submerged):
     return rs.WEIGHT_WATER + rs.WIRE_WEIGHT_WATER * (length - tip_height) + w_air * tip_height
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bottom", [-5.0, 20.0], ids=["in_air", "submerged"])
 def test_lift_static_wire_tension_is_the_weight(bottom, fmu_dir, validation):
     """Calm water, payload hanging still 5 m above the surface or 20 m below: after 1.5 s the tension
@@ -119,6 +120,7 @@ def test_lift_static_wire_tension_is_the_weight(bottom, fmu_dir, validation):
     assert np.ptp(r["payload.position[2]"][late]) < 0.01
 
 
+@pytest.mark.slow
 def test_heave_compensation_cuts_payload_heave(fmu_dir, validation):
     """Waves (the scenario's JONSWAP Hs 2.5 m, Tp 8 s, seed 11), payload at 50 m: 7 s with the
     winch compensating the jib tip's heave, and 7 s of the same sea without (the compensation's
@@ -148,6 +150,7 @@ def test_heave_compensation_cuts_payload_heave(fmu_dir, validation):
 
 # --------------------------------------------------------------------------------- deck landing
 
+@pytest.mark.slow
 def test_deck_landing_payload_comes_to_rest_on_the_deck(fmu_dir, validation):
     """Calm water: the payload starts 0.2 m above the barge deck, the winch pays out (0.1 m/s2 up
     to 0.25 m/s) until 1.4 m of wire is out; it lands and rests on the deck: over the last 1.5 s
@@ -179,6 +182,7 @@ def test_deck_landing_payload_comes_to_rest_on_the_deck(fmu_dir, validation):
 
 # --------------------------------------------------------------------------------- moored barge
 
+@pytest.mark.slow
 def test_moored_barge_pretension_is_symmetric_and_the_catenary(fmu_dir, validation):
     """Calm water, no current, 5 s: the fairlead forces of mirror-image lines (port/starboard) agree
     to 1e-6, bow and stern lines within 0.5 % (the vessel trims under the chains' weight, so their

@@ -35,7 +35,8 @@ from orchestration.system.validation import validate_system
 from tests.models.c_fmu.build import build_third_party_ship_fmu
 from tests.models.ship_swap import swap_ssd
 
-pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the C FMU")
+pytestmark = [pytest.mark.gcc,
+              pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the C FMU")]
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "tests" / "data" / "systems" / "ship_crane.ssd"
@@ -124,6 +125,7 @@ def test_only_the_ship_changes_and_the_variant_is_valid(original, variant, fmus,
 
 # ---------------------------------------------------------------------- the physics
 
+@pytest.mark.slow
 def test_the_swapped_ship_answers_the_crane_load_like_ours(fmus, tmp_path):
     """Level ship, 10 t on the hook: from t = 0 the crane's weight and load act. Both ships have the
     same M_RB + A_inf and hydrostatics, so the crane sees the same base acceleration at t = 0 (the
@@ -175,6 +177,7 @@ def calm_lift(path: Path, fmus: Path, folder: Path, text: str | None = None):
 LIFT_VARS = BASE + LOADS + ["cable.end_b.tension", "payload.position[2]"]
 
 
+@pytest.mark.slow
 @needs_lift
 def test_the_swapped_lift_keeps_the_static_balance(fmus, tmp_path):
     """Calm water, the lift at its static equilibrium (the crane, the hanging payload, the

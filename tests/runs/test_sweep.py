@@ -33,6 +33,7 @@ def payload_system(payload_fmu, tmp_path) -> Path:
     return write_ssp(s, tmp_path / "drop.ssd")
 
 
+@pytest.mark.slow
 def test_sea_state_grid_on_ray_gives_table_heatmaps_and_run_folders(ship_system, tmp_path, ray_local, capsys):
     out = tmp_path / "sweep"
     code = main(["sweep", str(ship_system), "--grid", "ship.sea.hs=1,3", "--grid", "ship.sea.period=6:10:4",
@@ -56,6 +57,7 @@ def test_sea_state_grid_on_ray_gives_table_heatmaps_and_run_folders(ship_system,
     assert json.loads((out / "sweep.json").read_text())["spec"]["grid"]["ship.sea.period"] == [6, 10]
 
 
+@pytest.mark.slow
 def test_random_samples_are_reproducible_and_every_runner_gives_the_same_numbers(payload_system, tmp_path,
                                                                                    ray_local):
     make = lambda random: SweepSpec.from_arguments(grid=["p.hydro.volume=0.5,2"], random=random,
@@ -81,6 +83,7 @@ def test_random_samples_are_reproducible_and_every_runner_gives_the_same_numbers
     assert a.columns.keys() == b.columns.keys() and all(np.array_equal(a[k], b[k]) for k in a.columns)
 
 
+@pytest.mark.slow
 def test_a_failing_case_is_reported_and_the_others_go_on(payload_system, tmp_path, capsys):
     out = tmp_path / "sweep"
     code = main(["sweep", str(payload_system), "--grid", "p.mass=1000,-5", "--summary", "p.cg.position[2]",

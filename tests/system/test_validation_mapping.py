@@ -17,7 +17,8 @@ from orchestration.system.validation import validate_system, vectors
 from tests.models.c_fmu.build import build_third_party_ship_fmu
 from tests.models.ship_swap import POA, ship_crane_system, swap_ship
 
-pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the C FMU")
+pytestmark = [pytest.mark.gcc,
+              pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the C FMU")]
 DEG = math.pi / 180.0
 
 
