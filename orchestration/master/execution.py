@@ -29,7 +29,7 @@ from orchestration.errors import ExecutionError  # noqa: F401  (re-exported)
 from orchestration.master.algorithms.fixed import Algorithm, FixedStepAlgorithm
 from orchestration.master.manipulators import Manipulator
 from orchestration.master.observers import Observer
-from orchestration.master.slaves import InProcessSlave, Slave, SlaveError
+from orchestration.master.slaves import InProcessSlave, Slave, SlaveError, TerminateRequest
 from orchestration.system.model import System
 
 
@@ -114,6 +114,7 @@ class Execution:
         self.steps_taken = 0
         self._refeed_order: list[int] | None = None
         self._touched: set[int] = set()      # slaves whose inputs a manipulator changed this step
+        self.terminated: dict | None = None  # {component, time} when an FMU ended the run
         self._compile(list(observed))
 
     # ------------------------------------------------------------------ plan
@@ -129,8 +130,13 @@ class Execution:
             return names.index(var)
 
         raw_links: dict[tuple[int, int], list[tuple[int, int, float, float]]] = {}
+        # String and Binary values do not fit the float64 arrays: they go by name (text links)
+        self.text_links: list[list[tuple[int, str, str]]] = [[] for _ in range(n)]
         for c in self.system.connections:
             j, i = self.index[c.source[0]], self.index[c.target[0]]
+            if not self.slaves[j].variables[c.source[1]].numeric:
+                self.text_links[i].append((j, c.source[1], c.target[1]))
+                continue
             src = slot(out_names[j], c.source[1])
             dst = slot(in_names[i], c.target[1])
             raw_links.setdefault((i, j), []).append((src, dst, c.factor, c.offset))
@@ -138,18 +144,27 @@ class Execution:
             for comp, var in m.variables():
                 i = self.index[comp]
                 info = self.slaves[i].variables[var]
-                # Integer/Boolean/String inputs are set by name with their own type (override)
-                if info.causality == "input" and info.type == "Real":
+                # numeric inputs of every type live in the arrays (their values converted at the FMU);
+                # String inputs and tunable parameters are set by name (override)
+                if info.causality == "input" and info.numeric:
                     slot(in_names[i], var)
         for comp, var in observed:
             i = self.index[comp]
             info = self.slaves[i].variables[var]
-            if info.type == "Real" and info.causality in ("output", "local", "calculatedParameter"):
+            if info.numeric and info.causality in ("output", "local", "calculatedParameter"):
                 slot(out_names[i], var)
         self.out_names, self.in_names = out_names, in_names
-        vr = lambda s, names: np.array([s.variables[v].value_reference for v in names], dtype=np.int64)
+        vr = lambda s, names: np.array([s.variables[v].reference for v in names], dtype=np.int64)
         self.out_vrs = [vr(s, out_names[i]) for i, s in enumerate(self.slaves)]
         self.in_vrs = [vr(s, in_names[i]) for i, s in enumerate(self.slaves)]
+        # the String/Binary outputs other slaves read, by slave: read after every step
+        self.text_outputs: list[list[str]] = [[] for _ in range(n)]
+        for links in self.text_links:
+            for j, src, _ in links:
+                if src not in self.text_outputs[j]:
+                    self.text_outputs[j].append(src)
+        self.text_values: list[dict[str, Any]] = [{} for _ in range(n)]
+        self._text_fed: list[dict[str, Any]] = [{} for _ in range(n)]
         self.links: list[list[_LinkGroup]] = [[] for _ in range(n)]
         for (i, j), items in raw_links.items():
             src, dst, factor, offset = (np.array(x) for x in zip(*items))
@@ -244,12 +259,32 @@ class Execution:
             self.inputs[i] = u
             self._pending[i] = (handle, t + h)
             return
+        if self.text_links[i]:
+            self._feed_text(i)
         try:
             y = self.slaves[i].exchange(self.in_vrs[i], u, t, h, self.out_vrs[i])
+        except TerminateRequest as request:
+            # the FMU ends the simulation: its outputs where it stopped are the run's last values
+            self.inputs[i] = u
+            self._record(i, request.time, self.slaves[i].get_reals(self.out_vrs[i]))
+            raise
         except SlaveError as exc:
             raise ExecutionError(str(exc)) from None
         self.inputs[i] = u
         self._record(i, t + h, y)
+
+    def _feed_text(self, i: int) -> bool:
+        """Set slave i's String/Binary inputs from their sources' last values (by name); True if one
+        differs from what it was last given."""
+        values = {dst: self.text_values[j][src] for j, src, dst in self.text_links[i] if src in self.text_values[j]}
+        changed = any(self._text_fed[i].get(k) != v for k, v in values.items())
+        if values:
+            try:
+                self.slaves[i].set_values(values)
+            except SlaveError as exc:
+                raise ExecutionError(str(exc)) from None
+            self._text_fed[i].update(values)
+        return changed
 
     def sync(self, indices: Iterable[int] | None = None) -> None:
         """Collect the pending remote steps of ``indices`` (default: all) and record their outputs.
@@ -306,6 +341,11 @@ class Execution:
                 future.result()
 
     def _record(self, i: int, t: float, y: np.ndarray) -> None:
+        if self.text_outputs[i]:
+            try:
+                self.text_values[i] = self.slaves[i].get_values(self.text_outputs[i])
+            except SlaveError as exc:
+                raise ExecutionError(str(exc)) from None
         self.outputs[i] = y
         self.slave_time[i] = t
         history = self.history[i]
@@ -452,12 +492,16 @@ class Execution:
             try:
                 for i, slave in enumerate(self.slaves):
                     self.outputs[i] = slave.get_reals(self.out_vrs[i])
+                    if self.text_outputs[i]:
+                        self.text_values[i] = slave.get_values(self.text_outputs[i])
             except SlaveError:
                 if in_init:   # some FMUs compute outputs only after initialisation
                     return 0
                 raise
             change = 0.0
             for i, slave in enumerate(self.slaves):
+                if self.text_links[i] and self._feed_text(i):
+                    change = max(change, 1.0)          # a String changed: sweep again
                 u = self.compute_inputs(i, self.time, 0.0, 0, updated=())
                 if len(u):
                     change = max(change, float(np.max(np.abs(u - self.inputs[i]) / (1.0 + np.abs(u)))))
@@ -547,6 +591,17 @@ class Execution:
                     self.step(step)
                     if progress:
                         progress(self.time, stop_time)
+        except TerminateRequest as request:
+            # an FMU asked to end the simulation (FMI 2.0 fmi2Terminated, FMI 3.0 terminateSimulation):
+            # the run ends there, cleanly, with a last row at the time the FMU reached
+            self.abandon()
+            self.terminated = {"component": request.name, "time": request.time}
+            self.steps_taken += 1
+            self.time = request.time
+            for observer in self.observers:
+                observer.on_step(self)
+            if progress:
+                progress(stop_time, stop_time)
         except BaseException as exc:
             error = exc
             self.abandon()

@@ -7,6 +7,17 @@ FMU) and ``RaySlave`` (ray_backend.py, one Ray actor per FMU). The hot path is o
 macro step, :meth:`Slave.exchange`: set inputs, doStep, get outputs. Remote backends also offer
 :meth:`Slave.exchange_async`, so the execution can send every slave its step first and collect the
 outputs afterwards (the slaves step in parallel); in-process it computes at once.
+
+Values of every numeric FMI type travel through these calls as float64 (exact for Booleans,
+Enumerations and integers up to 2**53): a value-reference array carries each variable's type in
+its upper bits (:func:`typed_reference`), because FMI value references are unique per type only.
+An array of Real (FMI 3.0: Float64) references alone is the fast path, one FMI call each way;
+other types are got and set per type and converted. Strings and Binaries go by name
+(:meth:`Slave.get_values`, :meth:`Slave.set_values`).
+
+An FMU that asks to end the simulation (FMI 2.0: doStep returns fmi2Discard and
+fmi2GetBooleanStatus(fmi2Terminated) is true; FMI 3.0: doStep's terminateSimulation) raises
+:class:`TerminateRequest`, which is not an error: the execution ends the run there.
 """
 from __future__ import annotations
 
@@ -23,6 +34,25 @@ from fmpy.fmi1 import FMICallException
 from fmpy.model_description import ModelDescription
 
 from orchestration.errors import SlaveError  # noqa: F401  (re-exported)
+from orchestration.system.fmu_info import NUMERIC, family, parse_start
+
+#: the type code in the upper bits of a typed value reference (0: Real / Float64, the fast path)
+TYPE_CODES = {"Real": 0, "Float64": 0, "Integer": 1, "Int32": 1, "Enumeration": 2, "Boolean": 3, "Float32": 4,
+              "Int8": 5, "UInt8": 6, "Int16": 7, "UInt16": 8, "UInt32": 9, "Int64": 10, "UInt64": 11}
+_SHIFT = 32
+
+
+def typed_reference(kind: str, value_reference: int) -> int:
+    """The value reference with its FMI type in the upper bits (numeric types only)."""
+    return (TYPE_CODES[kind] << _SHIFT) | int(value_reference)
+
+
+class TerminateRequest(Exception):
+    """An FMU asked to end the simulation (not an error): where and when."""
+
+    def __init__(self, name: str, time: float):
+        super().__init__(f"{name} asked to end the simulation at t = {time:g} s")
+        self.name, self.time = name, time
 
 
 
@@ -31,11 +61,21 @@ from orchestration.errors import SlaveError  # noqa: F401  (re-exported)
 class VariableInfo:
     name: str
     value_reference: int
-    type: str
+    type: str                 # the family: Real, Integer, Enumeration, Boolean, String, Binary, Clock
     causality: str
     variability: str | None
     unit: str | None
-    start: Any
+    start: Any                # parsed by type
+    kind: str = ""            # the FMI type as declared (Real, Float32, Int16, ...)
+
+    @property
+    def numeric(self) -> bool:
+        return self.type in NUMERIC
+
+    @property
+    def reference(self) -> int:
+        """The typed value reference (numeric types only)."""
+        return typed_reference(self.kind, self.value_reference)
 
 
 class Done:
@@ -107,7 +147,9 @@ class Slave:
     @property
     def can_get_and_set_state(self) -> bool:
         md = self.model_description
-        return bool(md.fmiVersion == "2.0" and md.coSimulation is not None and md.coSimulation.canGetAndSetFMUstate)
+        cs = md.coSimulation
+        return bool(md.fmiVersion in ("2.0", "3.0") and cs is not None and
+                    (getattr(cs, "canGetAndSetFMUstate", False) or getattr(cs, "canGetAndSetFMUState", False)))
 
     def get_state(self) -> Any: ...
     def set_state(self, state: Any) -> None: ...
@@ -119,17 +161,24 @@ class Slave:
 
 
 def variable_table(md: ModelDescription) -> dict[str, VariableInfo]:
-    return {v.name: VariableInfo(v.name, v.valueReference, v.type, v.causality, v.variability,
-                                 v.unit or (v.declaredType.unit if v.declaredType is not None else None), v.start)
-            for v in md.modelVariables}
+    table = {}
+    for v in md.modelVariables:
+        try:
+            start = parse_start(v.type, v.start)
+        except (TypeError, ValueError):
+            start = v.start
+        table[v.name] = VariableInfo(v.name, v.valueReference, family(v.type), v.causality, v.variability,
+                                     v.unit or (v.declaredType.unit if v.declaredType is not None else None), start,
+                                     v.type)
+    return table
 
 
 class InProcessSlave(Slave):
-    """An FMU instance in this process through FMPy (FMI 2.0 and 1.0 co-simulation).
+    """An FMU instance in this process through FMPy (FMI 1.0, 2.0 and 3.0 co-simulation).
 
-    FMI 2.0 calls go straight to the ctypes functions with preallocated buffers (FMPy's
-    convenience methods build new ctypes arrays on every call, which costs more than the step of
-    a small FMU)."""
+    The Real (FMI 3.0: Float64) hot path goes straight to the ctypes functions with preallocated
+    buffers (FMPy's convenience methods build new ctypes arrays on every call, which costs more than
+    the step of a small FMU); other numeric types go through FMPy's typed calls (module docstring)."""
 
     def __init__(self, name: str, fmu: Path, workdir: Path | None = None, logging: bool = False):
         self.name = name
@@ -138,6 +187,8 @@ class InProcessSlave(Slave):
         md = self.model_description
         if md.coSimulation is None:
             raise SlaveError(f"{name}: {self.fmu.name} is not a co-simulation FMU")
+        if md.fmiVersion not in ("1.0", "2.0", "3.0"):
+            raise SlaveError(f"{name}: {self.fmu.name} is FMI {md.fmiVersion} (FMI 1.0, 2.0 and 3.0 CS are supported)")
         self.variables = variable_table(md)
         self.fmi_version = md.fmiVersion
         self._own_dir = workdir is None
@@ -153,10 +204,14 @@ class InProcessSlave(Slave):
         self.messages.append((int(status), text))
         del self.messages[:-200]    # a chatty FMU must not grow memory without bound
 
+    def _log3(self, instance_environment, status, category, message) -> None:
+        self._log(None, None, status, category, message)
+
     def instantiate(self) -> None:
         md = self.model_description
+        from fmpy import calloc, free
+
         if self.fmi_version == "2.0":
-            from fmpy import calloc, free
             from fmpy.fmi2 import (FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
                                    fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
 
@@ -172,8 +227,20 @@ class InProcessSlave(Slave):
             self._set_real = raw["fmi2SetReal"]
             self._do_step = raw["fmi2DoStep"]
             self._component = self._fmu.component
-        elif self.fmi_version == "1.0":
-            from fmpy import calloc, free
+        elif self.fmi_version == "3.0":
+            from fmpy.fmi3 import FMU3Slave
+
+            self._fmu = FMU3Slave(guid=md.guid, unzipDirectory=self.unzipdir,
+                                  modelIdentifier=md.coSimulation.modelIdentifier, instanceName=self.name)
+            self._call("fmi3InstantiateCoSimulation", self._fmu.instantiate, loggingOn=self._logging,
+                       logMessage=self._log3)
+            raw = self._fmu._functions
+            self._get_real = raw["fmi3GetFloat64"]
+            self._set_real = raw["fmi3SetFloat64"]
+            self._do_step3 = raw["fmi3DoStep"]
+            self._component = self._fmu.component
+            self._step_flags = [ctypes.c_bool(), ctypes.c_bool(), ctypes.c_bool(), ctypes.c_double()]
+        else:
             from fmpy.fmi1 import (FMU1Slave, fmi1CallbackAllocateMemoryTYPE, fmi1CallbackFreeMemoryTYPE,
                                    fmi1CallbackFunctions, fmi1CallbackLoggerTYPE)
 
@@ -196,9 +263,7 @@ class InProcessSlave(Slave):
             self._fmi1_do_step.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_char]
             self._fmi1_do_step.restype = ctypes.c_int
             self._get_real = None
-        else:
-            raise SlaveError(f"{self.name}: FMI {self.fmi_version} is not supported (FMI 1.0 and 2.0 CS are)")
-        self._buffers: dict[int, tuple[Any, Any]] = {}
+        self._buffers: dict[int, tuple[Any, ...]] = {}
 
     def _call(self, what: str, function, *args, **kwargs):
         try:
@@ -228,9 +293,12 @@ class InProcessSlave(Slave):
     def enter_initialization(self) -> None:
         if self.fmi_version == "2.0":
             self._call("enterInitializationMode", self._fmu.enterInitializationMode)
+        elif self.fmi_version == "3.0":
+            self._call("enterInitializationMode", self._fmu.enterInitializationMode, startTime=self._start_time,
+                       stopTime=self._stop_time)
 
     def exit_initialization(self) -> None:
-        if self.fmi_version == "2.0":
+        if self.fmi_version in ("2.0", "3.0"):
             self._call("exitInitializationMode", self._fmu.exitInitializationMode)
         else:
             defined = self._stop_time is not None
@@ -238,106 +306,180 @@ class InProcessSlave(Slave):
                                            self._stop_time if defined else 0.0)
             self._check(status, "fmiInitializeSlave")
 
+    def _typed_call(self, kind: str, setter: bool):
+        """FMPy's get/set function of an FMI type for this FMU's version."""
+        prefix = "set" if setter else "get"
+        if self.fmi_version == "3.0":
+            name = {"Enumeration": "Int64"}.get(kind, kind)
+        else:
+            name = {"Enumeration": "Integer"}.get(kind, kind)
+        return getattr(self._fmu, prefix + name)
+
+    @staticmethod
+    def _convert(kind: str, value: Any) -> Any:
+        fam = family(kind)
+        if fam == "Real":
+            return float(value)
+        if fam in ("Integer", "Enumeration"):
+            if isinstance(value, float) and value != int(value):
+                raise ValueError(f"{value!r} is not a whole number")
+            return int(value)
+        if fam == "Boolean":
+            return bool(value)
+        if fam == "String":
+            return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+        return value
+
     def set_values(self, values: dict[str, Any]) -> None:
         """Start values or manipulated values by name, any FMI type."""
-        by_type: dict[str, tuple[list[int], list[Any]]] = {}
+        by_kind: dict[str, tuple[list[int], list[Any], list[str]]] = {}
         for name, value in values.items():
             info = self.variables[name]
-            vrs, vals = by_type.setdefault(info.type, ([], []))
+            vrs, vals, names = by_kind.setdefault(info.kind, ([], [], []))
+            try:
+                vals.append(self._convert(info.kind, value))
+            except (TypeError, ValueError) as exc:
+                raise SlaveError(f"{self.name} ({self.fmu.name}): {name} is a {info.kind}: {exc}") from None
             vrs.append(info.value_reference)
-            vals.append(value)
-        setters = {"Real": self._fmu.setReal, "Integer": self._fmu.setInteger, "Boolean": self._fmu.setBoolean,
-                   "String": self._fmu.setString, "Enumeration": self._fmu.setInteger}
-        for kind, (vrs, vals) in by_type.items():
-            if kind == "String":
-                # FMPy's setString encodes str itself (both FMI versions)
-                vals = [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in vals]
-            elif kind in ("Integer", "Enumeration"):
-                vals = [int(v) for v in vals]
-            elif kind == "Boolean":
-                vals = [bool(v) for v in vals]
-            else:
-                vals = [float(v) for v in vals]
-            self._call(f"set {', '.join(n for n in values if self.variables[n].type == kind)}", setters[kind], vrs,
-                       vals)
+            names.append(name)
+        for kind, (vrs, vals, names) in by_kind.items():
+            self._call(f"set {', '.join(names)}", self._typed_call(kind, True), vrs, vals)
 
     def get_values(self, names: Sequence[str]) -> dict[str, Any]:
-        getters = {"Real": self._fmu.getReal, "Integer": self._fmu.getInteger, "Boolean": self._fmu.getBoolean,
-                   "String": self._fmu.getString, "Enumeration": self._fmu.getInteger}
         out = {}
         for name in names:
             info = self.variables[name]
-            out[name] = self._call(f"get {name}", getters[info.type], [info.value_reference])[0]
+            value = self._call(f"get {name}", self._typed_call(info.kind, False), [info.value_reference])[0]
+            out[name] = value.decode("utf-8") if isinstance(value, bytes) and info.type == "String" else value
         return out
 
     # -- hot path -------------------------------------------------------------------------------
 
     def _buffer(self, vrs: np.ndarray):
         """(value references as a ctypes array, a value buffer, vrs, the buffer as a ctypes double
-        pointer): made once per vrs array (the execution keeps its arrays), so a call converts
-        nothing (``data_as`` alone costs microseconds)."""
+        pointer, per-type groups or None): made once per vrs array (the execution keeps its arrays),
+        so a call converts nothing (``data_as`` alone costs microseconds). Groups are (kind,
+        positions, value references) for arrays with other types than Real."""
         key = id(vrs)
         cached = self._buffers.get(key)
         if cached is None or cached[2] is not vrs:
-            vr_array = (ctypes.c_uint * len(vrs))(*[int(v) for v in vrs])
+            refs = np.asarray(vrs, dtype=np.int64)
+            codes = refs >> _SHIFT
+            plain = refs & 0xFFFFFFFF
+            vr_array = (ctypes.c_uint * len(vrs))(*[int(v) for v in plain])
             values = np.zeros(len(vrs))
-            cached = (vr_array, values, vrs, values.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
+            groups = None
+            if np.any(codes != 0):
+                kind_of = {code: kind for kind, code in TYPE_CODES.items()}
+                kind_of[0] = "Float64" if self.fmi_version == "3.0" else "Real"
+                kind_of[1] = "Int32" if self.fmi_version == "3.0" else "Integer"
+                groups = []
+                for code in np.unique(codes):
+                    at = np.flatnonzero(codes == code)
+                    groups.append((kind_of[int(code)], at, [int(v) for v in plain[at]]))
+            cached = (vr_array, values, vrs, values.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), groups)
             self._buffers[key] = cached
         return cached
 
     def get_reals(self, vrs: np.ndarray) -> np.ndarray:
+        """The values of ``vrs`` (typed references, module docstring) as float64."""
         n = len(vrs)
         if n == 0:
             return np.zeros(0)
-        if self._get_real is None:
-            return np.array(self._call("getReal", self._fmu.getReal, [int(v) for v in vrs]))
-        vr_array, values, _, pointer = self._buffer(vrs)
-        status = self._get_real(self._component, vr_array, n, pointer)
+        vr_array, values, _, pointer, groups = self._buffer(vrs)
+        if groups is not None or self._get_real is None:
+            for kind, at, plain in (groups or [("Real", np.arange(n), [int(v) for v in vr_array])]):
+                got = self._call(f"get {kind}", self._typed_call(kind, False), plain)
+                values[at] = [float(v) for v in got]
+            return values.copy()
+        if self.fmi_version == "3.0":
+            status = self._get_real(self._component, vr_array, n, pointer, n)
+        else:
+            status = self._get_real(self._component, vr_array, n, pointer)
         if status > 1:
             self._check(status, "getReal")
         return values.copy()
 
     def set_reals(self, vrs: np.ndarray, values: np.ndarray) -> None:
+        """Set ``vrs`` (typed references) from float64 values, converted to each variable's type."""
         n = len(vrs)
         if n == 0:
             return
-        if self._get_real is None:
-            self._call("setReal", self._fmu.setReal, [int(v) for v in vrs], [float(v) for v in values])
+        vr_array, buffer, _, pointer, groups = self._buffer(vrs)
+        if groups is not None or self._get_real is None:
+            for kind, at, plain in (groups or [("Real", np.arange(n), [int(v) for v in vr_array])]):
+                try:
+                    typed = [self._convert(kind, v) for v in np.asarray(values)[at]]
+                except ValueError as exc:
+                    raise SlaveError(f"{self.name} ({self.fmu.name}): a {kind} input: {exc}") from None
+                self._call(f"set {kind}", self._typed_call(kind, True), plain, typed)
             return
-        vr_array, buffer, _, pointer = self._buffer(vrs)
         buffer[:] = values    # the preallocated buffer: no new array or pointer per call
-        status = self._set_real(self._component, vr_array, n, pointer)
+        if self.fmi_version == "3.0":
+            status = self._set_real(self._component, vr_array, n, pointer, n)
+        else:
+            status = self._set_real(self._component, vr_array, n, pointer)
         if status > 1:
             self._check(status, "setReal")
 
     def do_step(self, t: float, h: float) -> None:
-        if self._get_real is None:
+        if self.fmi_version == "2.0":
+            status = self._do_step(self._component, t, h, 1)
+            if status == 2 and self._terminated_fmi2():
+                raise TerminateRequest(self.name, self._last_successful_time(t))
+            if status > 1:
+                self._check(status, f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
+        elif self.fmi_version == "3.0":
+            event, terminate, early, last = self._step_flags
+            status = self._do_step3(self._component, t, h, True, ctypes.byref(event), ctypes.byref(terminate),
+                                    ctypes.byref(early), ctypes.byref(last))
+            if status > 1 and not terminate.value:
+                self._check(status, f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
+            if terminate.value:
+                raise TerminateRequest(self.name, float(last.value) if early.value or status > 1 else t + h)
+        else:
             status = self._fmi1_do_step(self._fmu.component, t, h, b"\x01")
             self._check(status, f"fmiDoStep(t = {t:.6g} s, h = {h:.6g} s)")
-            return
-        status = self._do_step(self._component, t, h, 1)
-        if status > 1:
-            self._check(status, f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
+
+    def _terminated_fmi2(self) -> bool:
+        try:
+            return bool(self._fmu.getBooleanStatus(3))            # fmi2Terminated
+        except Exception:
+            return False
+
+    def _last_successful_time(self, t: float) -> float:
+        try:
+            return float(self._fmu.getRealStatus(2))               # fmi2LastSuccessfulTime
+        except Exception:
+            return t
 
     # -- state ----------------------------------------------------------------------------------
 
-    @property
-    def can_get_and_set_state(self) -> bool:
-        return bool(self.fmi_version == "2.0" and self.model_description.coSimulation.canGetAndSetFMUstate)
-
     def get_state(self):
+        if self.fmi_version == "3.0":
+            return self._call("getFMUState", self._fmu.getFMUState)
         return self._call("getFMUstate", self._fmu.getFMUstate)
 
     def set_state(self, state) -> None:
-        self._call("setFMUstate", self._fmu.setFMUstate, state)
+        if self.fmi_version == "3.0":
+            self._call("setFMUState", self._fmu.setFMUState, state)
+        else:
+            self._call("setFMUstate", self._fmu.setFMUstate, state)
 
     def free_state(self, state) -> None:
-        self._call("freeFMUstate", self._fmu.freeFMUstate, state)
+        if self.fmi_version == "3.0":
+            self._call("freeFMUState", self._fmu.freeFMUState, state)
+        else:
+            self._call("freeFMUstate", self._fmu.freeFMUstate, state)
 
     def serialize_state(self, state) -> bytes:
+        if self.fmi_version == "3.0":
+            return bytes(self._call("serializeFMUState", self._fmu.serializeFMUState, state))
         return bytes(self._call("serializeFMUstate", self._fmu.serializeFMUstate, state))
 
     def deserialize_state(self, blob: bytes):
+        if self.fmi_version == "3.0":
+            return self._call("deserializeFMUState", self._fmu.deserializeFMUState, blob)
         return self._call("deSerializeFMUstate", self._fmu.deSerializeFMUstate, blob)
 
     # -- end ------------------------------------------------------------------------------------

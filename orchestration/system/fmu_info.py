@@ -1,6 +1,12 @@
 """What the system layer reads of an FMU: its variables (name, causality, type, unit, variability),
-unit definitions and whether it has a co-simulation interface, from modelDescription.xml (FMPy's
-reader, cached by path, size and modification time).
+unit definitions, FMI version and whether it has a co-simulation interface, from modelDescription.xml
+(FMPy's reader, cached by path, size and modification time), and the rules of the FMI types: which
+family a type belongs to, which connections between types are exact, how start values are read.
+
+FMI 2.0 has the types Real, Integer, Enumeration, Boolean and String; FMI 3.0 sized ones (Float32,
+Float64, Int8 ... UInt64), Boolean, String, Binary, Enumeration and Clock. The families: Real
+(Real, Float32, Float64), Integer (Integer and the sized integers), Enumeration, Boolean, String,
+Binary, Clock.
 """
 from __future__ import annotations
 
@@ -16,9 +22,10 @@ from orchestration.system.units import BASE_UNITS, Unit
 class Variable:
     name: str
     causality: str
-    type: str            # Real, Integer, Boolean, String, Enumeration
+    type: str            # the family: Real, Integer, Enumeration, Boolean, String, Binary, Clock
     unit: str | None
     variability: str | None = None
+    kind: str = ""       # the FMI type as declared (Real, Float32, Int16, ...)
 
 
 @dataclass(frozen=True)
@@ -30,10 +37,73 @@ class ModelInfo:
     variables: dict[str, Variable]
     units: dict[str, Unit]
     co_simulation: bool
+    fmi_version: str = "2.0"
 
 
-_TYPE_MAP = {"Float32": "Real", "Float64": "Real", "Int8": "Integer", "UInt8": "Integer", "Int16": "Integer",
-             "UInt16": "Integer", "Int32": "Integer", "UInt32": "Integer", "Int64": "Integer", "UInt64": "Integer"}
+#: FMI type -> family
+FAMILY = {"Real": "Real", "Float32": "Real", "Float64": "Real",
+          "Integer": "Integer", "Int8": "Integer", "UInt8": "Integer", "Int16": "Integer", "UInt16": "Integer",
+          "Int32": "Integer", "UInt32": "Integer", "Int64": "Integer", "UInt64": "Integer",
+          "Enumeration": "Enumeration", "Boolean": "Boolean", "String": "String", "Binary": "Binary",
+          "Clock": "Clock"}
+#: families whose values travel between FMUs as float64 (exact: integers up to 2**53, booleans as 0/1)
+NUMERIC = ("Real", "Integer", "Enumeration", "Boolean")
+#: the value range of each sized integer
+INTEGER_RANGE = {"Int8": (-2 ** 7, 2 ** 7 - 1), "UInt8": (0, 2 ** 8 - 1), "Int16": (-2 ** 15, 2 ** 15 - 1),
+                 "UInt16": (0, 2 ** 16 - 1), "Int32": (-2 ** 31, 2 ** 31 - 1), "UInt32": (0, 2 ** 32 - 1),
+                 "Integer": (-2 ** 31, 2 ** 31 - 1), "Int64": (-2 ** 63, 2 ** 63 - 1), "UInt64": (0, 2 ** 64 - 1)}
+
+
+def family(kind: str) -> str:
+    """The family of an FMI type (``Float32`` -> ``Real``); an unknown type is its own family."""
+    return FAMILY.get(kind, kind)
+
+
+def connection_problem(source_kind: str, target_kind: str, identity: bool = True) -> str | None:
+    """Why an output of FMI type ``source_kind`` cannot drive an input of ``target_kind`` exactly,
+    or None. Allowed: the same family (sized integers and floats widen or must fit: a narrower target
+    is refused), Integer, Enumeration and Boolean into Real (exact below 2**53), Boolean into Integer
+    (0/1) and Integer <-> Enumeration. A linear transformation (factor, offset) needs a Real target.
+    Anything else (Real into Integer, String or Binary into anything else, Clocks) is refused: SSP
+    carries no conversion for it and a silent one would lose information."""
+    src, dst = family(source_kind), family(target_kind)
+    if src == "Clock" or dst == "Clock":
+        return "Clock variables are not supported (co-simulation without clocks)"
+    if not identity and dst != "Real":
+        return f"a linear transformation (factor, offset) needs a Real target, not {target_kind}"
+    if src == dst:
+        if src == "Integer" and source_kind in INTEGER_RANGE and target_kind in INTEGER_RANGE:
+            lo, hi = INTEGER_RANGE[source_kind]
+            lo_t, hi_t = INTEGER_RANGE[target_kind]
+            if lo < lo_t or hi > hi_t:
+                return (f"{source_kind} values can fall outside {target_kind}'s range [{lo_t}, {hi_t}]: "
+                        "connect types of the same width")
+        if src == "Real" and source_kind == "Float64" and target_kind == "Float32":
+            return "a Float64 output into a Float32 input would round every value: connect Float64 to Float64"
+        return None
+    if dst == "Real" and src in ("Integer", "Enumeration", "Boolean"):
+        return None
+    if (src, dst) in (("Boolean", "Integer"), ("Integer", "Enumeration"), ("Enumeration", "Integer")):
+        return None
+    return f"a {source_kind} output cannot drive a {target_kind} input exactly (no conversion between them)"
+
+
+def parse_start(kind: str, text) -> object:
+    """A start value as its type: float, int, bool, str or bytes (FMPy gives the XML text)."""
+    if text is None:
+        return None
+    fam = family(kind)
+    if fam == "Real":
+        return float(text)
+    if fam in ("Integer", "Enumeration"):
+        return int(text) if not isinstance(text, float) else int(round(text))
+    if fam == "Boolean":
+        if isinstance(text, str):
+            return text.strip().lower() in ("true", "1")
+        return bool(text)
+    if fam == "Binary":
+        return bytes.fromhex(text) if isinstance(text, str) else bytes(text)
+    return str(text)
 
 
 @functools.lru_cache(maxsize=64)
@@ -53,9 +123,9 @@ def _model_info(path: str, mtime_ns: int, size: int) -> ModelInfo:
     variables = {}
     for v in md.modelVariables:
         unit = v.unit or (getattr(v.declaredType, "unit", None) if v.declaredType is not None else None)
-        variables[v.name] = Variable(v.name, v.causality or "local", _TYPE_MAP.get(v.type, v.type), unit or None,
-                                     v.variability)
-    return ModelInfo(Path(path), md.modelName, variables, units, md.coSimulation is not None)
+        variables[v.name] = Variable(v.name, v.causality or "local", family(v.type), unit or None, v.variability,
+                                     v.type)
+    return ModelInfo(Path(path), md.modelName, variables, units, md.coSimulation is not None, md.fmiVersion)
 
 
 def model_info(path: Path) -> ModelInfo:

@@ -36,10 +36,10 @@ from pathlib import Path
 from fmpy import read_model_description
 
 from orchestration.errors import did_you_mean
+from orchestration.system.fmu_info import NUMERIC, INTEGER_RANGE, connection_problem, family
 from orchestration.system.graphs import strongly_connected_components
 from orchestration.system.model import Connection, System
 
-NUMERIC = {"Real", "Integer", "Enumeration"}
 
 
 @dataclass
@@ -76,6 +76,28 @@ class ValidationReport:
 
 
 
+def start_value_problem(kind: str, value) -> str | None:
+    """Why ``value`` cannot be the start value of a variable of FMI type ``kind``, or None."""
+    fam = family(kind)
+    if fam == "Real":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"{value!r} is not a number ({kind})"
+        return None
+    if fam in ("Integer", "Enumeration"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+            return f"{value!r} is not a whole number ({kind})"
+        lo, hi = INTEGER_RANGE.get(kind, INTEGER_RANGE["Integer"])
+        if not lo <= int(value) <= hi:
+            return f"{int(value)} is outside {kind}'s range [{lo}, {hi}]"
+        return None
+    if fam == "Boolean":
+        return None if isinstance(value, (bool, int)) and value in (0, 1, True, False) else \
+            f"{value!r} is not a Boolean (true/false)"
+    if fam == "String":
+        return None if isinstance(value, str) else f"{value!r} is not a String"
+    return None
+
+
 def _loc(system: System, origin: str) -> str:
     return origin or (Path(system.source_file).name if system.source_file else system.name)
 
@@ -98,9 +120,14 @@ def validate_system(system: System) -> ValidationReport:
         if md.coSimulation is None:
             add("error", where, f"{source.name} has no co-simulation interface")
             continue
-        if md.fmiVersion not in ("1.0", "2.0"):
-            add("error", where, f"{source.name} is FMI {md.fmiVersion}; FMI 1.0 and 2.0 co-simulation are supported")
+        if md.fmiVersion not in ("1.0", "2.0", "3.0"):
+            add("error", where, f"{source.name} is FMI {md.fmiVersion}; FMI 1.0, 2.0 and 3.0 co-simulation are "
+                                "supported")
             continue
+        arrays = [v.name for v in md.modelVariables if getattr(v, "dimensions", None)]
+        if arrays:
+            add("error", where, f"{source.name} has array variables ({', '.join(arrays[:3])}); arrays are not "
+                                "supported yet (scalar variables only)")
         descriptions[component.name] = md
         variables = {v.name: v for v in md.modelVariables}
         for name, value in component.parameters.items():
@@ -110,6 +137,10 @@ def validate_system(system: System) -> ValidationReport:
             v = variables[name]
             if v.causality in ("output", "calculatedParameter", "independent") or v.variability == "constant":
                 add("error", where, f"{name!r} is a {v.variability} {v.causality} and cannot be given a start value")
+                continue
+            problem = start_value_problem(v.type, value)
+            if problem:
+                add("error", where, f"start value of {name!r}: {problem}")
         if component.step_multiple < 1 or int(component.step_multiple) != component.step_multiple:
             add("error", where, f"step multiple must be a positive integer, got {component.step_multiple!r}")
 
@@ -147,14 +178,11 @@ def validate_system(system: System) -> ValidationReport:
             add("error", where, f"target {'.'.join(c.target)} is a {dst.causality}, not an input{both}: a connection "
                                 f"ends at an input{hint}")
         if src is not None and dst is not None:
-            if src.type != dst.type and not (src.type in NUMERIC and dst.type in NUMERIC):
-                add("error", where,
-                    f"type mismatch: {src.type} {'.'.join(c.source)} -> {dst.type} {'.'.join(c.target)}")
-            elif src.type != dst.type and dst.type != "Real":
-                add("error", where, f"type mismatch: {src.type} output cannot drive {dst.type} input exactly")
-            if not c.is_identity and src.type not in NUMERIC:
-                add("error", where, f"a linear transformation needs numeric variables, not {src.type}")
-            if src.type in NUMERIC and dst.type in NUMERIC:
+            problem = connection_problem(src.type, dst.type, c.is_identity)
+            if problem:
+                add("error", where, f"type mismatch: {src.type} {'.'.join(c.source)} -> {dst.type} "
+                                    f"{'.'.join(c.target)}: {problem}")
+            elif family(src.type) in NUMERIC and family(dst.type) in NUMERIC:
                 _check_units(c, src, dst, descriptions, where, add)
         if c.target in connected_inputs:
             first = connected_inputs[c.target]

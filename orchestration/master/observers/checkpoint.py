@@ -37,7 +37,7 @@ from typing import Any, Iterable, Sequence
 
 from orchestration.errors import CheckpointError  # noqa: F401  (re-exported)
 from orchestration.master.execution import Execution, ExecutionError, Observer
-from orchestration.master.observers.results import FileObserver
+from orchestration.master.observers.results import FileObserver, types_of
 from orchestration.master.slaves import SlaveError
 
 FORMAT = 1
@@ -234,6 +234,7 @@ class ResumingFileObserver(FileObserver):
         from orchestration.master.observers.results import run_metadata
 
         t_end = execution.time
+        self.types = types_of(execution, self.variables)
         keep = t_end + 1e-9 * max(1.0, abs(t_end))
         csv_path = self.out_dir / "results.csv"
         if not csv_path.is_file():

@@ -10,10 +10,13 @@ the folder as one dataset (``pandas.read_parquet("results.parquet")``).
 Files in the output folder:
 
 * ``results.csv``: header ``time,<component>.<variable>,...``, one row per communication point,
-  flushed with every part;
-* ``results.parquet/part-*.parquet``: the same columns, float64;
+  flushed with every part (Real as exact decimal, Integer and Enumeration as integers, Boolean as
+  0/1, String as text, Binary as hex);
+* ``results.parquet/part-*.parquet``: the same columns, each in its type (float64, int64, bool,
+  string, binary);
 * ``metadata.json``: system file and its SHA-256, FMU paths and GUIDs, parameters, algorithm
-  settings, package versions, start time, and at the end status, wall time and the error if any;
+  settings, package versions, start time, the unit and FMI type family of every column, and at the
+  end status, wall time, the error if any and ``terminated_by`` when an FMU ended the run;
   also in every Parquet part's schema metadata (key ``marine_cosim``).
 """
 from __future__ import annotations
@@ -28,24 +31,27 @@ from typing import Sequence
 
 import numpy as np
 
-from orchestration.errors import did_you_mean
+from orchestration.errors import UsageError, did_you_mean
 from orchestration.master.execution import Execution, Observer
 from orchestration.system.model import System
 
 class Results:
     """Recorded time series by ``"component.variable"``, with their units and the run's metadata.
 
-    ``results["payload.position[2]"]`` is a numpy array over ``results.time``; ``results.units``
-    maps each column to its unit from the modelDescription ("" when none); ``results.metadata``
-    holds what metadata.json holds (system, FMUs, parameters, algorithm, status, timings).
-    ``to_pandas()`` gives a DataFrame indexed by time with the units in ``df.attrs["units"]``."""
+    ``results["payload.position[2]"]`` is a numpy array over ``results.time`` (float64 for Real,
+    int64 for Integer and Enumeration, bool for Boolean, object arrays of str/bytes for String and
+    Binary); ``results.units`` maps each column to its unit from the modelDescription ("" when none);
+    ``results.types`` to its FMI type family; ``results.metadata`` holds what metadata.json holds
+    (system, FMUs, parameters, algorithm, status, timings). ``to_pandas()`` gives a DataFrame indexed
+    by time with the units in ``df.attrs["units"]``."""
 
     def __init__(self, time: np.ndarray, columns: dict[str, np.ndarray], metadata: dict | None = None,
-                 units: dict[str, str] | None = None):
+                 units: dict[str, str] | None = None, types: dict[str, str] | None = None):
         self.time = np.asarray(time, dtype=float)
         self.columns = columns
         self.metadata = metadata or {}
         self.units = dict(units if units is not None else self.metadata.get("units", {}))
+        self.types = dict(types if types is not None else self.metadata.get("types", {}))
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self.columns:
@@ -60,15 +66,30 @@ class Results:
         return list(self.columns)
 
     def to_pandas(self):
-        """A pandas DataFrame indexed by ``time`` [s]; units in ``df.attrs["units"]`` (column -> unit)
-        and the run's metadata in ``df.attrs["metadata"]``."""
+        """A pandas DataFrame indexed by ``time`` [s]; units in ``df.attrs["units"]`` (column -> unit),
+        FMI type families in ``df.attrs["types"]`` and the run's metadata in ``df.attrs["metadata"]``."""
         import pandas as pd
 
         frame = pd.DataFrame(self.columns, index=pd.Index(self.time, name="time"))
         frame.attrs["units"] = {name: self.units.get(name, "") for name in self.columns}
         frame.attrs["units"]["time"] = "s"
+        frame.attrs["types"] = {name: self.types.get(name, "Real") for name in self.columns}
         frame.attrs["metadata"] = self.metadata
         return frame
+
+
+#: how each FMI type family is stored: numpy dtype (object: str or bytes values)
+DTYPES = {"Real": np.float64, "Integer": np.int64, "Enumeration": np.int64, "Boolean": np.bool_,
+          "String": object, "Binary": object}
+
+
+def typed_column(values, family: str) -> np.ndarray:
+    """The values of one column as its family's dtype."""
+    dtype = DTYPES.get(family, np.float64)
+    if dtype is object:
+        return np.array(list(values), dtype=object)
+    return np.asarray(values, dtype=np.float64).astype(dtype) if dtype is not np.float64 else \
+        np.asarray(values, dtype=np.float64)
 
 
 def units_of(execution: Execution, variables: Sequence[tuple[str, str]]) -> dict[str, str]:
@@ -80,23 +101,43 @@ def units_of(execution: Execution, variables: Sequence[tuple[str, str]]) -> dict
     return units
 
 
+def types_of(execution: Execution, variables: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """``"component.variable"`` -> FMI type family of each recorded variable."""
+    return {f"{comp}.{var}": execution.slaves[execution.index[comp]].variables[var].type for comp, var in variables}
+
+
 class Gather:
     """Reads a fixed selection of (component, variable) values every step: where each one lives
-    in the execution's arrays is looked up once, not per step."""
+    in the execution's arrays is looked up once, not per step. Numeric values of every type come
+    from the arrays as floats (exact); String and Binary values by name."""
 
     def __init__(self, execution: "Execution", variables: Sequence[tuple[str, str]]):
         self.where = []
+        self.execution = execution
         for comp, var in variables:
             i = execution.index[comp]
+            info = execution.slaves[i].variables[var]
             if var in execution.out_names[i]:
                 self.where.append((execution.outputs, i, execution.out_names[i].index(var)))
             elif var in execution.in_names[i]:
                 self.where.append((execution.inputs, i, execution.in_names[i].index(var)))
+            elif not info.numeric:
+                self.where.append(("text", i, var))       # read by name every step
             else:   # an unconnected input or a parameter: constant unless set by name
                 self.where.append((None, i, execution.value(comp, var)))
 
-    def row(self) -> list[float]:
-        return [float(arrays[i][pos]) if arrays is not None else float(pos) for arrays, i, pos in self.where]
+    def row(self) -> list:
+        out = []
+        for arrays, i, pos in self.where:
+            if arrays is None:
+                out.append(pos)
+            elif arrays == "text":
+                values = self.execution.text_values[i]
+                out.append(values[pos] if pos in values else
+                           self.execution.slaves[i].get_values([pos])[pos])
+            else:
+                out.append(float(arrays[i][pos]))
+        return out
 
 
 class MemoryObserver(Observer):
@@ -105,12 +146,14 @@ class MemoryObserver(Observer):
     def __init__(self, variables: Sequence[tuple[str, str]]):
         self.variables = list(variables)
         self.time: list[float] = []
-        self.rows: list[list[float]] = []
+        self.rows: list[list] = []
         self.units: dict[str, str] = {}
+        self.types: dict[str, str] = {}
 
     def on_start(self, execution: Execution) -> None:
         self._gather = Gather(execution, self.variables)
         self.units = units_of(execution, self.variables)
+        self.types = types_of(execution, self.variables)
         self.time.append(execution.time)
         self.rows.append(self._gather.row())
 
@@ -118,12 +161,13 @@ class MemoryObserver(Observer):
         self.time.append(execution.time)
         self.rows.append(self._gather.row())
 
-
     def results(self, metadata: dict | None = None) -> Results:
-        """What was recorded, as :class:`Results`."""
-        data = np.array(self.rows) if self.rows else np.zeros((0, len(self.variables)))
-        columns = {f"{c}.{v}": data[:, k] for k, (c, v) in enumerate(self.variables)}
-        return Results(np.array(self.time), columns, metadata, self.units)
+        """What was recorded, as :class:`Results` (each column in its type's dtype)."""
+        columns = {}
+        for k, (c, v) in enumerate(self.variables):
+            name = f"{c}.{v}"
+            columns[name] = typed_column([row[k] for row in self.rows], self.types.get(name, "Real"))
+        return Results(np.array(self.time), columns, metadata, self.units, self.types)
 
 
 PACKAGES = ("marine-cosim", "fmpy", "pythonfmu", "numpy", "scipy", "pyarrow", "libcosimpy", "ray")
@@ -180,8 +224,10 @@ class FileObserver(Observer):
 
     def on_start(self, execution: Execution) -> None:
         self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.types = types_of(execution, self.variables)
         self.metadata = run_metadata(execution, {"recorded": self.columns[1:],
-                                                 "units": units_of(execution, self.variables), **self.extra})
+                                                 "units": units_of(execution, self.variables),
+                                                 "types": self.types, **self.extra})
         self.metadata["status"] = "running"
         self._write_metadata()
         self._csv_file = open(self.out_dir / "results.csv", "w", newline="")
@@ -208,6 +254,8 @@ class FileObserver(Observer):
         self.metadata["wall_time_s"] = round(execution.wall_time(), 3)
         if error is not None:
             self.metadata["error"] = f"{type(error).__name__}: {error}"
+        if getattr(execution, "terminated", None):
+            self.metadata["terminated_by"] = execution.terminated
         self._write_metadata()
 
     # -- internals ------------------------------------------------------------------------------
@@ -223,14 +271,15 @@ class FileObserver(Observer):
             return
         rows = self._rows
         self._rows = []
-        self._csv.writerows([[repr(x) for x in row] for row in rows])
+        families = ["Real"] + [self.types.get(name, "Real") for name in self.columns[1:]]
+        self._csv.writerows([[_csv_text(x, f) for x, f in zip(row, families)] for row in rows])
         self._csv_file.flush()
         if self.parquet:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
-            data = np.array(rows, dtype=float)
-            table = pa.table({name: data[:, k] for k, name in enumerate(self.columns)})
+            table = pa.table({name: typed_column([row[k] for row in rows], families[k])
+                              for k, name in enumerate(self.columns)})
             table = table.replace_schema_metadata({"marine_cosim": json.dumps(self.metadata)})
             pq.write_table(table, self.out_dir / "results.parquet" / f"part-{self._parts:05d}.parquet")
             self._parts += 1
@@ -239,6 +288,30 @@ class FileObserver(Observer):
         tmp = self.out_dir / "metadata.json.tmp"
         tmp.write_text(json.dumps(self.metadata, indent=2, default=str))
         tmp.replace(self.out_dir / "metadata.json")
+
+
+def _csv_text(value, family: str) -> str:
+    """A value as the CSV writes it: repr of floats (round-trips exactly), integers as integers,
+    Booleans as 0/1, Strings as they are, Binaries as hex."""
+    if family == "Real":
+        return repr(float(value))
+    if family in ("Integer", "Enumeration", "Boolean"):
+        return str(int(value))
+    if family == "Binary":
+        return bytes(value).hex()
+    return str(value)
+
+
+def _csv_value(text: str, family: str):
+    if family in ("Integer", "Enumeration"):
+        return int(float(text))
+    if family == "Boolean":
+        return bool(int(float(text)))
+    if family == "String":
+        return text
+    if family == "Binary":
+        return bytes.fromhex(text)
+    return float(text)
 
 
 def load_results(path: Path) -> Results:
@@ -259,16 +332,19 @@ def load_results(path: Path) -> Results:
             return Results(time, cols, meta)
         path = path / "results.csv"
     if not path.is_file():
-        raise FileNotFoundError(f"no results in {path} (expected results.parquet/ or results.csv)")
+        raise UsageError(f"no results in {path} (expected results.parquet/ or results.csv)")
     with open(path, newline="") as f:
         reader = csv.reader(f)
         header = next(reader)
-        data = np.array([[float(x) for x in row] for row in reader if row])
-    data = data.reshape(-1, len(header))
-    cols = {name: data[:, k] for k, name in enumerate(header)}
+        rows = [row for row in reader if row]
+    types = meta.get("types", {})
     # CSV headers from marine-cosim simulate carry units: "time [s]"
-    time_key = next(k for k in cols if k.split(" [")[0] == "time")
-    return Results(cols.pop(time_key), cols, meta)
+    time_key = next(k for k in header if k.split(" [")[0] == "time")
+    columns = {}
+    for k, name in enumerate(header):
+        family = "Real" if name == time_key else types.get(name, "Real")
+        columns[name] = typed_column([_csv_value(row[k], family) for row in rows], family)
+    return Results(columns.pop(time_key), columns, meta)
 
 
 def default_observed(system: System) -> list[tuple[str, str]]:
