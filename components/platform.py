@@ -96,11 +96,13 @@ class SarrusGeometry:
 
 def rotation(phi, theta) -> np.ndarray:
     """R_BP = R_X(phi) R_Y(theta), batched over the leading axes of phi and theta."""
+    phi, theta = np.asarray(phi, float), np.asarray(theta, float)
     cp, sp, ct, st = np.cos(phi), np.sin(phi), np.cos(theta), np.sin(theta)
-    z = np.zeros_like(cp)
-    return np.stack([np.stack([ct, z, st], -1),
-                     np.stack([sp * st, cp, -sp * ct], -1),
-                     np.stack([-cp * st, sp, cp * ct], -1)], -2)
+    R = np.zeros(np.broadcast_shapes(phi.shape, theta.shape) + (3, 3))
+    R[..., 0, 0], R[..., 0, 2] = ct, st
+    R[..., 1, 0], R[..., 1, 1], R[..., 1, 2] = sp * st, cp, -sp * ct
+    R[..., 2, 0], R[..., 2, 1], R[..., 2, 2] = -cp * st, sp, cp * ct
+    return R
 
 
 @dataclass
@@ -122,29 +124,29 @@ def inverse_kinematics(x: np.ndarray, geo: SarrusGeometry) -> LegState:
     """Leg lengths of poses x = [z, phi, theta] (shape (3,) or (N, 3)); never raises (see ``problem``)."""
     x = np.atleast_2d(np.asarray(x, float))
     R = rotation(x[:, 1], x[:, 2])                                  # (N, 3, 3)
-    c = np.zeros((len(x), 3))
-    c[:, 2] = x[:, 0]
-    A = c[:, None, :] + np.einsum("nij,kj->nki", R, geo.a)          # (N, legs, 3)
-    g = A - geo.b1[None]
-    rho = np.einsum("nki,ki->nk", g, geo.u)                         # radial (outboard) in the leg plane
+    A = np.matmul(R, geo.a.T).transpose(0, 2, 1)                    # (N, legs, 3): R a
+    A[:, :, 2] += x[:, 0:1]                                         # + c
+    g = A - geo.b1
+    rho = (g * geo.u).sum(axis=2)                                   # radial (outboard) in the leg plane
     h = -g[..., 2]                                                  # height above the hinge
-    s = np.einsum("nki,ki->nk", g, geo.side)                        # out of the leg plane
-    L1, L2 = geo.arm_lower, np.sqrt(np.maximum(geo.arm_upper ** 2 - s * s, 0.0))
-    dist = np.hypot(rho, h)
+    s = (g * geo.side).sum(axis=2)                                  # out of the leg plane
+    L1 = geo.arm_lower
+    L2sq = np.maximum(geo.arm_upper ** 2 - s * s, 0.0)
+    dsq = rho * rho + h * h
+    dist = np.sqrt(dsq)
     problem = np.zeros(len(x), dtype=int)
-    problem[np.any(dist > L1 + L2, axis=1)] = 2
-    problem[np.any(dist < np.abs(L1 - L2) + 1e-9, axis=1)] = 3
+    problem[(dist > L1 + np.sqrt(L2sq)).any(axis=1)] = 2
+    problem[(dist < np.abs(L1 - np.sqrt(L2sq)) + 1e-9).any(axis=1)] = 3
     # knee: the two-circle intersection on the inboard side of the hinge-to-A line
-    cos_b = np.clip((dist * dist + L1 * L1 - L2 * L2) / (2 * L1 * np.maximum(dist, 1e-12)), -1.0, 1.0)
-    beta = np.arccos(cos_b)                                         # angle (g, d1)
-    gamma = np.arctan2(rho, h)                                      # angle of g from the vertical, outboard +
-    ang = gamma - beta                                              # angle of d1 from the vertical, outboard +
+    cos_b = np.clip((dsq + L1 * L1 - L2sq) / (2 * L1 * np.maximum(dist, 1e-12)), -1.0, 1.0)
+    ang = np.arctan2(rho, h) - np.arccos(cos_b)     # d1 from the vertical, outboard + (gamma - angle(g, d1))
     kr, kh = L1 * np.sin(ang), L1 * np.cos(ang)
-    problem[(problem == 0) & np.any((kh <= 0.0) | (kr >= 0.0), axis=1)] = 4
+    problem[(problem == 0) & ((kh <= 0.0) | (kr >= 0.0)).any(axis=1)] = 4
     problem[x[:, 0] >= 0.0] = 1
-    knee = geo.b1[None] + kr[..., None] * geo.u[None] - kh[..., None] * np.array([0.0, 0.0, 1.0])
+    knee = geo.b1 + kr[..., None] * geo.u
+    knee[..., 2] -= kh
     D = A + geo.alpha * (knee - A)
-    length = np.linalg.norm(D - geo.b2[None], axis=2)
+    length = np.sqrt(((D - geo.b2) ** 2).sum(axis=2))
     return LegState(length, A, knee, D, problem)
 
 
@@ -164,6 +166,7 @@ def leg_lengths(x: np.ndarray, geo: SarrusGeometry) -> np.ndarray:
 
 
 _DX = 1e-6
+_PERT = np.concatenate([_DX * np.eye(3), -_DX * np.eye(3)])
 
 
 def leg_jacobian(x: np.ndarray, geo: SarrusGeometry) -> np.ndarray:
@@ -171,9 +174,9 @@ def leg_jacobian(x: np.ndarray, geo: SarrusGeometry) -> np.ndarray:
     x = np.asarray(x, float)
     xs = np.atleast_2d(x)
     n = len(xs)
-    pert = np.concatenate([xs[:, None, :] + _DX * np.eye(3)[None], xs[:, None, :] - _DX * np.eye(3)[None]], axis=1)
-    ell = inverse_kinematics(pert.reshape(-1, 3), geo).length.reshape(n, 6, 3)
-    J = ((ell[:, :3] - ell[:, 3:]) / (2 * _DX)).transpose(0, 2, 1)
+    pert = (xs[:, None, :] + _PERT[None]).reshape(-1, 3)
+    ell = inverse_kinematics(pert, geo).length.reshape(n, 6, 3)
+    J = ((ell[:, :3] - ell[:, 3:]) * (0.5 / _DX)).transpose(0, 2, 1)
     return J[0] if x.ndim == 1 else J
 
 
