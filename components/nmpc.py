@@ -171,15 +171,20 @@ class ShipPlatformModel:
         return s + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
 
     def hrp(self, s: np.ndarray) -> np.ndarray:
-        """The platform's inertial heave (NED down of its origin), roll and pitch (zyx of R R_BP) (B, 3)."""
-        R = euler_matrix(s[:, 3:6])
-        x = s[:, 12:15]
-        c = self.hardpoint + x[:, 0:1] * E3
-        down = s[:, 2] + np.einsum("bj,bj->b", R[:, 2, :], c)
-        Rn = np.einsum("bij,bjk->bik", R, rotation(x[:, 1], x[:, 2]))
-        roll = np.arctan2(Rn[:, 2, 1], Rn[:, 2, 2])
-        pitch = -np.arcsin(np.clip(Rn[:, 2, 0], -1.0, 1.0))
-        return np.stack([down, roll, pitch], 1)
+        return platform_hrp(s, self.hardpoint)
+
+
+def platform_hrp(s: np.ndarray, hardpoint: np.ndarray) -> np.ndarray:
+    """The platform's inertial heave (NED down of its origin), roll and pitch (zyx of R R_BP) for states
+    s (B, 18) of ShipPlatformModel; thesis 4-76 (its code adds the ship's and the platform's angles)."""
+    R = euler_matrix(s[:, 3:6])
+    x = s[:, 12:15]
+    c = hardpoint + x[:, 0:1] * E3
+    down = s[:, 2] + np.einsum("bj,bj->b", R[:, 2, :], c)
+    Rn = R @ rotation(x[:, 1], x[:, 2])
+    roll = np.arctan2(Rn[:, 2, 1], Rn[:, 2, 2])
+    pitch = -np.arcsin(np.clip(Rn[:, 2, 0], -1.0, 1.0))
+    return np.stack([down, roll, pitch], 1)
 
 
 @dataclass

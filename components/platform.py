@@ -105,6 +105,12 @@ def rotation(phi, theta) -> np.ndarray:
     return R
 
 
+def euler_from_matrix(R: np.ndarray) -> np.ndarray:
+    """Roll, pitch, yaw (zyx, R = Rz Ry Rx) of a rotation matrix, for people."""
+    return np.array([math.atan2(R[2, 1], R[2, 2]), -math.asin(max(-1.0, min(1.0, R[2, 0]))),
+                     math.atan2(R[1, 0], R[0, 0])])
+
+
 @dataclass
 class LegState:
     """Inverse kinematics of a batch of poses: (N, 3 legs) lengths, (N, 3, 3) points, and what failed."""

@@ -10,10 +10,12 @@ point **if the ship stayed where it is**; the ship's answer to the control react
 
 with the thesis' gains P_mean = 8e6, P_diff = 200e6, I_mean = 4e6, I_diff = 90e6, D_mean = 2e6,
 D_diff = 60e6 (SI: N/m, N/(m s), N s/m; the thesis states no units). eta_3 is the ship's heave at the
-deck origin (NED down) and z_set the platform origin's inertial NED height. The derivative acts on the
-measured leg rates (no kick from set-point or ship-motion steps). The integrators start at the
-static leg force of the start pose (``precharge``), so that a run starts in equilibrium rather than
-with the platform dropping.
+deck origin (NED down) and z_set the platform origin's inertial NED height. The controller is sampled
+at its period dt: the integral by forward Euler, the derivative as the error's backward difference
+(e_k - e_{k-1}) / dt (0 at the first sample), so that it follows the ship's motion through ell_set
+(a derivative on the measured leg rates alone lags the ship by D/P = 0.3 s: 0.6 deg of tower tilt
+in the thesis' sea, measured). The integrators start at the static leg force of the start pose
+(``precharge``), so that a run starts in equilibrium rather than with the platform dropping.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ class QuasiStaticPID:
 
     def __post_init__(self):
         self.integral = np.zeros(3)         # integral of e (per leg): mean and differential parts are its split
+        self.previous = None                # e of the previous sample
 
     def precharge(self, static_forces: np.ndarray) -> None:
         """Start the integrators so that the command with zero error is ``static_forces`` (N)."""
@@ -59,13 +62,12 @@ class QuasiStaticPID:
                 + self.P_diff * (e - m) + self.I_diff * (e_integral - mi) + self.D_diff * (e_rate - md))
 
     def command(self, ship_heave: float, ship_roll: float, ship_pitch: float, setpoint, legs: np.ndarray,
-                leg_rates: np.ndarray) -> np.ndarray:
-        """Leg force commands (N) for the present measurements (the integral as it stands)."""
+                dt: float) -> np.ndarray:
+        """Leg force commands (N) for the measurements of this sample; advances the integral and
+        keeps the error for the next sample's derivative."""
         e = self.leg_setpoints(ship_heave, ship_roll, ship_pitch, setpoint) - np.asarray(legs, float)
-        return self.forces(e, self.integral, -np.asarray(leg_rates, float))
-
-    def advance(self, ship_heave: float, ship_roll: float, ship_pitch: float, setpoint, legs: np.ndarray,
-                dt: float) -> None:
-        """Integrate the error over a control period (forward Euler, the sampled controller's rule)."""
-        e = self.leg_setpoints(ship_heave, ship_roll, ship_pitch, setpoint) - np.asarray(legs, float)
+        rate = np.zeros(3) if self.previous is None else (e - self.previous) / dt
+        f = self.forces(e, self.integral, rate)
         self.integral = self.integral + e * dt
+        self.previous = e
+        return f
