@@ -29,7 +29,7 @@ from fmus._platform import check_platform, declare_platform, geometry, inertia
 PID_GAINS = ("P_mean", "P_diff", "I_mean", "I_diff", "D_mean", "D_diff")
 GAIN_UNITS = {"P": "N/m", "I": "N/m", "D": "N.s/m"}
 MEASURED = ("ship.position", "ship.euler", "ship.velocity_body", "ship.angular_velocity_body", "legs.length",
-            "legs.rate", "setpoint_offset")
+            "legs.rate", "setpoint")
 
 
 class PlatformController(Fmi2Slave):
@@ -72,8 +72,9 @@ class PlatformController(Fmi2Slave):
                   size=3)
         self.real("legs.length", I, [6.0] * 3, "m", "Measured leg lengths", size=3)
         self.real("legs.rate", I, [0.0] * 3, "m/s", "Measured leg extension rates", size=3)
-        self.real("setpoint_offset", I, [0.0] * 3, "1", "The inertial heave (m, NED down of the platform origin), "
-                  "roll and pitch (rad) to hold, relative to where the platform is at the start", size=3)
+        self.real("setpoint", I, [0.0] * 3, "1", "What to hold: the platform origin's inertial heave relative to "
+                  "where it is at the start (m, NED down), and the platform's inertial roll and pitch (rad; 0: the "
+                  "tower upright)", size=3)
         # outputs
         self.real("legs.force_command", O, None, "N", "Cylinder force commands", size=3)
         self.real("platform.hrp", O, None, "1", "Estimated inertial heave (m, NED down), roll and pitch (rad) of the "
@@ -123,7 +124,7 @@ class PlatformController(Fmi2Slave):
                                    f_min=v["cylinder.force_min"], f_max=v["cylinder.force_max"])
             self.mpc = NMPC(model, settings)
         state = self._state()
-        self.setpoint = self._hrp(state)
+        self.setpoint = self._hrp(state) * np.array([1.0, 0.0, 0.0])    # the start heave; upright
         self.command = self._static_forces(self.x)
         self.pid.precharge(self.command)
         self.alpha, self.iterations, self.cost = 1.0, 0.0, 0.0
@@ -163,7 +164,7 @@ class PlatformController(Fmi2Slave):
     def step_model(self, t: float, h: float) -> None:
         v = self.v
         state = self._state()
-        setpoint = self.setpoint + v["setpoint_offset"]
+        setpoint = self.setpoint + v["setpoint"]
         if v["method"] == 0:
             self.command = self.pid.command(self._deck_heave(state), state[3], state[4], setpoint, v["legs.length"], h)
             self.alpha, self.iterations, self.cost = 1.0, 0.0, 0.0
