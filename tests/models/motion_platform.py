@@ -113,3 +113,45 @@ def mean_power(results, window=(0.0, math.inf)) -> float:
     """The thesis' power measure: sum over the legs of |force x extension rate|, averaged over a window."""
     sel = (results.time >= window[0]) & (results.time <= window[1])
     return float(sum(np.abs(results[f"platform.legs.power[{i}]"][sel]) for i in range(3)).mean())
+
+
+# ---------------------------------------------------------------------- the scenario files
+
+SCENARIO_DIR = ROOT / "scenarios" / "motion_platform"
+
+
+def scenario_events(method: int) -> dict:
+    name = ("quasi-static PID", "NMPC")[method]
+    return {"description": f"Motion-compensation platform (issue 24, de Zeeuw's thesis 4-6) with its {name}: the 1000 t "
+                           "tower on the heave-roll-pitch platform on a 100 x 30 m box barge in a Pierson-Moskowitz "
+                           "sea, H1/3 4 m, T1 6.5 s, short-crested (cos^2), towards north. Run from the repository "
+                           f"root: marine-cosim run scenarios/motion_platform/{SYSTEM_FILES[method]} --scenario "
+                           f"scenarios/motion_platform/{EVENT_FILES[method]}",
+            "end": 60.0, "events": []}
+
+
+SYSTEM_FILES = ("motion_platform_pid.ssd", "motion_platform_nmpc.ssd")
+EVENT_FILES = ("events_pid.yaml", "events_nmpc.yaml")
+
+
+def write_scenario(fmu_dir: Path = ROOT / "build" / "fmus") -> list[Path]:
+    """scenarios/motion_platform/: the barge's vessel file, a system file per controller (FMU sources
+    relative to it, in build/fmus; the vessel file relative to the repository root, where the CLI runs)
+    and their events."""
+    import yaml
+
+    from orchestration.ssp import write_ssp
+
+    written = [write_barge()]
+    for method in (0, 1):
+        s = system(fmu_dir, method=method, barge=BARGE_FILE, name=SYSTEM_FILES[method][:-4])
+        written.append(write_ssp(s, SCENARIO_DIR / SYSTEM_FILES[method]))
+        events = SCENARIO_DIR / EVENT_FILES[method]
+        events.write_text(yaml.safe_dump(scenario_events(method), sort_keys=False, width=100))
+        written.append(events)
+    return written
+
+
+if __name__ == "__main__":
+    for p in write_scenario():
+        print(p)
