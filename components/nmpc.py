@@ -31,9 +31,11 @@ each step, Q = 1 (MN^-2), lambda_dU = 1, and the soft linear penalty on leg forc
 
 **Solver**: damped Gauss-Newton (Kelley's gaussn as the thesis modified it): forward-difference
 Jacobian with h = 1e-2 MN (3N + 1 = 16 cost evaluations, here one batched evaluation), step
--(J^T J + lambda_GN 1)^-1 J^T r with lambda_GN = 0.2, Armijo backtracking (step lengths 1, 1/2, 1/4,
-1/8 evaluated as one batch), at most 10 iterations, stop when ||J^T r|| <= 0.1; the best iterate is
-returned. **Hot start**: the previous solution shifted by one step with a zero appended.
+-(J^T J + lambda_GN 1)^-1 J^T r with lambda_GN = 0.2, Armijo backtracking (halving up to 4 times), at
+most 10 iterations; it stops when ||J^T r|| <= 0.1 or when the next Gauss-Newton step would lower the
+cost by less than 0.1 (its predicted decrease -2 g.d, J = r.r; early termination in the sense of Wang &
+Boyd, which the thesis cites: it saves the batch that would only confirm convergence); the best
+iterate is returned. **Hot start**: the previous solution shifted by one step with a zero appended.
 
 **Suboptimality estimate** (thesis 2-5 to 2-7, Grune & Pannek; as coded):
 alpha = 1 - l_N / l_1, with l_i the stage cost of prediction step i of the returned solution.
@@ -287,7 +289,9 @@ class NMPC:
             step = -np.linalg.solve(J.T @ J + st.lambda_gn * np.eye(n), grad)
             best = (cost, z, stage[0], hrp[0], float(grad @ step))
             iterations += 1
-            if np.linalg.norm(grad) <= st.tol:
+            # converged: a small gradient (the thesis' test), or a Gauss-Newton step that would gain
+            # less than tol (early termination, Wang & Boyd: saves the batch that only confirms it)
+            if np.linalg.norm(grad) <= st.tol or -2.0 * float(grad @ step) <= st.tol:
                 break
             z = z + step.reshape(N, 3)
         cost, z, stage, hrp, _ = best
