@@ -16,6 +16,7 @@ from components.platform import (PROBLEMS, Cylinders, Platform, PlatformError, S
 from components.platform_control import THESIS_GAINS, QuasiStaticPID
 from components.articulated_body import ArticulatedBody
 
+VALIDATION_COMPONENT = "motion compensation"
 GEO = SarrusGeometry()
 DEG = math.pi / 180
 
