@@ -21,13 +21,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from orchestration.algorithms import FixedStepAlgorithm  # noqa: E402
-from orchestration.execution import simulate  # noqa: E402
+from orchestration.execution import ExecutionError, simulate  # noqa: E402
 from tests.models import tip_compensation as tc  # noqa: E402
 
 LIFT_CASES = {"held (mode 0)": {"mode": 0}, "compensated": {"mode": 1},
               "compensated, 1 step delay": {"mode": 1, "measurement_delay": 1},
               "compensated, target follows (T 30 s)": {"mode": 1, "target_time_constant": 30.0},
-              "compensated, main boom 100 kW": ({"mode": 1}, {2: 1.0e5})}
+              "compensated, main boom 300 kW": ({"mode": 1}, {2: 3.0e5})}
 HEAVY_CASES = {"held (mode 0)": {"mode": 0}, "compensated": {"mode": 1},
                "compensated, 1 step delay": {"mode": 1, "measurement_delay": 1},
                "compensated, target follows (T 20 s)": {"mode": 1, "target_time_constant": 20.0}}
@@ -64,8 +64,13 @@ def lift(fmu_dir: Path, seconds: float, tmp: Path) -> tuple[dict, dict]:
                       "power_limit": data["links"][k - 1]["control"]["power_max"]} for k in joints}
         path = tmp / f"kb_{len(out)}.json"
         path.write_text(json.dumps(data))
-        r = simulate(tc.lift_system(fmu_dir, controller=controller, mechanism=path, stop=seconds), seconds, 0.025,
-                     variables=names, algorithm=FixedStepAlgorithm(method="gauss-seidel"))
+        try:
+            r = simulate(tc.lift_system(fmu_dir, controller=controller, mechanism=path, stop=seconds), seconds, 0.025,
+                         variables=names, algorithm=FixedStepAlgorithm(method="gauss-seidel"))
+        except ExecutionError as exc:          # the power-limited boom collapses (docs/tip_compensation.md)
+            out[label] = {"failed": str(exc).splitlines()[0]}
+            print(f"lift, {label}: failed: {out[label]['failed']}", flush=True)
+            continue
         out[label] = _summary(r, "crane.attachment2.position", joints, 10.0, limits)
         series[label] = r
         print(f"lift, {label}: tip RMS {1e3 * out[label]['tip_rms_m']:.2f} mm", flush=True)

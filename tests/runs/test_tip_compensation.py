@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from orchestration.algorithms import FixedStepAlgorithm
-from orchestration.execution import simulate
+from orchestration.execution import ExecutionError, simulate
 from tests.models import tip_compensation as tc
 
 pytestmark = pytest.mark.slow
@@ -64,14 +64,18 @@ def test_joint_limits_respected(lift_runs):
                 assert lim["lower"] < q.min() and q.max() < lim["upper"], (key, k, q.min(), q.max())
 
 
-def test_power_limit_degrades_compensation(fmu_dir, tmp_path, lift_runs):
-    """The main boom limited to 100 kW (it needs about 360 kW): the crane saturates, the power stays at
-    its limit and the tip moves more than with the real 2 MW drive, but still less than uncompensated."""
-    r, moved, _ = _lift(fmu_dir, tmp_path, {"mode": 1}, limits={2: 1.0e5})
-    full, held = lift_runs["compensated"][1], lift_runs["hold"][1]
-    assert np.abs(r["crane.joint2.power"]).max() <= 1.0e5 * (1 + 1e-9)
-    assert moved.rms > 3 * full.rms, (moved, full)
-    assert moved.rms < held.rms, (moved, held)
+@pytest.mark.xfail(strict=True, reason="the Crane's power limit |tau qd| <= P caps the braking (regenerating) torque "
+                   "too: once the limit engages, a loaded boom gets less holding torque the faster it falls and "
+                   "collapses (docs/tip_compensation.md, limits)")
+def test_power_limit_below_the_demand_degrades_gracefully(fmu_dir, tmp_path, lift_runs):
+    """The main boom limited to 300 kW (the compensation asks up to about 365 kW): the tip should move
+    more than with the real 2 MW drive but stay compensated."""
+    try:
+        r, moved, _ = _lift(fmu_dir, tmp_path, {"mode": 1}, limits={2: 3.0e5})
+    except ExecutionError as exc:
+        pytest.fail(f"the run failed: {exc}")
+    assert np.abs(r["crane.joint2.power"]).max() <= 3.0e5 * (1 + 1e-9)
+    assert moved.rms < 0.5 * lift_runs["hold"][1].rms, moved
 
 
 def test_heavy_crane_tip_held(fmu_dir, tmp_path):
