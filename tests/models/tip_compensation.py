@@ -133,17 +133,27 @@ def lift_system(fmu_dir: Path, controller: dict | None = None, mechanism: Path |
 @dataclass
 class TipMotion:
     """How much the tip moves in the earth frame over a window: the RMS of its 3-D distance from its
-    mean position (sqrt of the summed variances), per-axis standard deviations and the largest
-    distance from the mean."""
+    mean position (sqrt of the summed variances), per-axis standard deviations, the largest distance
+    from the mean, and the RMS of its wave-frequency part (high-passed at ``cutoff`` rad/s, zero-phase
+    2nd-order Butterworth: what a target that follows the vessel's slow motion still lets through)."""
 
     rms: float
     std: np.ndarray
     peak: float
+    wave_rms: float = float("nan")
 
     @classmethod
-    def of(cls, positions: np.ndarray) -> "TipMotion":
+    def of(cls, positions: np.ndarray, dt: float | None = None, cutoff: float = 0.2) -> "TipMotion":
         d = positions - positions.mean(axis=0)
-        return cls(float(np.sqrt((d ** 2).sum(axis=1).mean())), d.std(axis=0), float(np.linalg.norm(d, axis=1).max()))
+        wave = float("nan")
+        if dt is not None and len(d) > 30:
+            from scipy.signal import butter, filtfilt
+
+            b, a = butter(2, cutoff / (np.pi / dt), btype="high")
+            hp = filtfilt(b, a, d, axis=0)
+            wave = float(np.sqrt((hp ** 2).sum(axis=1).mean()))
+        return cls(float(np.sqrt((d ** 2).sum(axis=1).mean())), d.std(axis=0),
+                   float(np.linalg.norm(d, axis=1).max()), wave)
 
 
 # ---------------------------------------------------------------------- the scenario files
