@@ -176,10 +176,26 @@ def scenario_events() -> dict:
                         "value": 1}]}
 
 
+HEAVY_CRANE_FILE = "scenarios/crane_tip_compensation/crane_250t_torque.json"
+HEAVY_EVENTS = {"end": 40.0, "on": 10.0}
+
+
+def heavy_scenario_events() -> dict:
+    return {"description": "Crane-tip compensation (issue 24) on the B4 ship + heavy crane (docs/b4_ship_heavy_crane.md): "
+                           "250 t on the Tysse-Egeland crane, the paper's JONSWAP Hs 4 m, wp 1.3 rad/s, beam sea; "
+                           "joints held 0-10 s, tip held still in the earth frame from 10 s. Run from the repository "
+                           "root: marine-cosim run scenarios/crane_tip_compensation/ship_heavy_crane_compensated.ssd "
+                           "--scenario scenarios/crane_tip_compensation/events_heavy.yaml",
+            "end": HEAVY_EVENTS["end"],
+            "events": [{"time": 0.0, "model": "compensator", "variable": "mode", "action": "override", "value": 0},
+                       {"time": HEAVY_EVENTS["on"], "model": "compensator", "variable": "mode", "action": "override",
+                        "value": 1}]}
+
+
 def write_scenario(fmu_dir: Path = ROOT / "build" / "fmus") -> list[Path]:
-    """scenarios/crane_tip_compensation/: the system file (FMU sources relative to it, in build/fmus), the
-    torque-controlled knuckle boom (mechanism paths relative to the repository root, where the CLI runs)
-    and the events."""
+    """scenarios/crane_tip_compensation/: the system files (FMU sources relative to them, in build/fmus),
+    the torque-controlled cranes (mechanism paths relative to the repository root, where the CLI runs)
+    and the events: the offshore lift and the B4 ship + heavy crane."""
     import yaml
 
     from orchestration.ssp import write_ssp
@@ -190,7 +206,17 @@ def write_scenario(fmu_dir: Path = ROOT / "build" / "fmus") -> list[Path]:
     path = write_ssp(s, SCENARIO_DIR / "crane_tip_compensation.ssd")
     events = SCENARIO_DIR / "events.yaml"
     events.write_text(yaml.safe_dump(scenario_events(), sort_keys=False, width=100))
-    return [mech, path, events]
+    with tempfile.TemporaryDirectory() as tmp:
+        h = heavy_system(fmu_dir, workdir=Path(tmp))
+        heavy_mech = ROOT / HEAVY_CRANE_FILE
+        heavy_mech.write_text(Path(h.components["crane"].parameters["mechanism"]).read_text())
+        for name in ("crane", "compensator"):
+            h.components[name].parameters["mechanism"] = HEAVY_CRANE_FILE
+        h.name, h.stop_time, h.base_step = "ship_heavy_crane_compensated", HEAVY_EVENTS["end"], 0.01
+        heavy = write_ssp(h, SCENARIO_DIR / "ship_heavy_crane_compensated.ssd")
+    heavy_events = SCENARIO_DIR / "events_heavy.yaml"
+    heavy_events.write_text(yaml.safe_dump(heavy_scenario_events(), sort_keys=False, width=100))
+    return [mech, path, events, heavy_mech, heavy, heavy_events]
 
 
 if __name__ == "__main__":
