@@ -7,7 +7,9 @@
    with the NMPC; PM Hs 4 m, T1 6.5 s) for ``--seconds`` and records the controller's measurements.
 2. Replays the NMPC on those measurements, step after step with its hot start (the same problems in
    the same order as in the run), timing each solve in CPU time of this thread (time.thread_time, so
-   that other processes on the shared machine count less); and once more without the hot start.
+   that other processes on the shared machine count less); once more without the hot start; and once
+   as a real-time iteration (one unverified Gauss-Newton step per sample), with the largest difference
+   of its commands from the converged ones.
 
 Prints and writes the distribution of the solve time (median, 95th percentile, maximum, share of
 steps within 20 ms), the Gauss-Newton iterations and the trajectories simulated per step, with and
@@ -42,7 +44,7 @@ def record(fmu_dir: Path, seconds: float) -> dict:
 
     names = ([f"ship.{v}[{i}]" for v in ("position", "euler", "velocity_body", "angular_velocity_body")
               for i in range(3)] + [f"platform.x[{i}]" for i in range(3)] + [f"platform.x_rate[{i}]" for i in range(3)]
-             + [f"controller.legs.force_command[{i}]" for i in range(3)])
+             + [f"controller.leg{k}.force_command" for k in (1, 2, 3)])
     r = simulate(mp.system(fmu_dir, method=1), seconds, mp.STEP, variables=names,
                  algorithm=FixedStepAlgorithm(method="gauss-seidel"))
     states = np.column_stack([r[n] for n in names[:18]])
@@ -62,17 +64,17 @@ def controller():
     rad = fit_radiation(vessel.omega, vessel.added_mass, vessel.damping, max_order=4)
     model = ShipPlatformModel(vessel.MRB + rad.A_inf, vessel.MRB, vessel.restoring, np.array(mp.DECK),
                               platform_inertia(mp.PLATFORM_MASS), SarrusGeometry())
-    return lambda hot: NMPC(model, MPCSettings(hot_start=hot))
+    return lambda hot, single=False: NMPC(model, MPCSettings(hot_start=hot, single_iteration=single))
 
 
-def replay(make, run: dict, hot: bool) -> dict:
+def replay(make, run: dict, hot: bool, single: bool = False, reference: list | None = None) -> dict:
     from components.nmpc import platform_hrp
     from tests.models import motion_platform as mp
 
-    mpc = make(hot)
+    mpc = make(hot, single)
     states, forces = run["states"], run["forces"]
     setpoint = platform_hrp(states[:1], np.array(mp.DECK))[0] * np.array([1.0, 0.0, 0.0])
-    times, iterations, evaluations, alphas = [], [], [], []
+    times, iterations, evaluations, alphas, commands = [], [], [], [], []
     for k in range(len(states) - 1):
         t0 = time.thread_time()
         sol = mpc.solve(states[k], forces[k], setpoint)
@@ -80,8 +82,12 @@ def replay(make, run: dict, hot: bool) -> dict:
         iterations.append(sol.iterations)
         evaluations.append(sol.evaluations)
         alphas.append(sol.alpha)
+        commands.append(sol.forces)
     t = np.array(times)
-    return {"hot_start": hot, "steps": len(t), "median_ms": 1e3 * float(np.median(t)),
+    deviation = (float(np.abs(np.array(commands) - np.array(reference)).max()) / 1e6 if reference is not None
+                 else 0.0)
+    return {"hot_start": hot, "single_iteration": single, "commands": commands,
+            "max_deviation_MN": deviation, "steps": len(t), "median_ms": 1e3 * float(np.median(t)),
             "p95_ms": 1e3 * float(np.percentile(t, 95)), "max_ms": 1e3 * float(t.max()),
             "mean_ms": 1e3 * float(t.mean()), "within_budget": float((t <= BUDGET).mean()),
             "mean_iterations": float(np.mean(iterations)), "max_iterations": int(np.max(iterations)),
@@ -102,12 +108,17 @@ def main(argv=None) -> int:
         build_fmus.build_all(fmu_dir, ["Ship", "MotionPlatform", "PlatformController"])
     run = record(fmu_dir, args.seconds)
     make = controller()
-    results = [replay(make, run, hot) for hot in (True, False)]
+    full = replay(make, run, True)
+    results = [full, replay(make, run, False, reference=full["commands"]),
+               replay(make, run, True, single=True, reference=full["commands"])]
     for r in results:
-        print(f"hot start {str(r['hot_start']):5}: {r['steps']} steps, solve time median {r['median_ms']:.1f} ms, "
+        r.pop("commands")
+        kind = "real-time iteration" if r["single_iteration"] else f"hot start {str(r['hot_start']):5}"
+        print(f"{kind}: {r['steps']} steps, solve time median {r['median_ms']:.1f} ms, "
               f"95 % {r['p95_ms']:.1f} ms, max {r['max_ms']:.1f} ms; within 20 ms: {100 * r['within_budget']:.0f} %; "
               f"Gauss-Newton iterations mean {r['mean_iterations']:.2f} (max {r['max_iterations']}), "
-              f"{r['mean_trajectories']:.0f} trajectories per step; alpha > 0 in {100 * r['alpha_positive']:.0f} %")
+              f"{r['mean_trajectories']:.0f} trajectories per step; alpha > 0 in {100 * r['alpha_positive']:.0f} %; "
+              f"largest difference from the hot-started solves {r['max_deviation_MN']:.3f} MN")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"seconds": args.seconds, "budget_ms": 1e3 * BUDGET, "results": results,
                                     "date": time.strftime("%Y-%m-%d")}, indent=1) + "\n")

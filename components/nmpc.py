@@ -36,6 +36,8 @@ most 10 iterations; it stops when ||J^T r|| <= 0.1 or when the next Gauss-Newton
 cost by less than 0.1 (its predicted decrease -2 g.d, J = r.r; early termination in the sense of Wang &
 Boyd, which the thesis cites: it saves the batch that would only confirm convergence); the best
 iterate is returned. **Hot start**: the previous solution shifted by one step with a zero appended.
+``single_iteration`` (not the thesis') takes one Gauss-Newton step per sample unverified: the real-time
+iteration of Diehl et al. (2005), which the hot start makes a continuation of the previous samples' solves.
 
 **Suboptimality estimate** (thesis 2-5 to 2-7, Grune & Pannek; as coded):
 alpha = 1 - l_N / l_1, with l_i the stage cost of prediction step i of the returned solution.
@@ -58,7 +60,7 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a x b for (B, 3) arrays (np.cross costs several times more on small arrays)."""
     a0, a1, a2 = a[:, 0], a[:, 1], a[:, 2]
     b0, b1, b2 = b[:, 0], b[:, 1], b[:, 2]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out = np.empty((max(len(a), len(b)), 3))
     out[:, 0] = a1 * b2 - a2 * b1
     out[:, 1] = a2 * b0 - a0 * b2
     out[:, 2] = a0 * b1 - a1 * b0
@@ -206,6 +208,7 @@ class MPCSettings:
     f_min: float = -5.0e6          # N
     f_max: float = 2.0e7
     hot_start: bool = True
+    single_iteration: bool = False # real-time iteration (Diehl): one Gauss-Newton step per sample, taken unverified
 
 
 @dataclass
@@ -294,6 +297,9 @@ class NMPC:
             if np.linalg.norm(grad) <= st.tol or -2.0 * float(grad @ step) <= st.tol:
                 break
             z = z + step.reshape(N, 3)
+            if st.single_iteration:      # the step is taken without the batch that would check it
+                best = (cost, z, stage[0], hrp[0], 0.0)
+                break
         cost, z, stage, hrp, _ = best
         self.delta = z
         u = u_prev + 1e6 * z[0]

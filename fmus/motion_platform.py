@@ -4,7 +4,7 @@ three Sarrus linkages with hydraulic cylinders carrying a heavy tower on a ship'
 Ports: ``base`` takes the deck hardpoint's motion (as the Crane FMU: position, quaternion, velocity,
 angular velocity, acceleration, angular acceleration; NED) and gives the platform's articulated inertia
 and bias wrench there for the mass-aware coupling with the Ship's hardpoint 1 (or the force and moment
-it exerts on the deck for explicit coupling); ``legs.force_command`` takes the three cylinder force
+it exerts on the deck for explicit coupling); ``leg<k>.force_command`` (k = 1..3) take the cylinder force
 commands (from the PlatformController FMU), limited to [cylinder.force_min, cylinder.force_max]; the
 legs' lengths, rates, forces and powers and the platform's pose come out. A pose the linkages cannot
 take (over-stretched, folded, knee below the deck, platform on the deck, cylinder beyond its stroke)
@@ -24,6 +24,8 @@ FULL = ("0,0", "0,1", "0,2", "1,0", "1,1", "1,2", "2,0", "2,1", "2,2")
 _SYM_LINEAR = np.array([0, 7, 14, 1, 2, 8])
 _COUPLING = np.array([3, 4, 5, 9, 10, 11, 15, 16, 17])
 _SYM_ANGULAR = np.array([21, 28, 35, 22, 23, 29])
+LEGS = (1, 2, 3)
+COMMANDS = tuple(f"leg{k}.force_command" for k in LEGS)
 BASE = ("base.position", "base.quaternion", "base.velocity", "base.angular_velocity", "base.acceleration",
         "base.angular_acceleration")
 
@@ -54,8 +56,9 @@ class MotionPlatform(Fmi2Slave):
                   size=3)
         self.real("base.angular_acceleration", I, [0.0] * 3, "rad/s2", "Angular acceleration of the deck",
                   frame="NED", size=3)
-        self.real("legs.force_command", I, [0.0] * 3, "N", "Cylinder force commands (> 0 extends the leg)", size=3)
-        deps = BASE + ("legs.force_command",)
+        for k in LEGS:
+            self.real(f"leg{k}.force_command", I, 0.0, "N", f"Force command of cylinder {k} (> 0 extends the leg)")
+        deps = BASE + COMMANDS
         self.real("base.force", O, None, "N", "Force the platform exerts on the deck", frame="NED", size=3,
                   depends_on=deps)
         self.real("base.moment", O, None, "N.m", "Moment the platform exerts on the deck about its origin",
@@ -67,9 +70,9 @@ class MotionPlatform(Fmi2Slave):
         self.real("base.inertia_angular", O, None, "kg.m2", "Articulated inertia, moment/angular-acceleration "
                   "block (symmetric), NED axes", size=6, labels=SYM)
         self.real("base.bias_force", O, None, "N", "Bias force: what the deck must apply at zero acceleration",
-                  frame="NED", size=3, depends_on=("legs.force_command", "base.velocity", "base.angular_velocity"))
+                  frame="NED", size=3, depends_on=COMMANDS + ("base.velocity", "base.angular_velocity"))
         self.real("base.bias_moment", O, None, "N.m", "Bias moment about the deck origin", frame="NED", size=3,
-                  depends_on=("legs.force_command", "base.velocity", "base.angular_velocity"))
+                  depends_on=COMMANDS + ("base.velocity", "base.angular_velocity"))
         self.real("x", O, None, "1", "Heave (m, deck z), roll and pitch (rad) of the platform relative to the deck",
                   size=3)
         self.real("x_rate", O, None, "1", "Rates of heave (m/s), roll and pitch (rad/s) relative to the deck",
@@ -80,14 +83,14 @@ class MotionPlatform(Fmi2Slave):
                   size=3)
         self.real("platform.top", O, None, "m", "Position of the tower top (100 m above the base, the thesis' "
                   "box)", frame="NED", size=3)
-        self.real("legs.length", O, None, "m", "Leg (cylinder) lengths", size=3)
-        self.real("legs.rate", O, None, "m/s", "Leg extension rates", size=3)
-        self.real("legs.force", O, None, "N", "Cylinder forces (commands within the force limits)", size=3,
-                  depends_on=("legs.force_command",))
-        self.real("legs.power", O, None, "W", "Cylinder powers, force x extension rate", size=3,
-                  depends_on=("legs.force_command",))
-        self.real("legs.total_power", O, None, "W", "Sum of the three cylinders' powers",
-                  depends_on=("legs.force_command",))
+        for k in LEGS:
+            self.real(f"leg{k}.length", O, None, "m", f"Length of leg (cylinder) {k}")
+            self.real(f"leg{k}.rate", O, None, "m/s", f"Extension rate of leg {k}")
+            self.real(f"leg{k}.force", O, None, "N", f"Force of cylinder {k} (its command within the force limits)",
+                      depends_on=(f"leg{k}.force_command",))
+            self.real(f"leg{k}.power", O, None, "W", f"Power of cylinder {k}: force x extension rate",
+                      depends_on=(f"leg{k}.force_command",))
+        self.real("legs.total_power", O, None, "W", "Sum of the three cylinders' powers", depends_on=COMMANDS)
 
     def check_parameters(self):
         problems = check_platform(self.v)
@@ -113,7 +116,7 @@ class MotionPlatform(Fmi2Slave):
                                 v["base.angular_velocity"].copy(), v["base.acceleration"].copy(),
                                 v["base.angular_acceleration"].copy())
         p.set_inputs(self._base, np.zeros(3), [])
-        p.set_command(v["legs.force_command"])
+        p.set_command(np.array([v[name] for name in COMMANDS]))
         self._applied = self.input_version
 
     def step_model(self, t: float, h: float) -> None:
@@ -142,8 +145,10 @@ class MotionPlatform(Fmi2Slave):
         ell = leg_lengths(p.q, p.geometry)
         rate = leg_jacobian(p.q, p.geometry).dot(p.qd)
         f, _ = p.cylinders.force(p.command)
-        v["legs.length"][:], v["legs.rate"][:], v["legs.force"][:] = ell, rate, f
-        v["legs.power"][:] = f * rate
+        for k in range(3):
+            leg = f"leg{k + 1}"
+            v[f"{leg}.length"], v[f"{leg}.rate"], v[f"{leg}.force"] = float(ell[k]), float(rate[k]), float(f[k])
+            v[f"{leg}.power"] = float(f[k] * rate[k])
         v["legs.total_power"] = float((f * rate).sum())
 
     def get_model_state(self) -> dict:

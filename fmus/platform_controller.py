@@ -2,9 +2,9 @@
 ``method``: 0 the quasi-static PID (components.platform_control), 1 the NMPC (components.nmpc).
 
 It measures the ship's motion (the Ship FMU's ``position``, ``euler``, ``velocity_body``,
-``angular_velocity_body``) and the legs (the MotionPlatform FMU's ``legs.length`` and ``legs.rate``; the
+``angular_velocity_body``) and the legs (the MotionPlatform FMU's ``leg<k>.length`` and ``leg<k>.rate``; the
 platform's pose by forward kinematics, Newton-Raphson warm-started from the last one) and commands
-the three cylinder forces (``legs.force_command`` to the MotionPlatform FMU). It is a sampled controller:
+the three cylinder forces (``leg<k>.force_command`` to the MotionPlatform FMU). It is a sampled controller:
 each doStep computes the command from the measurements at the step's start, and the command is
 output at the step's end (one communication step of computation delay; 20 ms at the thesis' 50 Hz).
 The NMPC's model needs the ship's data (``vessel_file``, the Ship FMU's) and the platform's (the same
@@ -28,8 +28,6 @@ from fmus._platform import check_platform, declare_platform, geometry, inertia
 
 PID_GAINS = ("P_mean", "P_diff", "I_mean", "I_diff", "D_mean", "D_diff")
 GAIN_UNITS = {"P": "N/m", "I": "N/m", "D": "N.s/m"}
-MEASURED = ("ship.position", "ship.euler", "ship.velocity_body", "ship.angular_velocity_body", "legs.length",
-            "legs.rate", "setpoint")
 
 
 class PlatformController(Fmi2Slave):
@@ -70,13 +68,15 @@ class PlatformController(Fmi2Slave):
         self.real("ship.velocity_body", I, [0.0] * 3, "m/s", "Measured velocity of CO", frame="body", size=3)
         self.real("ship.angular_velocity_body", I, [0.0] * 3, "rad/s", "Measured angular velocity", frame="body",
                   size=3)
-        self.real("legs.length", I, [6.0] * 3, "m", "Measured leg lengths", size=3)
-        self.real("legs.rate", I, [0.0] * 3, "m/s", "Measured leg extension rates", size=3)
+        for k in (1, 2, 3):
+            self.real(f"leg{k}.length", I, 6.0, "m", f"Measured length of leg {k}")
+            self.real(f"leg{k}.rate", I, 0.0, "m/s", f"Measured extension rate of leg {k}")
         self.real("setpoint", I, [0.0] * 3, "1", "What to hold: the platform origin's inertial heave relative to "
                   "where it is at the start (m, NED down), and the platform's inertial roll and pitch (rad; 0: the "
                   "tower upright)", size=3)
         # outputs
-        self.real("legs.force_command", O, None, "N", "Cylinder force commands", size=3)
+        for k in (1, 2, 3):
+            self.real(f"leg{k}.force_command", O, None, "N", f"Force command of cylinder {k}")
         self.real("platform.hrp", O, None, "1", "Estimated inertial heave (m, NED down), roll and pitch (rad) of the "
                   "platform", size=3)
         self.real("platform.x", O, None, "1", "Estimated heave (m), roll, pitch (rad) relative to the deck (forward "
@@ -147,10 +147,13 @@ class PlatformController(Fmi2Slave):
         """The NMPC's state from the measurements: ship pose and body velocity, the platform's pose
         (forward kinematics) and rates (J^-1 ell')."""
         v = self.v
-        self.x, _ = forward_kinematics(v["legs.length"], self.geo, self.x, max_iter=20, tol=1e-9)
-        xd = np.linalg.solve(leg_jacobian(self.x, self.geo), v["legs.rate"])
+        self.x, _ = forward_kinematics(self._legs("length"), self.geo, self.x, max_iter=20, tol=1e-9)
+        xd = np.linalg.solve(leg_jacobian(self.x, self.geo), self._legs("rate"))
         return np.concatenate([v["ship.position"], v["ship.euler"], v["ship.velocity_body"],
                                v["ship.angular_velocity_body"], self.x, xd])
+
+    def _legs(self, what: str) -> np.ndarray:
+        return np.array([self.v[f"leg{k}.{what}"] for k in (1, 2, 3)])
 
     def _hrp(self, state: np.ndarray) -> np.ndarray:
         return platform_hrp(state[None], self.hardpoint)[0]
@@ -166,7 +169,8 @@ class PlatformController(Fmi2Slave):
         state = self._state()
         setpoint = self.setpoint + v["setpoint"]
         if v["method"] == 0:
-            self.command = self.pid.command(self._deck_heave(state), state[3], state[4], setpoint, v["legs.length"], h)
+            self.command = self.pid.command(self._deck_heave(state), state[3], state[4], setpoint, self._legs("length"),
+                                            h)
             self.alpha, self.iterations, self.cost = 1.0, 0.0, 0.0
         else:
             sol = self.mpc.solve(state, self.command, setpoint)
@@ -176,7 +180,8 @@ class PlatformController(Fmi2Slave):
 
     def _outputs(self, state: np.ndarray) -> None:
         v = self.v
-        v["legs.force_command"][:] = self.command
+        for k in range(3):
+            v[f"leg{k + 1}.force_command"] = float(self.command[k])
         v["platform.hrp"][:] = self._hrp(state)
         v["platform.x"][:] = self.x
         v["nmpc.alpha"], v["nmpc.iterations"], v["nmpc.cost"] = self.alpha, self.iterations, self.cost

@@ -22,8 +22,8 @@ def test_model_description_validates(fmu_dir, model):
 def test_platform_holds_on_a_still_deck(fmu_dir):
     fmu = FmuUnderTest(fmu_dir / "MotionPlatform.fmu")
     try:
-        fmu.initialize({**STILL, **{f"legs.force_command[{i}]": STATIC for i in range(3)}})
-        names = ["x[0]", "x[1]", "legs.length[0]", "legs.force[1]", "base.force[2]", "platform.top[2]"]
+        fmu.initialize({**STILL, **{f"leg{k}.force_command": STATIC for k in (1, 2, 3)}})
+        names = ["x[0]", "x[1]", "leg1.length", "leg2.force", "base.force[2]", "platform.top[2]"]
         _, rows = fmu.run(0.0, 1.0, 0.02, names)
         assert not fmu.errors()
         np.testing.assert_allclose(rows[-1, :3], [-8.0, 0.0, 6.0], atol=1e-4)   # the chain's 2 kg aside
@@ -39,7 +39,7 @@ def test_overstretched_linkage_is_an_fmi_error(fmu_dir):
     there fails with the reason, not a NaN."""
     fmu = FmuUnderTest(fmu_dir / "MotionPlatform.fmu")
     try:
-        fmu.initialize({**STILL, **{f"legs.force_command[{i}]": 2e7 for i in range(3)}})
+        fmu.initialize({**STILL, **{f"leg{k}.force_command": 2e7 for k in (1, 2, 3)}})
         t, failed = 0.0, False
         for _ in range(200):
             try:
@@ -80,9 +80,9 @@ def test_controller_holds_the_platform_at_rest(fmu_dir):
     """The PID controller fed the still platform's legs keeps the static leg forces."""
     fmu = FmuUnderTest(fmu_dir / "PlatformController.fmu")
     try:
-        fmu.initialize({"method": 0, **{f"legs.length[{i}]": 6.0 for i in range(3)},
+        fmu.initialize({"method": 0, **{f"leg{k}.length": 6.0 for k in (1, 2, 3)},
                         "ship.position[2]": mp.static_sinkage()})
-        _, rows = fmu.run(0.0, 0.2, 0.02, [f"legs.force_command[{i}]" for i in range(3)] + ["platform.x[0]"])
+        _, rows = fmu.run(0.0, 0.2, 0.02, [f"leg{k}.force_command" for k in (1, 2, 3)] + ["platform.x[0]"])
         assert not fmu.errors()
         np.testing.assert_allclose(rows[:, :3], STATIC, rtol=1e-6)
         np.testing.assert_allclose(rows[:, 3], -8.0, atol=1e-9)

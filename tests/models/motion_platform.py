@@ -88,18 +88,18 @@ def system(fmu_dir: Path, method: int = 1, sea: dict | None = None, platform_mas
                      ("angular_velocity_body", "angular_velocity_body")):
         for i in range(3):
             s.connect(f"ship.{src}[{i}]", f"controller.ship.{dst}[{i}]")
-    for i in range(3):
-        s.connect(f"platform.legs.length[{i}]", f"controller.legs.length[{i}]")
-        s.connect(f"platform.legs.rate[{i}]", f"controller.legs.rate[{i}]")
-        s.connect(f"controller.legs.force_command[{i}]", f"platform.legs.force_command[{i}]")
+    for k in (1, 2, 3):
+        s.connect(f"platform.leg{k}.length", f"controller.leg{k}.length")
+        s.connect(f"platform.leg{k}.rate", f"controller.leg{k}.rate")
+        s.connect(f"controller.leg{k}.force_command", f"platform.leg{k}.force_command")
     return s
 
 
 RECORD = (["ship.position[2]", "ship.euler[0]", "ship.euler[1]"]
           + [f"platform.platform.euler[{i}]" for i in range(2)] + ["platform.platform.position[2]"]
-          + [f"platform.x[{i}]" for i in range(3)] + [f"platform.legs.force[{i}]" for i in range(3)]
-          + [f"platform.legs.power[{i}]" for i in range(3)] + ["platform.legs.total_power"]
-          + [f"platform.legs.length[{i}]" for i in range(3)]
+          + [f"platform.x[{i}]" for i in range(3)] + [f"platform.leg{k}.force" for k in (1, 2, 3)]
+          + [f"platform.leg{k}.power" for k in (1, 2, 3)] + ["platform.legs.total_power"]
+          + [f"platform.leg{k}.length" for k in (1, 2, 3)]
           + ["controller.nmpc.alpha", "controller.nmpc.iterations", "controller.nmpc.cost"])
 
 
@@ -112,7 +112,7 @@ def tower_tilt(results) -> np.ndarray:
 def mean_power(results, window=(0.0, math.inf)) -> float:
     """The thesis' power measure: sum over the legs of |force x extension rate|, averaged over a window."""
     sel = (results.time >= window[0]) & (results.time <= window[1])
-    return float(sum(np.abs(results[f"platform.legs.power[{i}]"][sel]) for i in range(3)).mean())
+    return float(sum(np.abs(results[f"platform.leg{k}.power"][sel]) for k in (1, 2, 3)).mean())
 
 
 # ---------------------------------------------------------------------- the scenario files

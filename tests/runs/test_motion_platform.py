@@ -28,7 +28,7 @@ def _run(fmu_dir, method, stop, mass=mp.PLATFORM_MASS, sea=None, tilt_deg=0.0):
 
 
 def _forces(r):
-    return np.column_stack([r[f"platform.legs.force[{i}]"] for i in range(3)])
+    return np.column_stack([r[f"platform.leg{k}.force"] for k in (1, 2, 3)])
 
 
 def _roll_amplitude(r, t0, t1):
