@@ -68,7 +68,10 @@ def system(fmu_dir: Path, method: int = 1, sea: dict | None = None, platform_mas
     s.add_component(Component("ship", fmu_dir / "Ship.fmu", {
         "vessel_file": vessel, **(SEA if sea is None else sea),
         **{f"hardpoint1.location[{i}]": DECK[i] for i in range(3)},
-        "initial.position[2]": static_sinkage(platform_mass), "max_substep": STEP}))
+        "initial.position[2]": static_sinkage(platform_mass), "max_substep": STEP,
+        # the platform's load comes through the mass-aware inputs; the force input's start value says that
+        # the controller reading the ship's motion (a sensor) is meant to send no load back
+        "hardpoint1.force[2]": 0.0}))
     s.add_component(Component("platform", fmu_dir / "MotionPlatform.fmu", {**shared, "max_substep": STEP}))
     s.add_component(Component("controller", fmu_dir / "PlatformController.fmu", {
         **shared, "method": method, "vessel_file": vessel, **{f"deck.location[{i}]": DECK[i] for i in range(3)},
