@@ -301,6 +301,11 @@ class Platform(Crane):
     def actuator_torques(self, q, qd, z):
         leg_lengths(q, self.geometry)                  # PlatformError if the pose is impossible
         J = leg_jacobian(q, self.geometry)
+        cond = np.linalg.cond(J)
+        if not cond < 1e8:
+            raise PlatformError(f"the legs are singular at z = {q[0]:.4g} m, roll = {math.degrees(q[1]):.4g} deg, "
+                                f"pitch = {math.degrees(q[2]):.4g} deg (leg Jacobian condition number {cond:.3g}): "
+                                "the cylinders cannot hold the platform there")
         f, saturated = self.cylinders.force(self.command)
         return J.T.dot(f), saturated
 

@@ -53,7 +53,7 @@ def test_quasi_static_control_fails_with_comparable_masses(fmu_dir):
     else:
         assert _roll_amplitude(r, 40, 60) > _roll_amplitude(r, 0, 20), "the PID's roll did not grow"
     r = _run(fmu_dir, 1, 30.0, mass=2e6, sea=mp.CALM, tilt_deg=1.0)
-    assert _roll_amplitude(r, 20, 30) < 0.5 * _roll_amplitude(r, 0, 10)
+    assert _roll_amplitude(r, 20, 30) < 0.75 * _roll_amplitude(r, 0, 10)       # the roll period is ~20 s
     f = _forces(r)
     assert f.min() >= F_MIN - 1.0 and f.max() <= F_MAX + 1.0
     assert np.degrees(mp.tower_tilt(r))[r.time >= 20].max() < 0.1
