@@ -3,6 +3,7 @@ ship_crane_digest.md §2.4), its controllers (components/platform_control.py, co
 box barge (components/box_barge.py)."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -111,6 +112,7 @@ def test_mechanism_chain_is_the_platform_pose():
 
 # ---------------------------------------------------------------------- dynamics
 
+@functools.lru_cache(maxsize=None)
 def _barge_model(mass=1e6):
     v = box_barge(100, 30, 4, 5.95, omega=np.linspace(0.05, 4.0, 40), headings=np.radians(np.arange(0, 360, 30)))
     A_inf = np.diag([v.added_mass[j, j, -1] for j in range(6)])
