@@ -7,6 +7,8 @@ Per joint (sms_api_digest §2.4, eqs. 67-72, errata applied):
 * velocity control:  tau = kp (qd_t - qd) + ki z,             z' = qd_t - qd
   (the report's D term on the joint acceleration is an algebraic loop; it is left out)
 * passive:           tau = 0
+* torque:            tau = setpoint (an external controller's command, e.g. the crane-tip compensation
+  of components/tip_compensation.py), limited like the PID's output
 * limits: |tau| <= torque_max and |tau qd| <= power_max (|tau| <= P / max(|qd|, 1e-3)); the
   integrator stops while the actuator saturates (anti-windup); the integral is an ODE state, not a
   sum over accepted steps (robust under rollback)
@@ -28,7 +30,7 @@ from components.articulated_body import ArticulatedBody
 from components.mechanism import Mechanism
 from components.rotations import quat_multiply, quat_normalize, quat_to_matrix
 
-MODES = ("passive", "position", "velocity")
+MODES = ("passive", "position", "velocity", "torque")
 
 
 @dataclass
@@ -107,6 +109,8 @@ class Crane:
         ctl = [l.control if (l.control is not None and m != "passive") else None for l, m in zip(links, self.mode)]
         self._pos = np.array([c is not None and m == "position" for c, m in zip(ctl, self.mode)])
         self._vel = np.array([c is not None and m == "velocity" for c, m in zip(ctl, self.mode)])
+        self._torque = np.array([c is not None and m == "torque" for c, m in zip(ctl, self.mode)])
+        self._any_torque = bool(self._torque.any())
         self._kp = np.array([c.kp if c is not None else 0.0 for c in ctl], float)
         self._ki = np.array([c.ki if c is not None else 0.0 for c in ctl], float)
         self._kd = np.array([c.kd if c is not None else 0.0 for c in ctl], float)
@@ -158,6 +162,8 @@ class Crane:
         # position control: kp (q_t - q) + ki z - kd qd; velocity control: kp (qd_t - qd) + ki z
         # (kd is 0 there); passive: all gains 0
         raw = self._kp * (self.setpoint - np.where(self._pos, q, qd)) + self._ki * z - self._kd0 * qd
+        if self._any_torque:                 # torque control: the setpoint is the torque
+            raw = np.where(self._torque, self.setpoint, raw)
         # min(torque limit, power limit / max(|qd|, 1e-3)); fmin skips the NaN of joints without a power limit
         limit = np.fmin(self._tmax, self._pmax / np.maximum(np.abs(qd), 1e-3))
         tau = np.maximum(-limit, np.minimum(limit, raw))

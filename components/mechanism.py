@@ -30,8 +30,10 @@ Sec. 2.4; digest /work/shared/reference/sms_api_digest.md Sec. 2.4):
 Joint limits are SMS penalty end stops (report eqs. 71-72, with the erratum on the upper-stop
 sign corrected so that both stops are restoring):
       q < lower:  tau = -K (q - lower) - D qd,      q > upper:  tau = -K (q - upper) - D qd.
-Control data (mode position | velocity | passive, PID gains, torque and power limits, report
-eqs. 67-70) are carried for the crane controller; the dynamics here do not apply them.
+Control data (mode position | velocity | passive | torque, PID gains, torque and power limits,
+report eqs. 67-70; torque: the setpoint is the actuator torque itself, for an external controller such
+as the crane-tip compensation of components/tip_compensation.py) are carried for the crane
+controller; the dynamics here do not apply them.
 
 JSON format ("marine-cosim crane 1.0", documented in docs/crane_format.md)::
 
@@ -77,7 +79,7 @@ from components.spatial import euler_zyx, homogeneous, rx, rz
 
 FORMAT = "marine-cosim crane 1.0"
 JOINT_TYPES = ("revolute", "prismatic")
-CONTROL_MODES = ("position", "velocity", "passive")
+CONTROL_MODES = ("position", "velocity", "passive", "torque")
 PRESET_DIR = Path(__file__).resolve().parent / "data" / "cranes"
 
 
@@ -94,7 +96,8 @@ class JointLimits:
 
 @dataclass
 class JointControl:
-    """SMS joint controller data (eqs. 67-70). mode: "position" | "velocity" | "passive";
+    """SMS joint controller data (eqs. 67-70). mode: "position" | "velocity" | "passive" | "torque"
+    (the setpoint is the actuator torque, limited like the PID's output);
     kp, ki, kd in SI per rad (or per m); torque_max (N m or N) and power_max (W) optional."""
 
     mode: str = "passive"

@@ -181,7 +181,7 @@ def test_validate_reports_problems_and_never_raises():
     m.links[1].joint = "spherical"
     m.links[2].inertia = np.diag([1.0, 1.0, 3.0])           # violates I1 + I2 >= I3
     m.links[0].limits = JointLimits(1.0, -1.0, 1e6, 1e3)
-    m.links[1].control = JointControl(mode="torque", kp=-1.0)
+    m.links[1].control = JointControl(mode="bogus", kp=-1.0)
     m.links[2].cg = [0.0, float("nan"), 0.0]
     m.attachments.append(Attachment("bad", 7, [0, 0, 0]))
     problems = validate_mechanism(m)
