@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
+import importlib.util
+import json
 import logging
 import re
 import shutil
@@ -29,10 +32,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 ADAPTERS = ROOT / "fmus"
-LOADER_SOURCE = ADAPTERS / "native" / "pythonfmu_loader.c"
+LOADER_SOURCE = ADAPTERS / "native" / "fmi2_loader.c"
+BRIDGE_SOURCE = ADAPTERS / "native" / "fmi_bridge.py"
 BUNDLED_PACKAGES = ("components", "fmus")
 CLASS_PATTERN = re.compile(r"^class (\w+)\(\s*Fmi2Slave\s*\)\s*:", re.MULTILINE)  # pythonfmu's own rule
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+PRIVATE_PREFIX = "_mc_"
+PRIVATE_FORMAT = "marine-cosim private package 1"   # changes when stage_sources lays files out anew
 
 log = logging.getLogger("build_fmus")
 
@@ -49,8 +55,8 @@ def find_adapters(directory: Path = ADAPTERS) -> dict[str, Path]:
     return found
 
 
-def _module_file(module: str) -> Path | None:
-    base = ROOT.joinpath(*module.split("."))
+def _module_file(module: str, root: Path = ROOT) -> Path | None:
+    base = root.joinpath(*module.split("."))
     if base.with_suffix(".py").is_file():
         return base.with_suffix(".py")
     if (base / "__init__.py").is_file():
@@ -58,15 +64,15 @@ def _module_file(module: str) -> Path | None:
     return None
 
 
-def bundled_files(script: Path) -> list[Path]:
-    """The repository files an adapter needs: its imports within components/ and fmus/, recursively,
-    with the packages' __init__ files."""
+def bundled_files(script: Path, root: Path = ROOT) -> list[Path]:
+    """The source files an adapter needs: its imports within components/ and fmus/ of ``root``,
+    recursively, with the packages' __init__ files."""
     needed: set[Path] = set()
     todo = [script]
     while todo:
         path = todo.pop()
         tree = ast.parse(path.read_text(), filename=str(path))
-        package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1]) if path != script else ""
+        package = ".".join(path.relative_to(root).with_suffix("").parts[:-1]) if path != script else ""
         for node in ast.walk(tree):
             names = []
             if isinstance(node, ast.Import):
@@ -82,14 +88,14 @@ def bundled_files(script: Path) -> list[Path]:
                     continue
                 parts = name.split(".")
                 for depth in range(1, len(parts) + 1):
-                    file = _module_file(".".join(parts[:depth]))
+                    file = _module_file(".".join(parts[:depth]), root)
                     if file and file not in needed:
                         needed.add(file)
                         todo.append(file)
-    return sorted(needed)
+    return sorted(needed - {script})
 
 
-def data_files(script: Path) -> list[Path]:
+def data_files(script: Path, root: Path = ROOT) -> list[Path]:
     """Data an adapter declares in a module-level ``FMU_RESOURCES = ("components/data/...", ...)``
     (paths relative to the repository), bundled under resources/ at the same relative path."""
     tree = ast.parse(script.read_text(), filename=str(script))
@@ -97,11 +103,80 @@ def data_files(script: Path) -> list[Path]:
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "FMU_RESOURCES" for t in node.targets):
             for item in ast.literal_eval(node.value):
-                path = ROOT / item
+                path = root / item
                 if not path.is_file():
                     raise FileNotFoundError(f"{script.name}: FMU_RESOURCES names {item}, which does not exist")
                 files.append(path)
     return files
+
+
+# ---------------------------------------------------------------------------------------------
+# The FMU's private package: its Python under a name that carries the content hash
+# ---------------------------------------------------------------------------------------------
+
+def model_sources(script: Path, root: Path = ROOT) -> dict[str, bytes]:
+    """Everything of the project an FMU of ``script`` runs, by the path it has in resources/: the
+    adapter, the modules it imports (under their package paths) and its data files."""
+    files = {f"{script.stem}.py": script.read_bytes()}
+    for path in bundled_files(script, root) + data_files(script, root):
+        files[path.relative_to(root).as_posix()] = path.read_bytes()
+    return files
+
+
+def private_package(sources: dict[str, bytes]) -> str:
+    """``_mc_<hash>``: the package name an FMU's Python gets, from the content of ``sources``.
+
+    FMUs built from different sources get different names, so several of them, and a process
+    that imported the checkout's ``components``, never share a module in ``sys.modules``."""
+    digest = hashlib.sha256(PRIVATE_FORMAT.encode())
+    # the FMU binary and its Python end belong to the code that runs
+    sources = {**sources, "<loader>": LOADER_SOURCE.read_bytes(), "<bridge>": BRIDGE_SOURCE.read_bytes()}
+    for name in sorted(sources):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(sources[name]).digest())
+    return PRIVATE_PREFIX + digest.hexdigest()[:16]
+
+
+def privatise(text: str, package: str) -> str:
+    """``text`` (a module's source) with every absolute import of ``components`` or ``fmus`` moved
+    under ``package``: ``from components.x import y`` -> ``from <package>.components.x import y``.
+    Only the import statements change, so line numbers in tracebacks stay those of the source."""
+    lines = text.splitlines(keepends=True)
+    edits: list[tuple[int, int]] = []          # (line index, column) where to insert "<package>."
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in BUNDLED_PACKAGES:
+                    edits.append((alias.lineno - 1, alias.col_offset))
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module \
+                and node.module.split(".")[0] in BUNDLED_PACKAGES:
+            line = lines[node.lineno - 1]
+            match = re.compile(r"from\s+").match(line, node.col_offset)
+            if not match or not line.startswith(node.module.split(".")[0], match.end()):
+                raise ValueError(f"cannot rewrite the import on line {node.lineno}: {line.strip()!r}")
+            edits.append((node.lineno - 1, match.end()))
+    for row, col in sorted(edits, reverse=True):
+        lines[row] = lines[row][:col] + package + "." + lines[row][col:]
+    return "".join(lines)
+
+
+def stage_sources(script: Path, stage: Path, root: Path = ROOT) -> tuple[str, Path]:
+    """Write the FMU's resources/ Python into ``stage``: the private package ``_mc_<hash>``
+    (``components``, ``fmus`` and the loader's ``fmi_bridge`` below it, imports rewritten), the
+    adapter as the top-level module ``_mc_<hash>_<adapter>`` (pythonfmu's slavemodule), and the
+    data files at their repository paths. Returns the package name and the adapter's file."""
+    sources = model_sources(script, root)
+    package = private_package(sources)
+    (stage / package).mkdir(parents=True)
+    (stage / package / "__init__.py").write_text(
+        f'"""{script.stem} of marine-cosim, private to the FMUs built from exactly these sources."""\n')
+    shutil.copy2(BRIDGE_SOURCE, stage / package / BRIDGE_SOURCE.name)
+    entry = stage / f"{package}_{script.stem}.py"
+    for name, data in sources.items():
+        python = name.endswith(".py")
+        target = entry if name == f"{script.stem}.py" else stage / package / name if python else stage / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(privatise(data.decode(), package).encode() if python else data)
+    return package, entry
 
 
 def python_environment() -> dict[str, str]:
@@ -127,7 +202,7 @@ def compile_loader(workdir: Path) -> Path | None:
     output = workdir / "loader.so"
     command = [shutil.which("gcc") or "gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Wno-format-truncation",
                f"-I{sysconfig.get_paths()['include']}", f"-I{fmi_headers}", "-o", str(output),
-               str(LOADER_SOURCE), "-ldl", "-lpthread", "-Wl,-Bsymbolic"]
+               "-DMC_WITH_PYTHON_HEADERS", str(LOADER_SOURCE), "-ldl", "-lpthread", "-Wl,-Bsymbolic"]
     try:
         subprocess.run(command, check=True, capture_output=True, text=True)
     except (OSError, subprocess.CalledProcessError) as exc:
@@ -138,6 +213,10 @@ def compile_loader(workdir: Path) -> Path | None:
     return output
 
 
+def _settings_text(settings: dict[str, str]) -> bytes:
+    return "".join(f"{k}={v}\n" for k, v in settings.items()).encode()
+
+
 def _write_entry(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
     info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
@@ -145,18 +224,26 @@ def _write_entry(archive: zipfile.ZipFile, name: str, data: bytes, executable: b
     archive.writestr(info, data)
 
 
-def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir: Path) -> Path:
-    """Build ``out/<model>.fmu`` from ``script``."""
+def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir: Path,
+              root: Path = ROOT, portable: bool = False) -> Path:
+    """Build ``out/<model>.fmu`` from ``script`` and the sources under ``root``; ``portable``
+    bundles the Python runtime (``loader`` must then be :func:`compile_process_loader`'s)."""
     from pythonfmu.builder import FmuBuilder
 
     stage = workdir / f"stage_{model}"
     stage.mkdir()
-    for file in bundled_files(script) + data_files(script):
-        target = stage / file.relative_to(ROOT)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(file, target)
-    raw = FmuBuilder.build_FMU(script, dest=workdir / f"raw_{model}.fmu",
-                               project_files=[stage / p for p in BUNDLED_PACKAGES if (stage / p).exists()])
+    package, entry = stage_sources(script, stage, root)
+    try:
+        raw = FmuBuilder.build_FMU(entry, dest=workdir / f"raw_{model}.fmu",
+                                   project_files=[p for p in stage.iterdir() if p != entry])
+    finally:
+        # pythonfmu put the stage on sys.path to import the entry module; the modules stay
+        # importable only under their private name, which nothing else uses
+        while str(stage) in sys.path:
+            sys.path.remove(str(stage))
+        # nor does this process keep them: their folder is about to be deleted
+        for name in [n for n in sys.modules if n == package or n.startswith((package + ".", package + "_"))]:
+            del sys.modules[name]
     entries: dict[str, tuple[bytes, bool]] = {}
     with zipfile.ZipFile(raw) as archive:
         for item in archive.infolist():
@@ -164,11 +251,21 @@ def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir:
                 continue
             entries[item.filename] = (archive.read(item), False)
     if loader is not None:
-        pythonfmu_binary = f"binaries/linux64/{model}.so"
-        entries["binaries/linux64/pythonfmu-export.so"] = (entries.pop(pythonfmu_binary)[0], True)
-        entries[pythonfmu_binary] = (loader.read_bytes(), True)
-    env = python_environment()
-    entries["resources/python_env.txt"] = ("".join(f"{k}={v}\n" for k, v in env.items()).encode(), False)
+        entries[f"binaries/linux64/{model}.so"] = (loader.read_bytes(), True)
+    model_class = CLASS_PATTERN.search(script.read_text()).group(1)
+    settings = {"mode": "inprocess", "package": package, "module": entry.stem, "class": model_class}
+    if portable:
+        entries.update(runtime_entries(stage, package, entry, model_class, workdir))
+        for name in [n for n in entries if n.startswith("binaries/win64/")]:
+            del entries[name]   # pythonfmu's DLL needs a Python on the target: not portable
+        digest = hashlib.sha256()
+        for name in sorted(n for n in entries if n.startswith("resources/")):
+            digest.update(name.encode() + b"\0" + hashlib.sha256(entries[name][0]).digest())
+        version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+        settings.update(mode="process", hash=f"{model}-{digest.hexdigest()[:16]}", python=f"runtime/bin/{version}")
+    else:
+        entries["resources/python_env.txt"] = (_settings_text(python_environment()), False)
+    entries["resources/loader.txt"] = (_settings_text(settings), False)
     target = out / f"{model}.fmu"
     with zipfile.ZipFile(target, "w") as archive:
         for name in sorted(entries):
@@ -177,22 +274,277 @@ def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir:
     return target
 
 
-def build_all(out: Path, names: list[str] | None = None) -> list[Path]:
+# ---------------------------------------------------------------------------------------------
+# --portable: the FMU brings its own Python runtime and runs it as a child process
+# ---------------------------------------------------------------------------------------------
+
+# glibc's own libraries are the target's; every other library a bundled binary needs is bundled
+GLIBC_LIBRARIES = ("libc.so", "libm.so", "libpthread.so", "libdl.so", "librt.so", "libutil.so", "ld-linux")
+# site-packages distributions bundled by sub-package (only the ones the model imports)
+SPLIT_DISTRIBUTIONS = ("scipy",)
+# never bundled: tests, headers, type stubs, build helpers
+SKIPPED_PARTS = {"tests", "test", "testing", "include", "__pycache__", "_pyinstaller", "f2py", "distutils",
+                 "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "pydoc_data", "venv"}
+SKIPPED_SUFFIXES = (".pyi", ".h", ".c", ".pxd", ".pyx", ".a", ".txt", ".md", ".cfg", ".toml", ".f", ".f90")
+# imported on error paths and by the bridge, whatever the trace saw
+ALWAYS_STDLIB = ("traceback", "linecache", "tokenize", "json", "socket", "struct", "array", "importlib",
+                 "encodings", "copy", "uuid", "hashlib", "datetime", "dataclasses", "typing")
+
+TRACE = r"""
+import ast, importlib, json, math, sys
+stage, package, entry, klass = sys.argv[1:5]
+sys.path[:0] = [stage] + sys.argv[5:]
+names = set()
+for path in [*__import__("pathlib").Path(stage, package).rglob("*.py"), __import__("pathlib").Path(stage, entry + ".py")]:
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module)
+            names.update(node.module + "." + a.name for a in node.names)
+for name in sorted(names):
+    try:
+        importlib.import_module(name)
+    except Exception:
+        pass
+for name in ALWAYS:
+    importlib.import_module(name)
+bridge = importlib.import_module(package + ".fmi_bridge")
+slave = bridge.Instance(entry, klass, "trace", stage, False).slave
+reals = [v.value_reference for v in slave.vars.values() if type(v).__name__ == "Real"]
+slave.setup_experiment(0.0, None, None)
+slave.enter_initialization_mode()
+slave.get_real(reals)
+slave.exit_initialization_mode()
+for k in range(3):
+    slave.do_step(0.01 * k, 0.01)
+    slave.get_real(reals)
+state = slave._get_fmu_state()
+slave._set_fmu_state(type(slave)._fmu_state_from_bytes(type(slave)._fmu_state_to_bytes(state)))
+slave.set_real(reals[:1], [math.nan])
+slave.terminate()
+modules = {n: getattr(m, "__file__", None) for n, m in list(sys.modules.items())}
+libraries = sorted({line.split()[-1] for line in open("/proc/self/maps") if ".so" in line.split()[-1]})
+print(json.dumps({"modules": modules, "libraries": libraries}))
+"""
+
+
+def _site_packages() -> list[str]:
+    import site
+
+    return [p for p in site.getsitepackages() if Path(p).is_dir()]
+
+
+def trace_imports(stage: Path, package: str, entry: Path, model_class: str) -> tuple[dict, list[str]]:
+    """Run the model once in a fresh interpreter of this Python (isolated, no site) and return the
+    modules it imported (name -> file) and the shared libraries it loaded. Every import statement
+    of the bundled code is tried first, so code paths the short run does not reach are covered."""
+    code = TRACE.replace("ALWAYS", repr(ALWAYS_STDLIB))
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(stage), package, entry.stem, model_class,
+                             *_site_packages()], capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        raise RuntimeError(f"tracing {entry.stem} failed:\n{result.stderr[-3000:]}")
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    return found["modules"], found["libraries"]
+
+
+def _skipped(relative: Path) -> bool:
+    return bool(SKIPPED_PARTS & set(relative.parts[:-1])) or relative.name.endswith(SKIPPED_SUFFIXES)
+
+
+def _needed_libraries(binary: Path) -> list[Path]:
+    """Shared libraries ``binary`` needs beyond glibc, as this machine resolves them."""
+    out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True).stdout
+    found = []
+    for line in out.splitlines():
+        parts = line.split("=>")
+        if len(parts) == 2 and parts[1].strip().startswith("/"):
+            name, path = parts[0].strip(), Path(parts[1].split()[0])
+            if not name.startswith(GLIBC_LIBRARIES) and not name.startswith("libpython"):
+                found.append(path)
+    return found
+
+
+def runtime_files(modules: dict, libraries: list[str]) -> dict[str, Path]:
+    """Path under resources/runtime -> file of this machine: the interpreter, the stdlib modules
+    and extension modules the model imports, numpy, the imported sub-packages of scipy, and the
+    libraries (other than glibc) they need."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    libdir = Path(sysconfig.get_config_var("LIBDIR"))
+    libpython = libdir / sysconfig.get_config_var("INSTSONAME")
+    executable = Path(sysconfig.get_config_var("BINDIR")) / version
+    files: dict[str, Path] = {f"bin/{version}": executable.resolve(), f"lib/{libpython.name}": libpython.resolve()}
+    sites = [Path(p).resolve() for p in _site_packages()]
+    taken: set[Path] = set()
+    for name, file in modules.items():
+        if not file:
+            continue
+        path = Path(file).resolve()
+        if path.is_relative_to(stdlib):
+            top = path.relative_to(stdlib).parts[0]
+            if top == "site-packages":
+                continue
+            unit = stdlib / top if (stdlib / top).is_dir() and top != "lib-dynload" else path
+            for src in ([unit] if unit.is_file() else sorted(unit.rglob("*"))):
+                rel = src.relative_to(stdlib)
+                if src.is_file() and not _skipped(rel):
+                    files[f"lib/{version}/{rel.as_posix()}"] = src
+            continue
+        for site_dir in sites:
+            if path.is_relative_to(site_dir):
+                parts = path.relative_to(site_dir).parts
+                depth = 2 if parts[0] in SPLIT_DISTRIBUTIONS and len(parts) > 2 else 1
+                unit = site_dir.joinpath(*parts[:depth])
+                if unit in taken or parts[0] == "pythonfmu":   # pythonfmu's Python is in resources/
+                    break
+                taken.add(unit)
+                units = [unit] + ([site_dir / parts[0] / p for p in ("__init__.py", "_lib", "__config__.py",
+                                   "version.py", "_distributor_init.py")] if depth == 2 else [])
+                for item in units:
+                    for src in ([item] if item.is_file() else sorted(item.rglob("*")) if item.is_dir() else []):
+                        rel = src.relative_to(site_dir)
+                        if src.is_file() and not _skipped(rel):
+                            files[f"site-packages/{rel.as_posix()}"] = src
+                break
+    for lib in libraries:   # the vendored BLAS and Fortran runtimes of the wheels
+        path = Path(lib).resolve()
+        for site_dir in sites:
+            if path.is_relative_to(site_dir):
+                files[f"site-packages/{path.relative_to(site_dir).as_posix()}"] = path
+    for rel, src in list(files.items()):
+        if src.suffix == ".so" or ".so." in src.name:
+            for dep in _needed_libraries(src):
+                files.setdefault(f"lib/{dep.name}", dep.resolve())
+    return files
+
+
+def _compiled(source: Path) -> bytes:
+    """``source`` as a .pyc that loads without its .py (legacy location, unchecked)."""
+    import importlib._bootstrap_external as external
+
+    code = compile(source.read_bytes(), source.name, "exec", dont_inherit=True, optimize=0)
+    return bytes(external._code_to_hash_pyc(code, importlib.util.source_hash(source.read_bytes()), checked=False))
+
+
+def _stripped(path: Path, workdir: Path) -> bytes:
+    strip = shutil.which("strip")
+    if not strip:
+        return path.read_bytes()
+    copy = workdir / f"strip_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}"
+    shutil.copy2(path, copy)
+    subprocess.run([strip, "--strip-unneeded", str(copy)], check=False, capture_output=True)
+    data = copy.read_bytes()
+    copy.unlink()
+    return data
+
+
+def runtime_entries(stage: Path, package: str, entry: Path, model_class: str,
+                    workdir: Path) -> dict[str, tuple[bytes, bool]]:
+    """The archive entries of resources/runtime for one model: .pyc only, stripped binaries."""
+    import importlib.util  # noqa: F401  (for _compiled)
+
+    modules, libraries = trace_imports(stage, package, entry, model_class)
+    entries: dict[str, tuple[bytes, bool]] = {}
+    python_build = Path(sysconfig.get_config_var("LIBDIR")).resolve()
+    for rel, src in sorted(runtime_files(modules, libraries).items()):
+        name = f"resources/runtime/{rel}"
+        if src.suffix == ".py":
+            entries[name[:-3] + ".pyc"] = (_compiled(src), False)
+        elif src.suffix == ".pyc":
+            continue
+        elif rel.startswith("bin/"):
+            entries[name] = (_stripped(src, workdir), True)
+        elif src.suffix == ".so" or ".so." in src.name:
+            # the interpreter's own libraries carry debug symbols; the wheels' are stripped already
+            own = src.is_relative_to(python_build)
+            entries[name] = (_stripped(src, workdir) if own else src.read_bytes(), False)
+        else:
+            entries[name] = (src.read_bytes(), False)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    entries[f"resources/runtime/lib/{version}/lib-dynload/.keep"] = (b"", False)
+    return entries
+
+
+def glibc_floor(binaries: list[bytes]) -> str:
+    """The newest GLIBC_x.y symbol version any of ``binaries`` (ELF images) needs, as objdump -T shows."""
+    newest = (0, 0)
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, data in enumerate(binaries):
+            path = Path(tmp) / f"b{k}"
+            path.write_bytes(data)
+            out = subprocess.run(["objdump", "-T", str(path)], capture_output=True, text=True).stdout
+            for major, minor in re.findall(r"\(GLIBC_(\d+)\.(\d+)", out):
+                newest = max(newest, (int(major), int(minor)))
+    return f"{newest[0]}.{newest[1]}"
+
+
+def compile_process_loader(workdir: Path) -> Path:
+    """The portable FMU's binary: fmi2_loader.c without the in-process path (no libdl, no Python)."""
+    import fmpy
+
+    output = workdir / "process_loader.so"
+    command = [shutil.which("gcc") or "gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Wno-format-truncation",
+               "-DMC_PROCESS_ONLY", f"-I{Path(fmpy.__file__).parent / 'c-code'}", "-o", str(output),
+               str(LOADER_SOURCE), "-Wl,-Bsymbolic", "-s"]
+    subprocess.run(command, check=True, capture_output=True, text=True)
+    return output
+
+
+def read_settings(fmu: Path, name: str) -> dict[str, str]:
+    """``resources/<name>`` (key=value lines) of a built FMU; {} if absent."""
+    with zipfile.ZipFile(fmu) as archive:
+        try:
+            text = archive.read(f"resources/{name}").decode()
+        except KeyError:
+            return {}
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+def is_current(fmu: Path, portable: bool = False) -> bool:
+    """True if ``fmu`` was built by this script from exactly this checkout's sources (adapter,
+    components and fmus modules, data, loader), in the given mode, and, for the default build, for
+    the Python running now."""
+    try:
+        settings = read_settings(fmu, "loader.txt")
+        adapter = find_adapters().get(Path(fmu).stem)
+        if adapter is None or settings.get("package") != private_package(model_sources(adapter)):
+            return False
+        if portable:
+            return settings.get("mode") == "process"
+        return settings.get("mode") == "inprocess" and \
+            read_settings(fmu, "python_env.txt").get("python") == sys.executable
+    except (OSError, zipfile.BadZipFile, ValueError, UnicodeDecodeError):
+        return False
+
+
+def ensure_built(models: list[str], fmu_dir: Path, portable: bool = False, log=print) -> Path:
+    """Build the ``models`` (e.g. "Ship") into ``fmu_dir`` unless they are there and current;
+    returns the folder."""
+    fmu_dir = Path(fmu_dir)
+    stale = [m for m in models if not is_current(fmu_dir / f"{m}.fmu", portable)]
+    if stale:
+        log(f"building {', '.join(stale)} into {fmu_dir} ...")
+        build_all(fmu_dir, stale, portable=portable)
+    return fmu_dir
+
+
+def build_all(out: Path, names: list[str] | None = None, portable: bool = False) -> list[Path]:
+    """Build the FMUs of ``names`` (default: every adapter) into ``out``; ``portable`` bundles a
+    Python runtime in each (see docs/fmu_runtime.md)."""
     adapters = find_adapters()
     unknown = set(names or []) - set(adapters)
     if unknown:
         raise SystemExit(f"no adapter for {sorted(unknown)} in {ADAPTERS} (found {sorted(adapters)})")
     out.mkdir(parents=True, exist_ok=True)
     built = []
-    # pythonfmu imports the adapter; it must see this checkout's packages, not an installed copy
-    sys.path.insert(0, str(ROOT))
     with tempfile.TemporaryDirectory(prefix="marine_cosim_build_") as tmp:
         workdir = Path(tmp)
-        loader = compile_loader(workdir)
+        loader = compile_process_loader(workdir) if portable else compile_loader(workdir)
         for model, script in adapters.items():
             if names and model not in names:
                 continue
-            path = build_fmu(model, script, out, loader, workdir)
+            path = build_fmu(model, script, out, loader, workdir, portable=portable)
             log.info("built %s", path)
             built.append(path)
     return built
@@ -201,10 +553,13 @@ def build_all(out: Path, names: list[str] | None = None) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "fmus", help="output folder (build/fmus)")
+    parser.add_argument("--portable", action="store_true",
+                        help="bundle a Python runtime, numpy and the scipy parts used: needs nothing on the target "
+                             "but Linux x86-64 (docs/fmu_runtime.md)")
     parser.add_argument("models", nargs="*", help="build only these models (e.g. Payload)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    for path in build_all(args.out, args.models):
+    for path in build_all(args.out, args.models, portable=args.portable):
         print(path)
     return 0
 
