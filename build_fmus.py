@@ -221,7 +221,7 @@ def _write_entry(archive: zipfile.ZipFile, name: str, data: bytes, executable: b
     info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
     info.external_attr = (0o755 if executable else 0o644) << 16
-    archive.writestr(info, data)
+    archive.writestr(info, data, compresslevel=9)
 
 
 def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir: Path,
@@ -280,28 +280,40 @@ def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir:
 
 # glibc's own libraries are the target's; every other library a bundled binary needs is bundled
 GLIBC_LIBRARIES = ("libc.so", "libm.so", "libpthread.so", "libdl.so", "librt.so", "libutil.so", "ld-linux")
-# site-packages distributions bundled by sub-package (only the ones the model imports)
-SPLIT_DISTRIBUTIONS = ("scipy",)
+# the site-packages distributions a portable FMU may bring (anything else the trace meets, such
+# as Cython probed by scipy's test helpers, is optional to its importer); these two are bundled by
+# sub-package: only the ones the model imports
+SPLIT_DISTRIBUTIONS = ("numpy", "scipy")
+# stdlib extension modules that would bring big system libraries (OpenSSL); hashlib and friends
+# fall back to the builtin hash modules listed in ALWAYS_STDLIB
+EXCLUDED_MODULES = ("_hashlib", "_ssl")
 # never bundled: tests, headers, type stubs, build helpers
-SKIPPED_PARTS = {"tests", "test", "testing", "include", "__pycache__", "_pyinstaller", "f2py", "distutils",
+SKIPPED_PARTS = {"tests", "test", "include", "__pycache__", "_pyinstaller", "f2py", "distutils",
                  "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "pydoc_data", "venv"}
-SKIPPED_SUFFIXES = (".pyi", ".h", ".c", ".pxd", ".pyx", ".a", ".txt", ".md", ".cfg", ".toml", ".f", ".f90")
+SKIPPED_SUFFIXES = ("conftest.py", ".pyi", ".h", ".c", ".pxd", ".pyx", ".a", ".txt", ".md", ".cfg", ".toml", ".f", ".f90")
 # imported on error paths and by the bridge, whatever the trace saw
 ALWAYS_STDLIB = ("traceback", "linecache", "tokenize", "json", "socket", "struct", "array", "importlib",
-                 "encodings", "copy", "uuid", "hashlib", "datetime", "dataclasses", "typing")
+                 "encodings", "copy", "uuid", "hashlib", "datetime", "dataclasses", "typing",
+                 "_md5", "_sha1", "_sha256", "_sha512", "_sha3", "_blake2")
 
 TRACE = r"""
 import ast, importlib, json, math, sys
 stage, package, entry, klass = sys.argv[1:5]
 sys.path[:0] = [stage] + sys.argv[5:]
-names = set()
-for path in [*__import__("pathlib").Path(stage, package).rglob("*.py"), __import__("pathlib").Path(stage, entry + ".py")]:
+names = set(TOP)
+root = __import__("pathlib").Path(stage)
+for path in [*root.joinpath(package).rglob("*.py"), root / (entry + ".py")]:
+    rel = path.relative_to(root).with_suffix("")
+    names.add(".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts))
+    # imports inside functions too, of numpy and scipy (an optional reader such as xarray stays out)
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
+            found = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            names.add(node.module)
-            names.update(node.module + "." + a.name for a in node.names)
+            found = [node.module] + [node.module + "." + a.name for a in node.names]
+        else:
+            continue
+        names.update(n for n in found if n.split(".")[0] in ("numpy", "scipy"))
 for name in sorted(names):
     try:
         importlib.import_module(name)
@@ -339,7 +351,7 @@ def trace_imports(stage: Path, package: str, entry: Path, model_class: str) -> t
     """Run the model once in a fresh interpreter of this Python (isolated, no site) and return the
     modules it imported (name -> file) and the shared libraries it loaded. Every import statement
     of the bundled code is tried first, so code paths the short run does not reach are covered."""
-    code = TRACE.replace("ALWAYS", repr(ALWAYS_STDLIB))
+    code = TRACE.replace("ALWAYS", repr(ALWAYS_STDLIB)).replace("TOP", repr(("numpy",)))
     result = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(stage), package, entry.stem, model_class,
                              *_site_packages()], capture_output=True, text=True, timeout=600)
     if result.returncode != 0:
@@ -350,6 +362,10 @@ def trace_imports(stage: Path, package: str, entry: Path, model_class: str) -> t
 
 def _skipped(relative: Path) -> bool:
     return bool(SKIPPED_PARTS & set(relative.parts[:-1])) or relative.name.endswith(SKIPPED_SUFFIXES)
+
+
+def _is_binary(path: Path) -> bool:
+    return path.suffix == ".so" or ".so." in path.name
 
 
 def _needed_libraries(binary: Path) -> list[Path]:
@@ -376,9 +392,10 @@ def runtime_files(modules: dict, libraries: list[str]) -> dict[str, Path]:
     executable = Path(sysconfig.get_config_var("BINDIR")) / version
     files: dict[str, Path] = {f"bin/{version}": executable.resolve(), f"lib/{libpython.name}": libpython.resolve()}
     sites = [Path(p).resolve() for p in _site_packages()]
+    loaded = {Path(lib).resolve() for lib in libraries}
     taken: set[Path] = set()
     for name, file in modules.items():
-        if not file:
+        if not file or name in EXCLUDED_MODULES:
             continue
         path = Path(file).resolve()
         if path.is_relative_to(stdlib):
@@ -394,17 +411,22 @@ def runtime_files(modules: dict, libraries: list[str]) -> dict[str, Path]:
         for site_dir in sites:
             if path.is_relative_to(site_dir):
                 parts = path.relative_to(site_dir).parts
-                depth = 2 if parts[0] in SPLIT_DISTRIBUTIONS and len(parts) > 2 else 1
-                unit = site_dir.joinpath(*parts[:depth])
-                if unit in taken or parts[0] == "pythonfmu":   # pythonfmu's Python is in resources/
+                split = parts[0] in SPLIT_DISTRIBUTIONS and len(parts) > 2
+                unit = site_dir.joinpath(*parts[:2 if split else 1])
+                if parts[0] not in SPLIT_DISTRIBUTIONS:   # pythonfmu's Python is in resources/ already
                     break
-                taken.add(unit)
-                units = [unit] + ([site_dir / parts[0] / p for p in ("__init__.py", "_lib", "__config__.py",
-                                   "version.py", "_distributor_init.py")] if depth == 2 else [])
+                units = [unit]
+                if parts[0] in SPLIT_DISTRIBUTIONS:   # the distribution's own top-level files
+                    units += [f for f in (site_dir / parts[0]).iterdir() if f.is_file()]
                 for item in units:
+                    if item in taken:
+                        continue
+                    taken.add(item)
                     for src in ([item] if item.is_file() else sorted(item.rglob("*")) if item.is_dir() else []):
                         rel = src.relative_to(site_dir)
-                        if src.is_file() and not _skipped(rel):
+                        # every Python module of an imported sub-package (cheap, and a module imported
+                        # on first use is there), but only the extension modules the model loaded
+                        if src.is_file() and not _skipped(rel) and (not _is_binary(src) or src in loaded):
                             files[f"site-packages/{rel.as_posix()}"] = src
                 break
     for lib in libraries:   # the vendored BLAS and Fortran runtimes of the wheels
@@ -412,10 +434,12 @@ def runtime_files(modules: dict, libraries: list[str]) -> dict[str, Path]:
         for site_dir in sites:
             if path.is_relative_to(site_dir):
                 files[f"site-packages/{path.relative_to(site_dir).as_posix()}"] = path
+    bundled = {src.resolve() for src in files.values()}
     for rel, src in list(files.items()):
         if src.suffix == ".so" or ".so." in src.name:
             for dep in _needed_libraries(src):
-                files.setdefault(f"lib/{dep.name}", dep.resolve())
+                if dep.resolve() not in bundled:   # a wheel's vendored library is found by its RPATH
+                    files.setdefault(f"lib/{dep.name}", dep.resolve())
     return files
 
 
@@ -446,7 +470,6 @@ def runtime_entries(stage: Path, package: str, entry: Path, model_class: str,
 
     modules, libraries = trace_imports(stage, package, entry, model_class)
     entries: dict[str, tuple[bytes, bool]] = {}
-    python_build = Path(sysconfig.get_config_var("LIBDIR")).resolve()
     for rel, src in sorted(runtime_files(modules, libraries).items()):
         name = f"resources/runtime/{rel}"
         if src.suffix == ".py":
@@ -455,10 +478,8 @@ def runtime_entries(stage: Path, package: str, entry: Path, model_class: str,
             continue
         elif rel.startswith("bin/"):
             entries[name] = (_stripped(src, workdir), True)
-        elif src.suffix == ".so" or ".so." in src.name:
-            # the interpreter's own libraries carry debug symbols; the wheels' are stripped already
-            own = src.is_relative_to(python_build)
-            entries[name] = (_stripped(src, workdir) if own else src.read_bytes(), False)
+        elif _is_binary(src):
+            entries[name] = (_stripped(src, workdir), False)
         else:
             entries[name] = (src.read_bytes(), False)
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
