@@ -288,7 +288,7 @@ SPLIT_DISTRIBUTIONS = ("numpy", "scipy")
 # fall back to the builtin hash modules listed in ALWAYS_STDLIB
 EXCLUDED_MODULES = ("_hashlib", "_ssl")
 # never bundled: tests, headers, type stubs, build helpers
-SKIPPED_PARTS = {"tests", "test", "include", "__pycache__", "_pyinstaller", "f2py", "distutils",
+SKIPPED_PARTS = {"tests", "test", "include", "__pycache__", "_pyinstaller",
                  "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "pydoc_data", "venv"}
 SKIPPED_SUFFIXES = ("conftest.py", ".pyi", ".h", ".c", ".pxd", ".pyx", ".a", ".txt", ".md", ".cfg", ".toml", ".f", ".f90")
 # imported on error paths and by the bridge, whatever the trace saw
@@ -470,6 +470,7 @@ def runtime_entries(stage: Path, package: str, entry: Path, model_class: str,
 
     modules, libraries = trace_imports(stage, package, entry, model_class)
     entries: dict[str, tuple[bytes, bool]] = {}
+    python_build = Path(sysconfig.get_config_var("LIBDIR")).resolve()
     for rel, src in sorted(runtime_files(modules, libraries).items()):
         name = f"resources/runtime/{rel}"
         if src.suffix == ".py":
@@ -479,7 +480,11 @@ def runtime_entries(stage: Path, package: str, entry: Path, model_class: str,
         elif rel.startswith("bin/"):
             entries[name] = (_stripped(src, workdir), True)
         elif _is_binary(src):
-            entries[name] = (_stripped(src, workdir), False)
+            # the interpreter's own libraries carry debug symbols; the wheels' binaries were
+            # rewritten by auditwheel (patchelf), and strip breaks those ("ELF load command
+            # address/offset not page-aligned"), so they stay as they are
+            own = src.is_relative_to(python_build)
+            entries[name] = (_stripped(src, workdir) if own else src.read_bytes(), False)
         else:
             entries[name] = (src.read_bytes(), False)
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
@@ -487,7 +492,7 @@ def runtime_entries(stage: Path, package: str, entry: Path, model_class: str,
     return entries
 
 
-def glibc_floor(binaries: list[bytes]) -> str:
+def glibc_floor(binaries: list[bytes]) -> tuple[int, int]:
     """The newest GLIBC_x.y symbol version any of ``binaries`` (ELF images) needs, as objdump -T shows."""
     newest = (0, 0)
     with tempfile.TemporaryDirectory() as tmp:
@@ -497,7 +502,7 @@ def glibc_floor(binaries: list[bytes]) -> str:
             out = subprocess.run(["objdump", "-T", str(path)], capture_output=True, text=True).stdout
             for major, minor in re.findall(r"\(GLIBC_(\d+)\.(\d+)", out):
                 newest = max(newest, (int(major), int(minor)))
-    return f"{newest[0]}.{newest[1]}"
+    return newest
 
 
 def compile_process_loader(workdir: Path) -> Path:

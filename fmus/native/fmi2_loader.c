@@ -406,6 +406,10 @@ static int unpack_runtime(const char *resources) {
         nftw(copy_to, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
         return -1;
     }
+    /* unzip tools may drop the executable bit (Python's zipfile does): the interpreter needs it */
+    char python[PATH_MAX + 16];
+    snprintf(python, sizeof python, "%s/%s", copy_to, config.python);
+    chmod(python, 0755);
     char done[PATH_MAX + 16];
     snprintf(done, sizeof done, "%s/.complete", copy_to);
     int fd = open(done, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -651,6 +655,12 @@ static pid_t spawn_runtime(int *fd_out, char *error, size_t size) {
         }
         for (int fd = 4; fd < 1024; ++fd) close(fd);
         execve(python, argv, envp);
+        /* async-signal-safe report: errno as two digits */
+        char note[] = "marine-cosim FMU loader: cannot execute the FMU's Python (errno ..)\n";
+        int e = errno % 100;
+        note[sizeof note - 5] = (char)('0' + e / 10);
+        note[sizeof note - 4] = (char)('0' + e % 10);
+        if (write(2, note, sizeof note - 1) < 0) _exit(127);
         _exit(127);
     }
     free(envp);

@@ -71,8 +71,11 @@ def python_prefixes() -> tuple[list[str], list[str]]:
     folders = {sys.prefix, sys.base_prefix, os.path.realpath(sys.base_prefix), root, "/root/.pyenv",
                *glob.glob("/usr/lib/python3*"), *glob.glob("/usr/local/lib/python3*"), "/usr/share/python3"}
     folders = sorted(f for f in folders if os.path.isdir(f))
-    files = sorted(set(glob.glob("/usr/bin/python*") + glob.glob("/usr/local/bin/python*")
-                       + glob.glob("/usr/lib/x86_64-linux-gnu/libpython*")))
+    # a folder inside another one is hidden with it (and cannot be mounted over once it is)
+    folders = [f for f in folders if not any(f != g and f.startswith(g.rstrip("/") + "/") for g in folders)]
+    files = {os.path.realpath(f) for f in glob.glob("/usr/bin/python*") + glob.glob("/usr/local/bin/python*")
+             + glob.glob("/usr/lib/x86_64-linux-gnu/libpython*")}
+    files = sorted(f for f in files if os.path.isfile(f) and not any(f.startswith(g + "/") for g in folders))
     return folders, files
 
 
