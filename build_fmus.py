@@ -21,6 +21,7 @@ import hashlib
 import importlib.util
 import json
 import logging
+import os
 import re
 import shutil
 import subprocess
@@ -225,7 +226,7 @@ def _write_entry(archive: zipfile.ZipFile, name: str, data: bytes, executable: b
 
 
 def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir: Path,
-              root: Path = ROOT, portable: bool = False) -> Path:
+              root: Path = ROOT, portable: bool = False, runtime_base: Path | None = None) -> Path:
     """Build ``out/<model>.fmu`` from ``script`` and the sources under ``root``; ``portable``
     bundles the Python runtime (``loader`` must then be :func:`compile_process_loader`'s)."""
     from pythonfmu.builder import FmuBuilder
@@ -255,7 +256,7 @@ def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir:
     model_class = CLASS_PATTERN.search(script.read_text()).group(1)
     settings = {"mode": "inprocess", "package": package, "module": entry.stem, "class": model_class}
     if portable:
-        entries.update(runtime_entries(stage, package, entry, model_class, workdir))
+        entries.update(runtime_entries(stage, package, entry, model_class, workdir, runtime_base))
         for name in [n for n in entries if n.startswith("binaries/win64/")]:
             del entries[name]   # pythonfmu's DLL needs a Python on the target: not portable
         digest = hashlib.sha256()
@@ -347,13 +348,36 @@ def _site_packages() -> list[str]:
     return [p for p in site.getsitepackages() if Path(p).is_dir()]
 
 
-def trace_imports(stage: Path, package: str, entry: Path, model_class: str) -> tuple[dict, list[str]]:
-    """Run the model once in a fresh interpreter of this Python (isolated, no site) and return the
-    modules it imported (name -> file) and the shared libraries it loaded. Every import statement
-    of the bundled code is tried first, so code paths the short run does not reach are covered."""
+def python_version() -> str:
+    return f"python{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def base_prefix(prefix: Path | None = None) -> Path:
+    """The CPython installation a portable runtime is taken from: ``prefix`` (an installation of
+    this Python's minor version, e.g. from :func:`old_glibc_python`), or the one running this script."""
+    base = Path(prefix or sysconfig.get_config_var("prefix")).resolve()
+    if not (base / "bin" / python_version()).is_file() or not (base / "lib" / python_version()).is_dir():
+        raise SystemExit(f"{base} is not a {python_version()} installation (bin/{python_version()}, "
+                         f"lib/{python_version()}); numpy and scipy come from this environment, so the runtime's "
+                         f"Python must be the same minor version")
+    return base
+
+
+def _base_env(base: Path) -> dict[str, str]:
+    return {**os.environ, "LD_LIBRARY_PATH": str(base / "lib")}
+
+
+def trace_imports(stage: Path, package: str, entry: Path, model_class: str,
+                  base: Path | None = None) -> tuple[dict, list[str]]:
+    """Run the model once in a fresh, isolated interpreter of the runtime's Python (``base``) with
+    this environment's site-packages, and return the modules it imported (name -> file) and the
+    shared libraries it loaded. Every module of the FMU and every numpy or scipy import statement
+    of its code is imported first, so code paths the short run does not reach are covered."""
+    base = base_prefix(base)
     code = TRACE.replace("ALWAYS", repr(ALWAYS_STDLIB)).replace("TOP", repr(("numpy",)))
-    result = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(stage), package, entry.stem, model_class,
-                             *_site_packages()], capture_output=True, text=True, timeout=600)
+    result = subprocess.run([str(base / "bin" / python_version()), "-I", "-S", "-c", code, str(stage), package,
+                             entry.stem, model_class, *_site_packages()], capture_output=True, text=True,
+                            timeout=600, env=_base_env(base))
     if result.returncode != 0:
         raise RuntimeError(f"tracing {entry.stem} failed:\n{result.stderr[-3000:]}")
     found = json.loads(result.stdout.strip().splitlines()[-1])
@@ -368,9 +392,14 @@ def _is_binary(path: Path) -> bool:
     return path.suffix == ".so" or ".so." in path.name
 
 
-def _needed_libraries(binary: Path) -> list[Path]:
-    """Shared libraries ``binary`` needs beyond glibc, as this machine resolves them."""
-    out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True).stdout
+def _needed_libraries(binary: Path, base: Path, bundled: set[str]) -> list[Path]:
+    """Shared libraries ``binary`` needs beyond glibc, as this machine resolves them with the
+    runtime's own libraries (``base``/lib) first; one ldd cannot find is fine if it is ``bundled``
+    (a wheel's library found through the RPATH of the module that loads both)."""
+    out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, env=_base_env(base)).stdout
+    missing = [line.split()[0] for line in out.splitlines() if "not found" in line]
+    if set(missing) - bundled:
+        raise RuntimeError(f"{binary} needs libraries found neither in {base / 'lib'} nor on this machine:\n{out}")
     found = []
     for line in out.splitlines():
         parts = line.split("=>")
@@ -381,16 +410,16 @@ def _needed_libraries(binary: Path) -> list[Path]:
     return found
 
 
-def runtime_files(modules: dict, libraries: list[str]) -> dict[str, Path]:
-    """Path under resources/runtime -> file of this machine: the interpreter, the stdlib modules
-    and extension modules the model imports, numpy, the imported sub-packages of scipy, and the
-    libraries (other than glibc) they need."""
-    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    libdir = Path(sysconfig.get_config_var("LIBDIR"))
-    libpython = libdir / sysconfig.get_config_var("INSTSONAME")
-    executable = Path(sysconfig.get_config_var("BINDIR")) / version
-    files: dict[str, Path] = {f"bin/{version}": executable.resolve(), f"lib/{libpython.name}": libpython.resolve()}
+def runtime_files(modules: dict, libraries: list[str], base: Path | None = None) -> dict[str, Path]:
+    """Path under resources/runtime -> file of this machine: the interpreter of ``base``, the stdlib
+    modules and extension modules the model imports, numpy, the imported sub-packages of scipy,
+    and the libraries (other than glibc) they need, looked for in ``base``/lib first."""
+    base = base_prefix(base)
+    version = python_version()
+    stdlib = base / "lib" / version
+    libpython = next((base / "lib").glob(f"lib{version}.so.1*"))
+    files: dict[str, Path] = {f"bin/{version}": (base / "bin" / version).resolve(),
+                              f"lib/{libpython.name}": libpython.resolve()}
     sites = [Path(p).resolve() for p in _site_packages()]
     loaded = {Path(lib).resolve() for lib in libraries}
     taken: set[Path] = set()
@@ -435,9 +464,10 @@ def runtime_files(modules: dict, libraries: list[str]) -> dict[str, Path]:
             if path.is_relative_to(site_dir):
                 files[f"site-packages/{path.relative_to(site_dir).as_posix()}"] = path
     bundled = {src.resolve() for src in files.values()}
+    names = {src.name for src in bundled}
     for rel, src in list(files.items()):
         if src.suffix == ".so" or ".so." in src.name:
-            for dep in _needed_libraries(src):
+            for dep in _needed_libraries(src, base, names):
                 if dep.resolve() not in bundled:   # a wheel's vendored library is found by its RPATH
                     files.setdefault(f"lib/{dep.name}", dep.resolve())
     return files
@@ -463,15 +493,15 @@ def _stripped(path: Path, workdir: Path) -> bytes:
     return data
 
 
-def runtime_entries(stage: Path, package: str, entry: Path, model_class: str,
-                    workdir: Path) -> dict[str, tuple[bytes, bool]]:
-    """The archive entries of resources/runtime for one model: .pyc only, stripped binaries."""
-    import importlib.util  # noqa: F401  (for _compiled)
-
-    modules, libraries = trace_imports(stage, package, entry, model_class)
+def runtime_entries(stage: Path, package: str, entry: Path, model_class: str, workdir: Path,
+                    base: Path | None = None) -> dict[str, tuple[bytes, bool]]:
+    """The archive entries of resources/runtime for one model: .pyc only, the interpreter's
+    binaries stripped."""
+    base = base_prefix(base)
+    modules, libraries = trace_imports(stage, package, entry, model_class, base)
     entries: dict[str, tuple[bytes, bool]] = {}
-    python_build = Path(sysconfig.get_config_var("LIBDIR")).resolve()
-    for rel, src in sorted(runtime_files(modules, libraries).items()):
+    python_build = base / "lib"
+    for rel, src in sorted(runtime_files(modules, libraries, base).items()):
         name = f"resources/runtime/{rel}"
         if src.suffix == ".py":
             entries[name[:-3] + ".pyc"] = (_compiled(src), False)
@@ -487,8 +517,7 @@ def runtime_entries(stage: Path, package: str, entry: Path, model_class: str,
             entries[name] = (_stripped(src, workdir) if own else src.read_bytes(), False)
         else:
             entries[name] = (src.read_bytes(), False)
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    entries[f"resources/runtime/lib/{version}/lib-dynload/.keep"] = (b"", False)
+    entries[f"resources/runtime/lib/{python_version()}/lib-dynload/.keep"] = (b"", False)
     return entries
 
 
@@ -503,6 +532,85 @@ def glibc_floor(binaries: list[bytes]) -> tuple[int, int]:
             for major, minor in re.findall(r"\(GLIBC_(\d+)\.(\d+)", out):
                 newest = max(newest, (int(major), int(minor)))
     return newest
+
+
+OLD_SUITE = "bullseye"          # the oldest Debian release the package mirror serves (glibc 2.31)
+SOURCE_SUITE = "bookworm"       # whose python3.X source package matches this project's Python
+DEBIAN_MIRROR = "http://deb.debian.org/debian"
+BUILD_CACHE = Path(os.environ.get("MARINE_COSIM_BUILD_CACHE", Path.home() / ".cache" / "marine-cosim-build"))
+# the runtime's libraries beyond glibc, taken from the old release with the interpreter
+OLD_LIBRARIES = ("libffi.so.7", "libz.so.1", "libbz2.so.1.0", "liblzma.so.5", "libuuid.so.1", "libstdc++.so.6",
+                 "libgcc_s.so.1")
+
+
+def _run(command: list[str], what: str, **kwargs) -> None:
+    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        raise RuntimeError(f"{what} failed ({' '.join(command[:3])} ...):\n{result.stdout[-2000:]}{result.stderr[-3000:]}")
+
+
+def old_release_rootfs(suite: str = OLD_SUITE, cache: Path = BUILD_CACHE) -> Path:
+    """A Debian ``suite`` minbase root filesystem with a C toolchain, made once with debootstrap
+    (root and the Debian mirror needed) and kept in ``cache``."""
+    rootfs = cache / f"{suite}-build"
+    if not (rootfs / ".complete").exists():
+        if not shutil.which("debootstrap"):
+            raise SystemExit("debootstrap is needed for an old-glibc runtime (apt-get install debootstrap)")
+        shutil.rmtree(rootfs, ignore_errors=True)
+        rootfs.parent.mkdir(parents=True, exist_ok=True)
+        _run(["debootstrap", "--variant=minbase",
+              "--include=build-essential,libffi-dev,zlib1g-dev,libbz2-dev,liblzma-dev,uuid-dev",
+              suite, str(rootfs), DEBIAN_MIRROR], f"debootstrap {suite}", timeout=3600)
+        (rootfs / ".complete").touch()
+    return rootfs
+
+
+def old_glibc_python(suite: str = OLD_SUITE, cache: Path = BUILD_CACHE) -> Path:
+    """A CPython of this Python's minor version built inside a Debian ``suite`` root filesystem, so it
+    needs no newer glibc than that release's; with that release's libffi, zlib, bz2, lzma, uuid,
+    libstdc++ and libgcc_s in its lib/. Made once in ``cache`` and returned as an installation prefix
+    for :func:`build_all`'s ``runtime_base``. The source is Debian's python3.X source package of
+    ``SOURCE_SUITE`` (the upstream tarball in it; Debian's patches are not applied)."""
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    out = cache / f"python{version}-{suite}"
+    if (out / ".complete").exists():
+        return out
+    rootfs = old_release_rootfs(suite, cache)
+    sources = cache / "sources"
+    sources.mkdir(parents=True, exist_ok=True)
+    tarballs = sorted(sources.glob(f"python{version}_*.orig.tar.*"))
+    if not tarballs:
+        apt = cache / "apt"
+        (apt / "lists" / "partial").mkdir(parents=True, exist_ok=True)
+        (apt / "archives" / "partial").mkdir(parents=True, exist_ok=True)
+        (apt / "sources.list").write_text(f"deb-src {DEBIAN_MIRROR} {SOURCE_SUITE} main\n")
+        options = ["-o", f"Dir::Etc::SourceList={apt / 'sources.list'}", "-o", "Dir::Etc::SourceParts=/dev/null",
+                   "-o", f"Dir::State::Lists={apt / 'lists'}", "-o", f"Dir::Cache={apt}"]
+        _run(["apt-get", "-q", *options, "update"], "apt-get update (sources)", timeout=600)
+        _run(["apt-get", "-q", *options, "source", "--download-only", f"python{version}"], "apt-get source",
+             cwd=sources, timeout=1200)
+        tarballs = sorted(sources.glob(f"python{version}_*.orig.tar.*"))
+    build = rootfs / "build"
+    shutil.rmtree(build, ignore_errors=True)
+    build.mkdir()
+    _run(["tar", "-xf", str(tarballs[-1]), "-C", str(build), "--strip-components=1"], "unpacking the source")
+    prefix = f"/opt/python{version}"
+    script = (f"cd /build && ./configure --prefix={prefix} --enable-shared --without-ensurepip "
+              f"--disable-test-modules >/build/configure.log 2>&1 && make -j{os.cpu_count() or 2} >/build/make.log 2>&1 "
+              f"&& make install >/build/install.log 2>&1")
+    _run(["chroot", str(rootfs), "/bin/sh", "-c", script], f"building Python {version} in {suite}", timeout=7200,
+         env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root", "LC_ALL": "C"})
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(rootfs / prefix.lstrip("/"), out, symlinks=True)
+    shutil.rmtree(rootfs / prefix.lstrip("/"))   # the root filesystem stays free of Python
+    shutil.rmtree(build)
+    for name in OLD_LIBRARIES:
+        found = [p for d in ("usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu") for p in (rootfs / d).glob(name)]
+        if not found:
+            raise RuntimeError(f"{name} not found in the {suite} root filesystem")
+        shutil.copy2(found[0].resolve(), out / "lib" / name)
+    (out / ".complete").touch()
+    return out
 
 
 def compile_process_loader(workdir: Path) -> Path:
@@ -555,9 +663,11 @@ def ensure_built(models: list[str], fmu_dir: Path, portable: bool = False, log=p
     return fmu_dir
 
 
-def build_all(out: Path, names: list[str] | None = None, portable: bool = False) -> list[Path]:
+def build_all(out: Path, names: list[str] | None = None, portable: bool = False,
+              runtime_base: Path | None = None) -> list[Path]:
     """Build the FMUs of ``names`` (default: every adapter) into ``out``; ``portable`` bundles a
-    Python runtime in each (see docs/fmu_runtime.md)."""
+    Python runtime in each, taken from ``runtime_base`` (a CPython installation, default: this
+    Python's; see docs/fmu_runtime.md)."""
     adapters = find_adapters()
     unknown = set(names or []) - set(adapters)
     if unknown:
@@ -570,7 +680,7 @@ def build_all(out: Path, names: list[str] | None = None, portable: bool = False)
         for model, script in adapters.items():
             if names and model not in names:
                 continue
-            path = build_fmu(model, script, out, loader, workdir, portable=portable)
+            path = build_fmu(model, script, out, loader, workdir, portable=portable, runtime_base=runtime_base)
             log.info("built %s", path)
             built.append(path)
     return built
@@ -582,10 +692,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--portable", action="store_true",
                         help="bundle a Python runtime, numpy and the scipy parts used: needs nothing on the target "
                              "but Linux x86-64 (docs/fmu_runtime.md)")
+    parser.add_argument("--runtime-base", type=Path, metavar="PREFIX",
+                        help="with --portable: take the Python runtime from this CPython installation (same minor "
+                             "version) instead of the running one")
+    parser.add_argument("--old-glibc", action="store_true",
+                        help=f"with --portable: build that installation in a Debian {OLD_SUITE} root filesystem "
+                             f"first (root, debootstrap; cached in {BUILD_CACHE}), for a lower glibc floor")
     parser.add_argument("models", nargs="*", help="build only these models (e.g. Payload)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    for path in build_all(args.out, args.models, portable=args.portable):
+    base = old_glibc_python() if args.old_glibc else args.runtime_base
+    if base and not args.portable:
+        parser.error("--runtime-base and --old-glibc apply to --portable builds")
+    for path in build_all(args.out, args.models, portable=args.portable, runtime_base=base):
         print(path)
     return 0
 

@@ -24,24 +24,33 @@
  * Requests and replies are little-endian; see fmi_bridge.py for their layout.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+/* Windows: process mode only (see docs/fmu_runtime.md, "Windows"): cross-compiled with mingw-w64,
+ * never run by our tests. */
+#define MC_PROCESS_ONLY
+#include <windows.h>
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+#else
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 #ifdef MC_WITH_PYTHON_HEADERS
 #include <Python.h>   /* PyConfig, to start an interpreter in a host without one */
@@ -49,9 +58,11 @@
 
 #include "fmi2Functions.h"
 
+#ifndef _WIN32
 extern char **environ;
+#endif
 
-#ifdef MC_PROCESS_ONLY
+#if defined(MC_PROCESS_ONLY) && !defined(_WIN32)
 /* the oldest version of memcpy (glibc 2.14 added memcpy@GLIBC_2.14 for overlapping-copy bugs
  * in callers; this file never copies overlapping memory), so the binary loads on old glibc */
 __asm__(".symver memcpy,memcpy@GLIBC_2.2.5");
@@ -135,12 +146,23 @@ static int uri_to_path(const char *uri, char *out, size_t size) {
     }
     out[j] = 0;
     while (j > 1 && out[j - 1] == '/') out[--j] = 0;
+#ifdef _WIN32
+    if (out[0] == '/' && out[1] && out[2] == ':') memmove(out, out + 1, j);   /* /C:/... */
+#endif
     return 0;
 }
 
 /* One loaded copy of this library serves one FMU: what its first instantiation found is kept,
  * so later instances work even if the host has deleted the unzip folder meanwhile. */
+#ifdef _WIN32
+static SRWLOCK setup_lock = SRWLOCK_INIT;
+static void lock_setup(void) { AcquireSRWLockExclusive(&setup_lock); }
+static void unlock_setup(void) { ReleaseSRWLockExclusive(&setup_lock); }
+#else
 static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
+static void lock_setup(void) { pthread_mutex_lock(&setup_lock); }
+static void unlock_setup(void) { pthread_mutex_unlock(&setup_lock); }
+#endif
 static int configured = 0;
 static LoaderConfig config;
 static char runtime_root[PATH_MAX];     /* process mode: the unpacked copy in the cache */
@@ -326,6 +348,102 @@ static int import_bridge(const char *resources) {
 
 /* ------------------------------------------------------------------ out-of-process runtime */
 
+#ifdef _WIN32
+
+static void cache_folder(char *out, size_t size) {
+    const char *env = getenv("MARINE_COSIM_CACHE");
+    if (env && *env) { snprintf(out, size, "%s", env); return; }
+    env = getenv("LOCALAPPDATA");
+    if (env && *env) { snprintf(out, size, "%s\\marine-cosim", env); return; }
+    snprintf(out, size, "%s\\marine-cosim", getenv("TEMP") ? getenv("TEMP") : ".");
+}
+
+static int make_dirs(const char *dir) {
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    for (char *p = tmp + 3; *p; ++p) {   /* past "C:\\" */
+        if (*p != '\\' && *p != '/') continue;
+        char c = *p;
+        *p = 0;
+        if (!CreateDirectoryA(tmp, NULL) && GetLastError() != ERROR_ALREADY_EXISTS) return -1;
+        *p = c;
+    }
+    return (CreateDirectoryA(tmp, NULL) || GetLastError() == ERROR_ALREADY_EXISTS) ? 0 : -1;
+}
+
+static int copy_tree(const char *from, const char *to) {
+    if (!CreateDirectoryA(to, NULL) && GetLastError() != ERROR_ALREADY_EXISTS) return -1;
+    char pattern[PATH_MAX];
+    snprintf(pattern, sizeof pattern, "%s\\*", from);
+    WIN32_FIND_DATAA found;
+    HANDLE search = FindFirstFileA(pattern, &found);
+    if (search == INVALID_HANDLE_VALUE) return -1;
+    int rc = 0;
+    do {
+        if (strcmp(found.cFileName, ".") == 0 || strcmp(found.cFileName, "..") == 0) continue;
+        char a[PATH_MAX], b[PATH_MAX];
+        snprintf(a, sizeof a, "%s\\%s", from, found.cFileName);
+        snprintf(b, sizeof b, "%s\\%s", to, found.cFileName);
+        if (found.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) rc = copy_tree(a, b);
+        else if (!CopyFileA(a, b, FALSE)) rc = -1;
+    } while (rc == 0 && FindNextFileA(search, &found));
+    FindClose(search);
+    return rc;
+}
+
+static void remove_tree(const char *dir) {
+    char pattern[PATH_MAX];
+    snprintf(pattern, sizeof pattern, "%s\\*", dir);
+    WIN32_FIND_DATAA found;
+    HANDLE search = FindFirstFileA(pattern, &found);
+    if (search != INVALID_HANDLE_VALUE) {
+        do {
+            if (strcmp(found.cFileName, ".") == 0 || strcmp(found.cFileName, "..") == 0) continue;
+            char a[PATH_MAX];
+            snprintf(a, sizeof a, "%s\\%s", dir, found.cFileName);
+            if (found.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) remove_tree(a);
+            else DeleteFileA(a);
+        } while (FindNextFileA(search, &found));
+        FindClose(search);
+    }
+    RemoveDirectoryA(dir);
+}
+
+static int unpack_runtime(const char *resources) {
+    char cache[PATH_MAX], marker[PATH_MAX + 16], partial[PATH_MAX + 64];
+    cache_folder(cache, sizeof cache);
+    snprintf(runtime_root, sizeof runtime_root, "%s\\%s", cache, config.hash);
+    snprintf(marker, sizeof marker, "%s\\.complete", runtime_root);
+    if (GetFileAttributesA(marker) != INVALID_FILE_ATTRIBUTES) return 0;
+    if (make_dirs(cache) != 0) {
+        snprintf(setup_error, sizeof setup_error, "cannot create the runtime cache '%s' (error %lu; set "
+                 "MARINE_COSIM_CACHE to a writable folder)", cache, (unsigned long)GetLastError());
+        return -1;
+    }
+    snprintf(partial, sizeof partial, "%s\\.partial-%s-%lu", cache, config.hash, (unsigned long)GetCurrentProcessId());
+    remove_tree(partial);
+    if (copy_tree(resources, partial) != 0) {
+        snprintf(setup_error, sizeof setup_error, "cannot copy the FMU's runtime from '%s' to '%s' (error %lu)",
+                 resources, partial, (unsigned long)GetLastError());
+        remove_tree(partial);
+        return -1;
+    }
+    char done[PATH_MAX + 80];
+    snprintf(done, sizeof done, "%s\\.complete", partial);
+    HANDLE f = CreateFileA(done, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    if (f != INVALID_HANDLE_VALUE) CloseHandle(f);
+    if (!MoveFileExA(partial, runtime_root, 0)) {
+        remove_tree(partial);   /* another process finished first: use its copy */
+        if (GetFileAttributesA(marker) == INVALID_FILE_ATTRIBUTES) {
+            snprintf(setup_error, sizeof setup_error, "cannot place the FMU's runtime at '%s'", runtime_root);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+#else
+
 static char copy_to[PATH_MAX];
 static size_t copy_from_len;
 
@@ -426,10 +544,12 @@ static int unpack_runtime(const char *resources) {
     return 0;
 }
 
+#endif /* _WIN32 */
+
 /* ------------------------------------------------------------------ setup, once per library copy */
 
 static int setup(const char *resources) {
-    pthread_mutex_lock(&setup_lock);
+    lock_setup();
     int rc = 0;
     if (configured) goto done;
     char file[PATH_MAX];
@@ -462,18 +582,23 @@ static int setup(const char *resources) {
     }
     if (rc == 0) configured = 1;
 done:
-    pthread_mutex_unlock(&setup_lock);
+    unlock_setup();
     return rc;
 }
 
 /* ------------------------------------------------------------------ instances */
 
+#ifdef _WIN32
+typedef struct { HANDLE process, to, from; } Child;   /* the child and our ends of two pipes */
+#else
+typedef struct { pid_t pid; int fd; } Child;          /* the child and our end of a socket pair */
+#endif
+
 typedef struct {
     int process;                   /* 1: child process, 0: in-process Python object */
     PyObj *instance;               /* in-process: fmi_bridge.Instance */
     PyObj *call;                   /* in-process: its bound method call */
-    pid_t pid;                     /* process: the child */
-    int fd;                        /* process: our end of the socket pair */
+    Child child;                   /* process */
     int dead;                      /* process: the child is gone */
     char name[256];
     fmi2CallbackFunctions host;
@@ -505,9 +630,85 @@ static void host_log(const Instance *w, const fmi2CallbackFunctions *cb, const c
     if (escaped && escaped != text) free(escaped);
 }
 
-static int send_all(int fd, const char *p, size_t n) {
+#ifdef _WIN32
+
+static int child_send(Child *c, const char *p, size_t n) {
     while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        DWORD w = 0;
+        if (!WriteFile(c->to, p, (DWORD)n, &w, NULL) || w == 0) return -1;
+        p += w;
+        n -= w;
+    }
+    return 0;
+}
+
+static int child_recv(Child *c, char *p, size_t n) {
+    while (n) {
+        DWORD r = 0;
+        if (!ReadFile(c->from, p, (DWORD)n, &r, NULL) || r == 0) return -1;
+        p += r;
+        n -= r;
+    }
+    return 0;
+}
+
+static void child_exit_text(Child *c, char *why, size_t size) {
+    DWORD code = 0;
+    if (WaitForSingleObject(c->process, 5000) == WAIT_OBJECT_0 && GetExitCodeProcess(c->process, &code))
+        snprintf(why, size, "exited with status %lu", (unsigned long)code);
+    else
+        snprintf(why, size, "closed its connection");
+}
+
+static void child_close(Child *c, int wait) {
+    if (c->to) CloseHandle(c->to);
+    if (c->from) CloseHandle(c->from);
+    if (c->process) {
+        if (wait) WaitForSingleObject(c->process, INFINITE);
+        CloseHandle(c->process);
+    }
+    c->to = c->from = c->process = NULL;
+}
+
+static int child_spawn(Child *c, char *error, size_t size) {
+    SECURITY_ATTRIBUTES inherit = {sizeof inherit, NULL, TRUE};
+    HANDLE child_in = NULL, child_out = NULL;
+    if (!CreatePipe(&child_in, &c->to, &inherit, 0) || !CreatePipe(&c->from, &child_out, &inherit, 0)) {
+        snprintf(error, size, "CreatePipe failed (error %lu)", (unsigned long)GetLastError());
+        return -1;
+    }
+    SetHandleInformation(c->to, HANDLE_FLAG_INHERIT, 0);
+    SetHandleInformation(c->from, HANDLE_FLAG_INHERIT, 0);
+    char python[PATH_MAX + 16], command[4 * PATH_MAX];
+    snprintf(python, sizeof python, "%s\\%s", runtime_root, config.python);
+    for (char *p = python; *p; ++p) if (*p == '/') *p = '\\';
+    snprintf(command, sizeof command,
+             "\"%s\" -I -S -c \"import sys; sys.path[:0] = [r'%s\\runtime\\site-packages', r'%s']; "
+             "from %s.fmi_bridge import serve_handles; serve_handles(%llu, %llu)\"",
+             python, runtime_root, runtime_root, config.package, (unsigned long long)(uintptr_t)child_in,
+             (unsigned long long)(uintptr_t)child_out);
+    STARTUPINFOA startup;
+    PROCESS_INFORMATION info;
+    memset(&startup, 0, sizeof startup);
+    startup.cb = sizeof startup;
+    int ok = CreateProcessA(python, command, NULL, NULL, TRUE, CREATE_NO_WINDOW, NULL, NULL, &startup, &info);
+    CloseHandle(child_in);
+    CloseHandle(child_out);
+    if (!ok) {
+        snprintf(error, size, "cannot execute '%s' (error %lu)", python, (unsigned long)GetLastError());
+        child_close(c, 0);
+        return -1;
+    }
+    CloseHandle(info.hThread);
+    c->process = info.hProcess;
+    return 0;
+}
+
+#else
+
+static int child_send(Child *c, const char *p, size_t n) {
+    while (n) {
+        ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) return -1;
         p += w;
@@ -516,9 +717,9 @@ static int send_all(int fd, const char *p, size_t n) {
     return 0;
 }
 
-static int recv_all(int fd, char *p, size_t n) {
+static int child_recv(Child *c, char *p, size_t n) {
     while (n) {
-        ssize_t r = recv(fd, p, n, 0);
+        ssize_t r = recv(c->fd, p, n, 0);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) return -1;
         p += r;
@@ -527,13 +728,84 @@ static int recv_all(int fd, char *p, size_t n) {
     return 0;
 }
 
-static void child_gone(Instance *w, const char *during) {
+static void child_exit_text(Child *c, char *why, size_t size) {
     int status = 0;
-    char why[128] = "closed its connection";
-    if (!w->dead && waitpid(w->pid, &status, 0) == w->pid) {
-        if (WIFEXITED(status)) snprintf(why, sizeof why, "exited with status %d", WEXITSTATUS(status));
-        else if (WIFSIGNALED(status)) snprintf(why, sizeof why, "was killed by signal %d", WTERMSIG(status));
+    snprintf(why, size, "closed its connection");
+    if (c->pid > 0 && waitpid(c->pid, &status, 0) == c->pid) {
+        c->pid = 0;
+        if (WIFEXITED(status)) snprintf(why, size, "exited with status %d", WEXITSTATUS(status));
+        else if (WIFSIGNALED(status)) snprintf(why, size, "was killed by signal %d", WTERMSIG(status));
     }
+}
+
+static void child_close(Child *c, int wait) {
+    if (c->fd >= 0) close(c->fd);   /* the child reads end-of-file and exits */
+    c->fd = -1;
+    if (wait && c->pid > 0) waitpid(c->pid, NULL, 0);
+    c->pid = 0;
+}
+
+static int child_spawn(Child *c, char *error, size_t size) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        snprintf(error, size, "socketpair: %s", strerror(errno));
+        return -1;
+    }
+    /* everything the child needs is prepared before fork: a multi-threaded host allows only
+     * async-signal-safe calls between fork and exec */
+    char python[PATH_MAX + 16], libdir[PATH_MAX + 32], code[3 * PATH_MAX];
+    snprintf(python, sizeof python, "%s/%s", runtime_root, config.python);
+    snprintf(libdir, sizeof libdir, "LD_LIBRARY_PATH=%s/runtime/lib", runtime_root);
+    snprintf(code, sizeof code,
+             "import sys; sys.path[:0] = ['%s/runtime/site-packages', '%s']; from %s.fmi_bridge import serve; serve(3)",
+             runtime_root, runtime_root, config.package);
+    char *argv[] = {python, "-I", "-S", "-c", code, NULL};
+    size_t n_env = 0;
+    while (environ && environ[n_env]) ++n_env;
+    char **envp = calloc(n_env + 2, sizeof *envp);
+    if (!envp) { close(sv[0]); close(sv[1]); snprintf(error, size, "out of memory"); return -1; }
+    size_t k = 0;
+    for (size_t i = 0; i < n_env; ++i)
+        if (strncmp(environ[i], "LD_LIBRARY_PATH=", 16) != 0 && strncmp(environ[i], "PYTHON", 6) != 0 &&
+            strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
+            envp[k++] = environ[i];
+    envp[k++] = libdir;
+    envp[k] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (sv[1] == 3) {
+            int copy = dup(sv[1]);
+            dup2(copy, 3);
+        } else {
+            dup2(sv[1], 3);   /* dup2 clears close-on-exec on fd 3 */
+        }
+        for (int fd = 4; fd < 1024; ++fd) close(fd);
+        execve(python, argv, envp);
+        /* async-signal-safe report: errno as two digits */
+        char note[] = "marine-cosim FMU loader: cannot execute the FMU's Python (errno ..)\n";
+        int e = errno % 100;
+        note[sizeof note - 5] = (char)('0' + e / 10);
+        note[sizeof note - 4] = (char)('0' + e % 10);
+        if (write(2, note, sizeof note - 1) < 0) _exit(127);
+        _exit(127);
+    }
+    free(envp);
+    close(sv[1]);
+    if (pid < 0) {
+        snprintf(error, size, "fork: %s", strerror(errno));
+        close(sv[0]);
+        return -1;
+    }
+    c->fd = sv[0];
+    c->pid = pid;
+    return 0;
+}
+
+#endif /* _WIN32 */
+
+static void child_gone(Instance *w, const char *during) {
+    char why[128];
+    child_exit_text(&w->child, why, sizeof why);
     w->dead = 1;
     char message[512];
     snprintf(message, sizeof message, "the FMU's Python process %s during %s (its messages, if any, are on "
@@ -551,8 +823,9 @@ static fmi2Status exchange(Instance *w, const char *during) {
             return fmi2Fatal;
         }
         uint32_t n = (uint32_t)w->request.len, m = 0;
-        if (send_all(w->fd, (char *)&n, 4) || send_all(w->fd, w->request.data, n) ||
-            recv_all(w->fd, (char *)&m, 4) || buf_reserve(&w->reply, m) || recv_all(w->fd, w->reply.data, m)) {
+        if (child_send(&w->child, (char *)&n, 4) || child_send(&w->child, w->request.data, n) ||
+            child_recv(&w->child, (char *)&m, 4) || buf_reserve(&w->reply, m) ||
+            child_recv(&w->child, w->reply.data, m)) {
             child_gone(w, during);
             return fmi2Fatal;
         }
@@ -618,72 +891,13 @@ static void begin(Instance *w, enum Op op) {
     buf_u32(&w->request, (uint32_t)op);
 }
 
-static pid_t spawn_runtime(int *fd_out, char *error, size_t size) {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        snprintf(error, size, "socketpair: %s", strerror(errno));
-        return -1;
-    }
-    /* everything the child needs is prepared before fork: a multi-threaded host allows only
-     * async-signal-safe calls between fork and exec */
-    char python[PATH_MAX], libdir[PATH_MAX + 32], code[1024];
-    snprintf(python, sizeof python, "%s/%s", runtime_root, config.python);
-    snprintf(libdir, sizeof libdir, "LD_LIBRARY_PATH=%s/runtime/lib", runtime_root);
-    snprintf(code, sizeof code,
-             "import sys; sys.path[:0] = [%s%s/runtime/site-packages%s, %s%s%s]; "
-             "from %s.fmi_bridge import serve; serve(3)",
-             "'", runtime_root, "'", "'", runtime_root, "'", config.package);
-    char *argv[] = {python, "-I", "-S", "-c", code, NULL};
-    size_t n_env = 0;
-    while (environ && environ[n_env]) ++n_env;
-    char **envp = calloc(n_env + 2, sizeof *envp);
-    if (!envp) { close(sv[0]); close(sv[1]); return -1; }
-    size_t k = 0;
-    for (size_t i = 0; i < n_env; ++i)
-        if (strncmp(environ[i], "LD_LIBRARY_PATH=", 16) != 0 && strncmp(environ[i], "PYTHON", 6) != 0 &&
-            strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
-            envp[k++] = environ[i];
-    envp[k++] = libdir;
-    envp[k] = NULL;
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (sv[1] == 3) {
-            int copy = dup(sv[1]);
-            dup2(copy, 3);
-        } else {
-            dup2(sv[1], 3);   /* dup2 clears close-on-exec on fd 3 */
-        }
-        for (int fd = 4; fd < 1024; ++fd) close(fd);
-        execve(python, argv, envp);
-        /* async-signal-safe report: errno as two digits */
-        char note[] = "marine-cosim FMU loader: cannot execute the FMU's Python (errno ..)\n";
-        int e = errno % 100;
-        note[sizeof note - 5] = (char)('0' + e / 10);
-        note[sizeof note - 4] = (char)('0' + e % 10);
-        if (write(2, note, sizeof note - 1) < 0) _exit(127);
-        _exit(127);
-    }
-    free(envp);
-    close(sv[1]);
-    if (pid < 0) {
-        snprintf(error, size, "fork: %s", strerror(errno));
-        close(sv[0]);
-        return -1;
-    }
-    *fd_out = sv[0];
-    return pid;
-}
-
 /* ------------------------------------------------------------------ FMI 2.0 API */
 
 const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
 const char *fmi2GetVersion(void) { return fmi2Version; }
 
 static void free_instance(Instance *w) {
-    if (w->process) {
-        if (w->fd >= 0) close(w->fd);
-        if (!w->dead && w->pid > 0) waitpid(w->pid, NULL, 0);
-    }
+    if (w->process) child_close(&w->child, !w->dead);
     free(w->request.data);
     free(w->reply.data);
     free(w->strings.data);
@@ -711,7 +925,9 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     if (!w) return NULL;
     if (functions) w->host = *functions;
     w->logging_on = loggingOn;
-    w->fd = -1;
+#ifndef _WIN32
+    w->child.fd = -1;
+#endif
     snprintf(w->name, sizeof w->name, "%s", instanceName ? instanceName : "");
     /* the instance's code and data come from the cached copy in process mode, so it keeps
      * working if the host deletes the unzip folder */
@@ -722,8 +938,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         snprintf(cached, sizeof cached, "%s", runtime_root);
         where = cached;
         char error[512];
-        w->pid = spawn_runtime(&w->fd, error, sizeof error);
-        if (w->pid < 0) {
+        if (child_spawn(&w->child, error, sizeof error) != 0) {
             snprintf(message, sizeof message, "marine-cosim FMU loader: cannot start the FMU's Python (%s)", error);
             host_log(w, functions, instanceName, fmi2Fatal, "logStatusFatal", message);
             free_instance(w);

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import socket
 import struct
 import sys
 import traceback
@@ -223,10 +222,10 @@ def instantiate(module: str, class_name: str, instance_name: str, resources: str
 
 # ------------------------------------------------------------------------------- child process
 
-def _read_exact(sock: socket.socket, n: int) -> bytes:
+def _read_exact(fd: int, n: int) -> bytes:
     parts, left = [], n
     while left:
-        chunk = sock.recv(left)
+        chunk = os.read(fd, left)
         if not chunk:
             raise EOFError
         parts.append(chunk)
@@ -234,20 +233,27 @@ def _read_exact(sock: socket.socket, n: int) -> bytes:
     return b"".join(parts)
 
 
-def serve(fd: int) -> None:
-    """Answer framed requests (u32 length, then the request) on socket ``fd`` until the loader
-    frees the instance or goes away. The first request is INSTANTIATE with five texts: module,
-    class, instance name, resources folder, visible ("0"/"1")."""
-    sock = socket.socket(fileno=fd)
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def serve(fd: int, out_fd: int | None = None) -> None:
+    """Answer framed requests (u32 length, then the request) arriving on ``fd`` -- a socket used
+    both ways, or the reading end of a pipe whose replies go to ``out_fd`` -- until the loader frees
+    the instance or goes away. The first request is INSTANTIATE with five texts: module, class,
+    instance name, resources folder, visible ("0"/"1")."""
+    out_fd = fd if out_fd is None else out_fd
     instance = None
 
     def send(reply: bytes) -> None:
-        sock.sendall(_U32.pack(len(reply)) + reply)
+        _write_all(out_fd, _U32.pack(len(reply)) + reply)
 
     try:
         while True:
-            (n,) = _U32.unpack(_read_exact(sock, 4))
-            request = _read_exact(sock, n)
+            (n,) = _U32.unpack(_read_exact(fd, 4))
+            request = _read_exact(fd, n)
             (op,) = _U32.unpack_from(request, 0)
             if op == INSTANTIATE:
                 at, texts = 4, []
@@ -266,10 +272,16 @@ def serve(fd: int) -> None:
                 return
             else:
                 send(instance.call(request))
-    except (EOFError, ConnectionError, OSError):
+    except (EOFError, OSError):
         return   # the host went away: nothing to answer
-    finally:
-        sock.close()
+
+
+def serve_handles(read_handle: int, write_handle: int) -> None:
+    """:func:`serve` on two inherited Windows pipe handles (the win64 binary's way)."""
+    import msvcrt
+
+    serve(msvcrt.open_osfhandle(read_handle, os.O_RDONLY | os.O_BINARY),
+          msvcrt.open_osfhandle(write_handle, os.O_WRONLY | os.O_BINARY))
 
 
 def main(argv: list[str]) -> int:
