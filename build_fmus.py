@@ -1,17 +1,22 @@
 """Build one FMI 2.0 co-simulation FMU per component adapter found in fmus/.
 
-    python build_fmus.py [--out DIR] [NAME ...]
+    python build_fmus.py [--out DIR] [--portable [--old-glibc | --runtime-base PREFIX]] [NAME ...]
 
 An adapter is a module ``fmus/<name>.py`` (not starting with "_") that defines
 ``class <Model>(Fmi2Slave):``; the FMU is ``<Model>.fmu``. Each FMU carries in ``resources/``
 the adapter, the support modules and exactly the ``components`` modules it imports (found by
-following its imports), so it runs without this repository. On Linux the FMU binary is our
-native loader (fmus/native/pythonfmu_loader.c, compiled here with gcc), which lets hosts without
-Python of their own load the FMU; it finds Python through ``resources/python_env.txt``, written
-here from the Python running this script (see docs/fmu_runtime.md).
+following its imports), under a private package named after their content hash, so it runs
+without this repository and never shares a module with another FMU or with a process that imported
+this checkout. On Linux the FMU binary is fmus/native/fmi2_loader.c (compiled here with gcc), which
+implements the FMI API and runs the Python end of the FMU (fmus/native/fmi_bridge.py):
 
-Builds are reproducible: the same sources give the same archive entries, the same GUID and the
-same modelDescription.xml apart from ``generationDateAndTime``.
+* default build: in the host's Python, or in the Python running this script, which the binary
+  starts from ``resources/python_env.txt`` in a host without one;
+* ``--portable``: in a child process running a Python runtime bundled in ``resources/runtime``
+  (this Python's, or with ``--old-glibc`` one built in an old Debian for a lower glibc floor).
+
+See docs/fmu_runtime.md. Default builds are reproducible: the same sources give the same archive
+entries, the same GUID and the same modelDescription.xml apart from ``generationDateAndTime``.
 """
 from __future__ import annotations
 
@@ -262,8 +267,12 @@ def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir:
         digest = hashlib.sha256()
         for name in sorted(n for n in entries if n.startswith("resources/")):
             digest.update(name.encode() + b"\0" + hashlib.sha256(entries[name][0]).digest())
-        version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-        settings.update(mode="process", hash=f"{model}-{digest.hexdigest()[:16]}", python=f"runtime/bin/{version}")
+        settings.update(mode="process", hash=f"{model}-{digest.hexdigest()[:16]}",
+                        python=f"runtime/bin/{python_version()}")
+        # it brings its own Python: no execution tool is needed on the target
+        description = entries["modelDescription.xml"][0]
+        entries["modelDescription.xml"] = (description.replace(b'needsExecutionTool="true"',
+                                                               b'needsExecutionTool="false"'), False)
     else:
         entries["resources/python_env.txt"] = (_settings_text(python_environment()), False)
     entries["resources/loader.txt"] = (_settings_text(settings), False)

@@ -176,6 +176,21 @@ def test_portable_fmu_in_fmpy_on_another_python_minor_version(portable_fmu_dir, 
     assert np.array_equal(np.array(out["rows"]), fmpy_rows(fmu_dir / f"{model}.fmu", start, names, stop, step))
 
 
+def test_default_build_in_fmpy_on_python_312_runs_in_the_hosts_python(fmu_dir, tmp_path):
+    """No crash on a host of another minor version with the default build either: the binary calls
+    only Python's stable ABI, so the model runs in the host's 3.12 (with that venv's numpy)."""
+    python = fmpy_venv("3.12")
+    start, names = CASES["Payload"]
+    run = subprocess.run([str(python), "-c", FMPY_DRIVER, str(fmu_dir / "Payload.fmu"), json.dumps(start),
+                          json.dumps(names), "1.0", "0.01"], capture_output=True, text=True, env=clean_env(),
+                         cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["python"].startswith("3.12")
+    reference = fmpy_rows(fmu_dir / "Payload.fmu", start, names, 1.0, 0.01)
+    assert np.allclose(np.array(out["rows"]), reference, rtol=1e-12, atol=1e-12)
+
+
 def test_several_portable_fmus_and_instances_in_one_process(portable_fmu_dir, fmu_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("MARINE_COSIM_CACHE", str(tmp_path / "cache"))
     cases = [("Payload", "a"), ("Payload", "b"), ("Winch", "w"), ("Crane", "c")]
@@ -253,4 +268,5 @@ def test_portable_fmus_are_small_and_have_a_low_glibc_floor(portable_fmu_dir):
         assert not [n for n in names if n.endswith(".py") and "/runtime/" in n], "the runtime is .pyc only"
         assert not [n for n in names if "/tests/" in n or n.endswith(".h")]
         loader = archive.read("binaries/linux64/Payload.so")
+        assert b'needsExecutionTool="false"' in archive.read("modelDescription.xml")
     assert build_fmus.glibc_floor([loader]) <= (2, 3)
