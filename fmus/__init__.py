@@ -1,5 +1,4 @@
-"""Thin pythonfmu adapters, one per component, plus the shared FMI support they bundle."""
-from components import BundledCopies
+"""Thin pythonfmu adapters, one per component, plus the shared FMI support they bundle.
 
-# several of our FMUs in one process share this package: find each one's bundled modules
-__path__ = BundledCopies(__name__, __path__)
+An FMU carries these modules under a private package named after their content hash
+(build_fmus.stage_sources), so the FMU never shares them with another FMU or with this checkout."""

@@ -159,7 +159,7 @@ def _convert(args) -> int:
 def _build(args) -> int:
     import build_fmus
 
-    for path in build_fmus.build_all(args.out, args.models):
+    for path in build_fmus.build_all(args.out, args.models, portable=args.portable):
         print(path)
     return 0
 
@@ -279,6 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", help="build one FMU per component into build/fmus")
     p.add_argument("--out", type=Path, default=Path("build/fmus"))
+    p.add_argument("--portable", action="store_true", help="bundle a Python runtime (docs/fmu_runtime.md)")
     p.add_argument("models", nargs="*")
     p.set_defaults(func=_build)
 

@@ -475,8 +475,15 @@ class Execution:
         # events at the start time belong to the initial state, not to the first step
         for m in self.manipulators:
             m.before_step(self, self.time, 0.0)
+        self._init_read_error = None
         sweeps = self._propagate(max_sweeps, tolerance, in_init=True)
-        self._for_each_slave(lambda slave: slave.exit_initialization())
+        try:
+            self._for_each_slave(lambda slave: slave.exit_initialization())
+        except SlaveError as exc:
+            # the cause may be what went wrong first, reading outputs in initialisation mode: say both
+            earlier = f" (reading outputs in initialization mode had failed first: {self._init_read_error})" \
+                if self._init_read_error else ""
+            raise ExecutionError(f"{exc}{earlier}") from None
         sweeps += self._propagate(max_sweeps, tolerance, in_init=False)
         self._touched.clear()          # the propagation above already fed the start-time events
         for i in range(len(self.slaves)):
@@ -494,8 +501,9 @@ class Execution:
                     self.outputs[i] = slave.get_reals(self.out_vrs[i])
                     if self.text_outputs[i]:
                         self.text_values[i] = slave.get_values(self.text_outputs[i])
-            except SlaveError:
-                if in_init:   # some FMUs compute outputs only after initialisation
+            except SlaveError as exc:
+                if in_init:   # some FMUs compute outputs only after initialisation: try again after it
+                    self._init_read_error = str(exc)
                     return 0
                 raise
             change = 0.0

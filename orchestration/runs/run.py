@@ -139,6 +139,9 @@ def _recorded(system: System, names: Sequence[str] | None) -> list[tuple[str, st
         if variable not in known:
             raise RunError(f"recorded variable {name!r}: {component} has no variable {variable!r}"
                            f"{did_you_mean(variable, known)}")
+        if known[variable].array or known[variable].type == "Clock":
+            raise RunError(f"recorded variable {name!r} is {'an array' if known[variable].array else 'a Clock'}: "
+                           "only scalar variables are recorded")
         selected.append((component, variable))
     return selected
 

@@ -16,10 +16,6 @@ from orchestration.errors import RunError, UsageError, did_you_mean
 from orchestration.runs.run import RunReport, RunSettings, run
 from orchestration.system.model import Component, System
 
-#: communication points FMPy's simulate_fmu makes when the FMU gives no step size: stop / 500
-DEFAULT_POINTS = 500
-
-
 def parse_assignments(pairs: Sequence[str]) -> dict[str, float | bool | str]:
     """``["mass=5", "hydro.volume=2.5"]`` -> ``{"mass": 5.0, ...}``, with a clear error on bad input."""
     values: dict[str, float | bool | str] = {}
@@ -61,20 +57,33 @@ def fmu_system(fmu: Path, start_values: dict | None = None) -> System:
 
 
 def default_experiment(fmu: Path, stop_time: float | None, step_size: float | None) -> tuple[float, float, float]:
-    """(start, stop, step): the arguments, else the FMU's DefaultExperiment, else 0, 10 s and stop / 500."""
+    """(start, stop, step) as FMPy's ``simulate_fmu`` chooses them, so that a run here and one in
+    FMPy are the same run: the arguments, else the DefaultExperiment's start (0) and stop (start +
+    1 s); the step: the FMU's fixedInternalStepSize, else the DefaultExperiment's stepSize, doubled
+    until the run has at most 1000 steps, else an interval that divides the run into 500-1000 steps
+    (fmpy.util.auto_interval)."""
     from fmpy import read_model_description
+    from fmpy.util import auto_interval
 
-    experiment = read_model_description(str(fmu), validate=False).defaultExperiment
+    md = read_model_description(str(fmu), validate=False)
+    experiment = md.defaultExperiment
     start = float(experiment.startTime) if experiment is not None and experiment.startTime is not None else 0.0
     if stop_time is None:
         stop_time = float(experiment.stopTime) if experiment is not None and experiment.stopTime is not None \
-            else start + 10.0
+            else start + 1.0
+    if not (math.isfinite(stop_time) and stop_time > start):
+        raise RunError(f"need a stop time after the start time {start:g} s, got {stop_time}")
     if step_size is None:
-        step_size = float(experiment.stepSize) if experiment is not None and experiment.stepSize is not None \
-            else (stop_time - start) / DEFAULT_POINTS
-    if not (math.isfinite(stop_time) and stop_time > start and step_size > 0 and math.isfinite(step_size)):
-        raise RunError(f"need a stop time after the start time {start:g} s and a positive step size, got "
-                       f"{stop_time} and {step_size}")
+        fixed = getattr(md.coSimulation, "fixedInternalStepSize", None) if md.coSimulation is not None else None
+        given = fixed if fixed is not None else (experiment.stepSize if experiment is not None else None)
+        if given is not None:
+            step_size = float(given)
+            while (stop_time - start) / step_size > 1000:
+                step_size *= 2
+        else:
+            step_size = float(auto_interval(stop_time - start))
+    if not (step_size > 0 and math.isfinite(step_size)):
+        raise RunError(f"need a positive step size, got {step_size}")
     return start, float(stop_time), float(step_size)
 
 
@@ -95,8 +104,10 @@ def run_fmu(fmu: Path, out_dir: Path, stop_time: float | None = None, step_size:
         if output not in variables:
             raise UsageError(f"--output {output!r}: {fmu.name} has no variable {output!r}"
                              f"{did_you_mean(output, variables)}")
+        if variables[output].array:
+            raise UsageError(f"--output {output!r} is an array variable: only scalars are recorded")
     recorded = list(outputs) if outputs else [n for n, v in variables.items()
-                                              if v.causality == "output" and v.type == "Real"]
+                                              if v.causality == "output" and v.type != "Clock" and not v.array]
     settings = RunSettings(system=str(fmu), out=str(out_dir), stop=stop, step=step,
                            variables=[f"{name}.{v}" for v in recorded], quiet=not progress)
     report = run(settings, system=system)

@@ -26,6 +26,7 @@ class Variable:
     unit: str | None
     variability: str | None = None
     kind: str = ""       # the FMI type as declared (Real, Float32, Int16, ...)
+    array: bool = False  # an FMI 3.0 array variable (not connected or recorded: scalars only)
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def _model_info(path: str, mtime_ns: int, size: int) -> ModelInfo:
     for v in md.modelVariables:
         unit = v.unit or (getattr(v.declaredType, "unit", None) if v.declaredType is not None else None)
         variables[v.name] = Variable(v.name, v.causality or "local", family(v.type), unit or None, v.variability,
-                                     v.type)
+                                     v.type, bool(getattr(v, "dimensions", None)))
     return ModelInfo(Path(path), md.modelName, variables, units, md.coSimulation is not None, md.fmiVersion)
 
 

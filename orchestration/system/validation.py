@@ -124,10 +124,11 @@ def validate_system(system: System) -> ValidationReport:
             add("error", where, f"{source.name} is FMI {md.fmiVersion}; FMI 1.0, 2.0 and 3.0 co-simulation are "
                                 "supported")
             continue
-        arrays = [v.name for v in md.modelVariables if getattr(v, "dimensions", None)]
-        if arrays:
-            add("error", where, f"{source.name} has array variables ({', '.join(arrays[:3])}); arrays are not "
-                                "supported yet (scalar variables only)")
+        arrays = {v.name for v in md.modelVariables if getattr(v, "dimensions", None)}
+        used = sorted(arrays & set(component.parameters))
+        if used:
+            add("error", where, f"start values for array variables ({', '.join(used[:3])}) are not supported "
+                                "(scalar variables only)")
         descriptions[component.name] = md
         variables = {v.name: v for v in md.modelVariables}
         for name, value in component.parameters.items():
@@ -177,6 +178,10 @@ def validate_system(system: System) -> ValidationReport:
                 dst.causality == "output" else ""
             add("error", where, f"target {'.'.join(c.target)} is a {dst.causality}, not an input{both}: a connection "
                                 f"ends at an input{hint}")
+        for end, (comp, var) in ((src, c.source), (dst, c.target)):
+            if end is not None and getattr(end, "dimensions", None):
+                add("error", where, f"{comp}.{var} is an array variable: connections of arrays are not supported "
+                                    "(scalar variables only)")
         if src is not None and dst is not None:
             problem = connection_problem(src.type, dst.type, c.is_identity)
             if problem:

@@ -7,21 +7,17 @@ same run in FMPy.
 """
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import fmpy
 import numpy as np
 import pytest
 from fmpy import extract, read_model_description
 
+from tests.fmus.conftest import clean_env
 from tests.support.fmu_runner import FmuUnderTest
 
 pytestmark = pytest.mark.gcc          # builds plain-C FMUs or hosts with gcc
-
-HOST_SOURCE = Path(__file__).resolve().parents[1] / "models" / "c_host" / "fmi2_host.c"
 
 # per model: start values and the outputs compared
 CASES = {
@@ -41,32 +37,30 @@ CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def c_host(tmp_path_factory) -> Path:
-    gcc = shutil.which("gcc")
-    assert gcc, "gcc is needed to build the C test host"
-    exe = tmp_path_factory.mktemp("c_host") / "fmi2_host"
-    headers = Path(fmpy.__file__).parent / "c-code"
-    subprocess.run([gcc, "-O1", f"-I{headers}", "-o", str(exe), str(HOST_SOURCE), "-ldl", "-lm"], check=True)
-    linked = subprocess.run(["ldd", str(exe)], capture_output=True, text=True).stdout
-    assert "python" not in linked.lower(), "the test host must not link Python"
-    return exe
-
-
-def clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("LD_PRELOAD", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV") and not k.startswith("PYTEST")}
-    return env
-
-
 def run_in_c_host(c_host: Path, fmu: Path, workdir: Path, start: dict, names: list[str], stop: float, step: float,
-                  extra: list[str] = ()) -> subprocess.CompletedProcess:
+                  extra: list[str] = (), env: dict | None = None, wrap=lambda command: command
+                  ) -> subprocess.CompletedProcess:
+    """Run ``fmu`` in the C host from ``workdir`` (unzipped there); ``wrap`` may put the command in a
+    namespace (conftest.without_python)."""
     md = read_model_description(str(fmu))
     vr = {v.name: v.valueReference for v in md.modelVariables}
     unzipped = extract(str(fmu), unzipdir=str(workdir / f"{fmu.stem}_unzipped"))
     args = [str(c_host), unzipped, md.coSimulation.modelIdentifier, md.guid, repr(stop), repr(step),
             ",".join(str(vr[n]) for n in names), *(f"set:{vr[k]}={v!r}" for k, v in start.items()), *extra]
-    return subprocess.run(args, capture_output=True, text=True, env=clean_env(), cwd=workdir, timeout=300)
+    return subprocess.run(wrap(args), capture_output=True, text=True, env=env or clean_env(), cwd=workdir,
+                          timeout=300)
+
+
+def fmpy_rows(fmu: Path, start: dict, names: list[str], stop: float, step: float) -> np.ndarray:
+    """The outputs at t = 0, step, ..., stop of ``fmu`` run in this process with FMPy."""
+    reference = FmuUnderTest(fmu)
+    try:
+        reference.initialize(start)
+        first = reference.get(names)
+        _, rows = reference.run(0.0, stop, step, names)
+    finally:
+        reference.close()
+    return np.vstack([first, rows])
 
 
 @pytest.mark.parametrize("model", sorted(CASES))
@@ -77,15 +71,7 @@ def test_fmu_runs_in_c_host_like_in_fmpy(c_host, fmu_dir, tmp_path, model):
     result = run_in_c_host(c_host, fmu, tmp_path, start, names, stop, step)
     assert result.returncode == 0, f"C host failed ({result.returncode}):\n{result.stderr[-3000:]}"
     c_rows = np.loadtxt(result.stdout.splitlines())
-
-    reference = FmuUnderTest(fmu)
-    try:
-        reference.initialize(start)
-        first = reference.get(names)
-        _, rows = reference.run(0.0, stop, step, names)
-    finally:
-        reference.close()
-    py_rows = np.vstack([first, rows])
+    py_rows = fmpy_rows(fmu, start, names, stop, step)
     assert c_rows.shape == (py_rows.shape[0], 1 + len(names))
     assert np.allclose(c_rows[:, 0], np.arange(py_rows.shape[0]) * step)
     # same code, same numbers: equal to the last bit is expected, 1e-12 allows for printf round trip
@@ -111,3 +97,19 @@ def test_clear_message_when_python_cannot_be_found(c_host, payload_fmu, tmp_path
                             capture_output=True, text=True, env={**clean_env(), **env_override}, timeout=60)
     assert result.returncode != 0
     assert "cannot load libpython" in result.stderr and "MARINE_COSIM_LIBPYTHON" in result.stderr
+
+
+@pytest.mark.parametrize("version", ["3.10", "3.12", "3.13"])
+def test_libpython_of_another_minor_version_is_refused_with_a_message(c_host, payload_fmu, tmp_path, version):
+    """The default build's interpreter layout (PyConfig) is that of the Python it was built with:
+    pointed at another minor version's libpython it must say so and return NULL, never crash
+    (3.12 and 3.13 used to end in SIGSEGV, 3.10 in 'Python initialisation failed')."""
+    found = sorted(Path("/root/.pyenv/versions").glob(f"{version}.*/lib/libpython{version}.so.1.0"))
+    assert found, f"no pyenv Python {version} on this machine (the test machines have 3.10 to 3.13)"
+    md = read_model_description(str(payload_fmu))
+    unzipped = extract(str(payload_fmu), unzipdir=str(tmp_path / "u"))
+    result = subprocess.run([str(c_host), unzipped, "Payload", md.guid, "0.1", "0.1", "0"], capture_output=True,
+                            text=True, env=clean_env(MARINE_COSIM_LIBPYTHON=str(found[-1])), timeout=60)
+    assert result.returncode == 3, f"expected a NULL instance, got exit {result.returncode}: {result.stderr[-2000:]}"
+    assert "fmi2Instantiate returned NULL" in result.stderr
+    assert f"is Python {version}" in result.stderr and "was built for Python 3." in result.stderr

@@ -75,8 +75,10 @@ def test_rebuild_gives_identical_fmu_apart_from_generation_time(fmu_dir, tmp_pat
 
 def test_fmu_carries_its_component_code(payload_fmu):
     names = set(_entries(payload_fmu))
-    assert {"resources/payload.py", "resources/components/rigid_body.py", "resources/components/rotations.py",
-            "resources/fmus/_base.py", "resources/python_env.txt",
-            "binaries/linux64/Payload.so", "binaries/linux64/pythonfmu-export.so"} <= names
+    package = build_fmus.read_settings(payload_fmu, "loader.txt")["package"]
+    assert {f"resources/{package}_payload.py", f"resources/{package}/components/rigid_body.py",
+            f"resources/{package}/components/rotations.py", f"resources/{package}/fmus/_base.py",
+            f"resources/{package}/fmi_bridge.py", "resources/python_env.txt", "resources/loader.txt",
+            "binaries/linux64/Payload.so"} <= names
     # only what the adapter imports, not other adapters
-    assert not any(n.startswith("resources/fmus/") and n.endswith(("ship.py", "crane.py")) for n in names)
+    assert not any(n.startswith(f"resources/{package}/fmus/") and n.endswith(("ship.py", "crane.py")) for n in names)

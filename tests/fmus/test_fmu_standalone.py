@@ -2,8 +2,8 @@
 
 The FMU is run in a fresh Python started with -S and a site folder that links every installed
 package except this project (so neither the checkout nor an installed copy of marine-cosim can be
-imported). The run must succeed, import ``components`` from inside the unzipped FMU, and give the
-same numbers as in this process.
+imported). The run must succeed, import its components (under the FMU's private package name) from
+inside the unzipped FMU, and give the same numbers as in this process.
 """
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ DRIVER = textwrap.dedent("""
     fmu = FmuUnderTest({fmu!r}, unzip_dir={unzip!r})
     fmu.initialize({start!r})
     _, rows = fmu.run(0.0, 1.0, 0.01, {names!r})
-    bundled = sys.modules["components"].__file__
+    bundled = next(m.__file__ for n, m in sys.modules.items()
+                   if n.startswith("_mc_") and n.endswith(".components.rigid_body"))
     fmu.close()
     print(json.dumps({{"rows": rows.tolist(), "components": bundled}}))
 """)

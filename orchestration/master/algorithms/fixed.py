@@ -104,16 +104,21 @@ class FixedStepAlgorithm(Algorithm):
         ex = self.execution
         n = self._count
         due = [i for i in self._order if n % ex.step_multiple[i] == 0]
+        # the communication points are start + k h, and a step goes from one to another: its size is
+        # their difference (as FMPy and the Reference FMUs' fmusim compute it), not h, which differs
+        # from it by rounding and would make a sub-stepping FMU split its step differently
+        start = ex.system.start_time
+        span = {m: (start + (n + m) * h) - t for m in {ex.step_multiple[i] for i in due}}
         if self.method == "jacobi":
-            inputs = [ex.compute_inputs(i, t, ex.step_multiple[i] * h, self.extrapolation, updated=()) for i in due]
+            inputs = [ex.compute_inputs(i, t, span[ex.step_multiple[i]], self.extrapolation, updated=()) for i in due]
             for i, u in zip(due, inputs):
-                ex.advance(i, u, t, ex.step_multiple[i] * h)
+                ex.advance(i, u, t, span[ex.step_multiple[i]])
         else:
             updated: set[int] = set()
             for i in due:
-                H = ex.step_multiple[i] * h
+                H = span[ex.step_multiple[i]]
                 ex.advance(i, ex.compute_inputs(i, t, H, self.extrapolation, updated=updated), t, H)
                 updated.add(i)
-        ex.refresh_feedthrough(t + h, self._refresh_order)
+        ex.refresh_feedthrough(start + (n + 1) * h, self._refresh_order)
         self._count += 1
         return h

@@ -348,12 +348,13 @@ def load_results(path: Path) -> Results:
 
 
 def default_observed(system: System) -> list[tuple[str, str]]:
-    """All Real outputs and inputs of every component (the default recording)."""
-    from fmpy import read_model_description
+    """Every scalar output and input of every component, of every type but Clock (the default
+    recording)."""
+    from orchestration.system.fmu_info import model_info
 
     selected = []
     for component in system.components.values():
-        md = read_model_description(str(component.source))
-        selected += [(component.name, v.name) for v in md.modelVariables
-                     if v.type == "Real" and v.causality in ("output", "input")]
+        variables = model_info(Path(component.source)).variables
+        selected += [(component.name, v.name) for v in variables.values()
+                     if v.causality in ("output", "input") and v.type != "Clock" and not v.array]
     return selected

@@ -3,8 +3,6 @@ missing or stale), and the copy of the system file a run uses (FMUs redirected t
 from __future__ import annotations
 
 import json
-import sys
-import zipfile
 from pathlib import Path
 from typing import Sequence
 
@@ -56,51 +54,18 @@ def write_systems(names: Sequence[str] = NAMES, fmu_dir: Path = DEFAULT_FMU_DIR)
 
 
 def fmu_is_current(fmu: Path) -> bool:
-    """True if ``fmu`` was built by build_fmus.py from exactly this checkout's sources (adapter,
-    components, fmus support modules and bundled data) for this Python."""
-    try:
-        with zipfile.ZipFile(fmu) as z:
-            names = z.namelist()
-            for entry in names:
-                if not entry.startswith("resources/") or entry.endswith("/"):
-                    continue
-                rel = entry[len("resources/"):]
-                if rel.startswith(("components/", "fmus/")):
-                    source = ROOT / rel
-                elif "/" not in rel and rel.endswith(".py"):
-                    source = ROOT / "fmus" / rel          # the adapter itself
-                elif rel == "python_env.txt":
-                    env = dict(line.split("=", 1) for line in z.read(entry).decode().splitlines() if "=" in line)
-                    if env.get("python") != sys.executable:
-                        return False
-                    continue
-                else:
-                    continue
-                if not source.is_file() or source.read_bytes() != z.read(entry):
-                    return False
-            # a module the adapter imports now but did not then
-            import build_fmus
+    """True if ``fmu`` was built by build_fmus.py from exactly this checkout's sources for this Python."""
+    import build_fmus
 
-            adapter = build_fmus.find_adapters().get(Path(fmu).stem)
-            if adapter is None:
-                return False
-            wanted = {f"resources/{p.relative_to(ROOT).as_posix()}" for p in build_fmus.bundled_files(adapter)}
-            return wanted <= set(names)
-    except (OSError, zipfile.BadZipFile, KeyError, ValueError):
-        return False
+    return build_fmus.is_current(fmu)
 
 
 def ensure_fmus(models: Sequence[str], fmu_dir: Path | None = None, log=print) -> Path:
     """Build the ``models`` (e.g. "Ship") into ``fmu_dir`` (default build/fmus) unless they are
     there and current; returns the folder."""
-    fmu_dir = Path(fmu_dir or DEFAULT_FMU_DIR)
-    stale = [m for m in models if not fmu_is_current(fmu_dir / f"{m}.fmu")]
-    if stale:
-        import build_fmus
+    import build_fmus
 
-        log(f"building {', '.join(stale)} into {fmu_dir} ...")
-        build_fmus.build_all(fmu_dir, list(stale))
-    return fmu_dir
+    return build_fmus.ensure_built(list(models), Path(fmu_dir or DEFAULT_FMU_DIR), log=log)
 
 
 def _our_models() -> set[str]:

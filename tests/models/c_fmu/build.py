@@ -82,7 +82,7 @@ def fmi2_header_dir() -> Path:
 
 
 def build_c_fmu(source: Path, model_description: Path, model_identifier: str, out_dir: Path,
-                include_dirs: tuple[Path, ...] = ()) -> Path:
+                include_dirs: tuple[Path, ...] = (), defines: tuple[str, ...] = ()) -> Path:
     """Compile one C file (with its includes from this folder expanded, :func:`bundled_source`) into
     ``binaries/linux64/<model_identifier>.so`` and package it with its modelDescription (and the
     expanded source under ``sources/``) as ``out_dir/<model_identifier>.fmu``.
@@ -101,7 +101,8 @@ def build_c_fmu(source: Path, model_description: Path, model_identifier: str, ou
         binary = Path(tmp) / f"{model_identifier}.so"
         bundled = Path(tmp) / source.name
         bundled.write_text(bundled_source(source))
-        cmd = [gcc, *CFLAGS, *(f"-I{d}" for d in include_dirs), "-o", str(binary), str(bundled), "-lm"]
+        cmd = [gcc, *CFLAGS, *(f"-D{d}" for d in defines), *(f"-I{d}" for d in include_dirs), "-o", str(binary),
+               str(bundled), "-lm"]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             raise FmuBuildError(f"gcc failed ({result.returncode}):\n{' '.join(cmd)}\n{result.stderr}")
@@ -138,6 +139,21 @@ def build_third_party_ship_fmu(out_dir: Path) -> Path:
     ``third_party_ship.xml`` as its modelDescription.xml); returns that path. The ship FMU of a
     "third party" for the ship swap (docs/ship_swap.md). Raises :class:`FmuBuildError`."""
     return build_c_fmu(SHIP_SOURCE, SHIP_MODEL_DESCRIPTION, SHIP_MODEL_IDENTIFIER, out_dir, (fmi2_header_dir(),))
+
+
+TYPED_SOURCE = HERE / "typed_fmi2.c"
+
+
+def build_typed_feedthrough_fmu(out_dir: Path) -> Path:
+    """``typed_fmi2.c`` as ``out_dir/Feedthrough.fmu``: one input and output of every FMI 2.0 type,
+    copied at once (after the Reference FMU Feedthrough)."""
+    return build_c_fmu(TYPED_SOURCE, HERE / "typed_feedthrough2.xml", "Feedthrough", out_dir, (fmi2_header_dir(),))
+
+
+def build_stair_fmu(out_dir: Path) -> Path:
+    """``typed_fmi2.c -DSTAIR`` as ``out_dir/Stair.fmu``: an Integer counter that ends the simulation
+    at 9 s (after the Reference FMU Stair)."""
+    return build_c_fmu(TYPED_SOURCE, HERE / "stair2.xml", "Stair", out_dir, (fmi2_header_dir(),), ("STAIR",))
 
 
 def build_main(argv: list[str] | None, usage: str, builders: dict[str, Callable[[Path], Path]]) -> int:
