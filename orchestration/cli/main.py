@@ -34,9 +34,9 @@ from orchestration.errors import MarineCosimError, UsageError, one_line
 # ---------------------------------------------------------------------- system commands
 
 def _load(path: Path):
-    from orchestration.system.files import load_system
+    from orchestration.runs.first_run import load_system
 
-    return load_system(path)
+    return load_system(path, build=False)          # a missing FMU of ours: the message names the build command
 
 
 def _run(args) -> int:

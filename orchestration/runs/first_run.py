@@ -1,0 +1,69 @@
+"""A system file whose FMUs are our own and not built yet (a shipped scenario on a fresh clone).
+
+The shipped scenarios point at ``build/fmus/<Model>.fmu`` of the checkout, which ``build_fmus.py``
+writes. Reading such a file before any build finds no FMU; :func:`load_system` then builds the
+missing FMUs of ours that the file names, as ``marine-cosim demo`` does, and reads it again. An FMU
+of ours missing elsewhere, or any FMU when building is not asked for (``validate``), is reported
+with the one command that builds it.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable
+
+from orchestration.errors import MissingFmuError
+from orchestration.runs.reference.paths import DEFAULT_FMU_DIR
+from orchestration.system.model import System
+
+_FMU_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.fmu\b")
+
+
+def _our_models() -> set[str]:
+    try:
+        import build_fmus
+    except ImportError:            # an installation without the builder
+        return set()
+    return set(build_fmus.find_adapters())
+
+
+def build_command(fmu: Path) -> str | None:
+    """The command that builds ``fmu`` if it is one of ours (``<Model>.fmu``), else None."""
+    fmu = Path(fmu)
+    if fmu.stem not in _our_models():
+        return None
+    out = "" if fmu.parent.resolve() == DEFAULT_FMU_DIR.resolve() else f" --out {fmu.parent}"
+    return f"python -m build_fmus{out} {fmu.stem}"
+
+
+def _with_hint(exc: MissingFmuError) -> MissingFmuError:
+    command = build_command(exc.path) if exc.path is not None else None
+    if command is None:
+        return exc
+    return MissingFmuError(f"{exc}; build it with: {command}", exc.path)
+
+
+def load_system(path: Path, build: bool = True, log: Callable[[str], None] | None = print) -> System:
+    """Read the system file ``path``; with ``build``, FMUs of ours missing from the checkout's
+    build/fmus are built first (every one the file names), else the error names the command."""
+    from orchestration.system.files import load_system as read
+
+    built: set[Path] = set()
+    while True:
+        try:
+            return read(path)
+        except MissingFmuError as exc:
+            missing = Path(exc.path) if exc.path is not None else None
+            if not build or missing is None or missing in built or missing.parent.resolve() != \
+                    DEFAULT_FMU_DIR.resolve() or missing.stem not in _our_models():
+                raise _with_hint(exc) from None
+            import build_fmus
+
+            text = Path(path).read_text(errors="replace") if Path(path).is_file() else ""
+            named = [m for m in dict.fromkeys(_FMU_NAME.findall(text)) if m in _our_models()]
+            models = [m for m in named if not (DEFAULT_FMU_DIR / f"{m}.fmu").is_file()] or [missing.stem]
+            if log is not None:
+                log(f"building {', '.join(models)} into {DEFAULT_FMU_DIR} (first run; python -m build_fmus does "
+                    "the same) ...")
+            build_fmus.build_all(DEFAULT_FMU_DIR, models)
+            built.update(DEFAULT_FMU_DIR / f"{m}.fmu" for m in models)
