@@ -32,8 +32,7 @@ def build_command(fmu: Path) -> str | None:
     fmu = Path(fmu)
     if fmu.stem not in _our_models():
         return None
-    out = "" if fmu.parent.resolve() == DEFAULT_FMU_DIR.resolve() else f" --out {fmu.parent}"
-    return f"python -m build_fmus{out} {fmu.stem}"
+    return f"marine-cosim build --out {fmu.parent} {fmu.stem}"
 
 
 def _with_hint(exc: MissingFmuError) -> MissingFmuError:
@@ -63,7 +62,7 @@ def load_system(path: Path, build: bool = True, log: Callable[[str], None] | Non
             named = [m for m in dict.fromkeys(_FMU_NAME.findall(text)) if m in _our_models()]
             models = [m for m in named if not (DEFAULT_FMU_DIR / f"{m}.fmu").is_file()] or [missing.stem]
             if log is not None:
-                log(f"building {', '.join(models)} into {DEFAULT_FMU_DIR} (first run; python -m build_fmus does "
-                    "the same) ...")
+                log(f"building {', '.join(models)} into {DEFAULT_FMU_DIR} (not built yet; marine-cosim build "
+                    "does the same) ...")
             build_fmus.build_all(DEFAULT_FMU_DIR, models)
             built.update(DEFAULT_FMU_DIR / f"{m}.fmu" for m in models)
