@@ -27,19 +27,22 @@ def _our_models() -> set[str]:
     return set(build_fmus.find_adapters())
 
 
-def build_command(fmu: Path) -> str | None:
-    """The command that builds ``fmu`` if it is one of ours (``<Model>.fmu``), else None."""
-    fmu = Path(fmu)
-    if fmu.stem not in _our_models():
-        return None
-    return f"marine-cosim build --out {fmu.parent} {fmu.stem}"
+def _missing_models(system_file: Path, missing: Path) -> list[str]:
+    """Our models that ``system_file`` names and ``missing``'s folder lacks (``missing`` first)."""
+    text = Path(system_file).read_text(errors="replace") if Path(system_file).is_file() else ""
+    ours = _our_models()
+    named = [missing.stem] + [m for m in _FMU_NAME.findall(text) if m in ours]
+    return [m for m in dict.fromkeys(named) if m in ours and not (missing.parent / f"{m}.fmu").is_file()]
 
 
-def _with_hint(exc: MissingFmuError) -> MissingFmuError:
-    command = build_command(exc.path) if exc.path is not None else None
-    if command is None:
+def _with_hint(exc: MissingFmuError, system_file: Path) -> MissingFmuError:
+    if exc.path is None or Path(exc.path).stem not in _our_models():
         return exc
-    return MissingFmuError(f"{exc}; build it with: {command}", exc.path)
+    models = _missing_models(system_file, Path(exc.path))
+    if not models:
+        return exc
+    return MissingFmuError(f"{exc}; build {'it' if len(models) == 1 else 'them'} with: marine-cosim build --out "
+                           f"{Path(exc.path).parent} {' '.join(models)}", exc.path)
 
 
 def load_system(path: Path, build: bool = True, log: Callable[[str], None] | None = print) -> System:
@@ -55,12 +58,10 @@ def load_system(path: Path, build: bool = True, log: Callable[[str], None] | Non
             missing = Path(exc.path) if exc.path is not None else None
             if not build or missing is None or missing in built or missing.parent.resolve() != \
                     DEFAULT_FMU_DIR.resolve() or missing.stem not in _our_models():
-                raise _with_hint(exc) from None
+                raise _with_hint(exc, path) from None
             import build_fmus
 
-            text = Path(path).read_text(errors="replace") if Path(path).is_file() else ""
-            named = [m for m in dict.fromkeys(_FMU_NAME.findall(text)) if m in _our_models()]
-            models = [m for m in named if not (DEFAULT_FMU_DIR / f"{m}.fmu").is_file()] or [missing.stem]
+            models = _missing_models(path, missing)
             if log is not None:
                 log(f"building {', '.join(models)} into {DEFAULT_FMU_DIR} (not built yet; marine-cosim build "
                     "does the same) ...")
