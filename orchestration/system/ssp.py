@@ -29,7 +29,10 @@ Namespaces (SSP 1.0): ``ssd`` http://ssp-standard.org/SSP1/SystemStructureDescri
   a ``unit`` is converted to the FMU variable's unit (units from the ParameterSet's ``ssv:Units``,
   the SSD's ``ssd:Units`` or the FMU's UnitDefinitions) unless the mapping entry has
   ``suppressUnitConversion="true"``. System-level names are ``<component>.<variable>``. Later
-  bindings override earlier ones; system-level bindings override component-level ones.
+  bindings override earlier ones; system-level bindings override component-level ones. A String
+  value that names a file (marked ``<mc:File/>`` in the ``ssv:Parameter``'s ``ssv:Annotations``,
+  or, unmarked, one that names an existing file or looks like a file name) is resolved against
+  the .ssd's folder, wherever it is written (orchestration.system.file_values).
 * ``ssd:Connections/ssd:Connection``: ``startElement.startConnector -> endElement.endConnector``,
   optional ``ssc:LinearTransformation factor offset`` (``target = factor * source + offset``; the
   non-standard ``ssd:LinearTransformation`` that FMPy's reader looks for is accepted too). Unit
@@ -66,6 +69,7 @@ Type ``org.marine-cosim``, namespace ``urn:marine-cosim:ssp:annotations:1`` (pre
             <mc:Option name="tolerance" type="Real" value="1e-06"/>   <!-- algorithm_options -->
           </mc:Algorithm>                                        <!-- type: Real|Integer|Boolean|String -->
           <mc:Backend name="process" workers="2"/>   <!-- System.backend: orchestration.system.backend_choice -->
+          <mc:Scenario source="events.yaml"/>   <!-- System.scenario, relative to the .ssd -->
         </ssc:Annotation>
       </ssd:Annotations>
     </ssd:DefaultExperiment>
@@ -97,11 +101,15 @@ back from it, so ``marine-cosim convert`` keeps the backend choice.
 
 Writing
 -------
-``write_ssp(system, "x.ssd")`` writes FMU sources relative to the .ssd's folder;
-``write_ssp(system, "x.ssp")`` writes a zip with ``SystemStructure.ssd`` and the FMUs under
-``resources/`` (same-named different files get ``_2``, ``_3`` suffixes). Components get
-``ssd:Connectors`` for their connected variables (kind and type from the FMU, as libcosim needs),
-parameters as an inline ``ssv:ParameterSet`` typed after the FMU variables, connections an
+``write_ssp(system, "x.ssd")`` writes FMU sources, file values and the scenario relative to the
+.ssd's folder; ``write_ssp(system, "x.ssp")`` writes a zip with ``SystemStructure.ssd`` and under
+``resources/`` the FMUs, every other file the system refers to (file values, written as the
+resource URI ``resources/<name>``, and the scenario) and one ``<component>.ssv`` per component with
+start values (same-named different files get ``_2``, ``_3`` suffixes): the archive runs from any
+folder. Components get ``ssd:Connectors`` for their connected variables (kind and type from the
+FMU, as libcosim needs), parameters as an ``ssv:ParameterSet`` typed after the FMU variables
+(inline in an .ssd, in the .ssv files of an .ssp; ``parameter_files=`` chooses), file values with
+``<mc:File/>``, connections an
 ``ssc:LinearTransformation`` when not identity and ``suppressUnitConversion="true"`` when the FMU
 variables' units differ (the System's factor/offset is the whole transformation), and the
 marine-cosim annotation for algorithm, options, base step, step multiples, power bonds and unit
