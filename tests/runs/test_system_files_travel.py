@@ -12,6 +12,8 @@ import pytest
 from orchestration.cli.main import main
 from orchestration.runs import first_run
 from orchestration.runs.reference import catalogue
+from orchestration.system.model import Component, System
+from orchestration.system.ssp import read_ssp, write_ssp
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,3 +64,17 @@ def test_validate_before_the_build_names_the_command(fresh_clone, tmp_path, caps
     assert len(err.splitlines()) == 1 and "FMU file not found" in err
     assert err.endswith(f"build it with: marine-cosim build --out {tmp_path / 'build' / 'fmus'} Payload")
     assert not (tmp_path / "build").exists()
+
+
+def test_convert_with_initial_inputs(payload_fmu, tmp_path):
+    """--initial-inputs: every connected input's start value is its value after our initialisation
+    (here -1 x the payload's depth), for masters that set no inputs before initialising."""
+    s = System("hook", stop_time=1.0, base_step=0.01)
+    s.add_component(Component("payload", payload_fmu, {"mass": 1000.0, "initial.position[2]": 2.5}))
+    s.add_component(Component("buoy", payload_fmu, {"mass": 10.0}))
+    s.connect("payload.cg.position[2]", "buoy.water.elevation", factor=-1.0)
+    ssd = write_ssp(s, tmp_path / "hook.ssd")
+    assert main(["convert", str(ssd), "--to", "ssp", "--initial-inputs", "--out", str(tmp_path / "hook.ssp")]) == 0
+    exported = read_ssp(tmp_path / "hook.ssp")
+    assert exported.components["buoy"].parameters["water.elevation"] == pytest.approx(-2.5, abs=1e-12)
+    assert exported.components["payload"].parameters == s.components["payload"].parameters
