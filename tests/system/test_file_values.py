@@ -127,3 +127,13 @@ def test_osp_folder_carries_the_files(contact_system, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     back = read_osp(config)
     assert back.components["contact"].parameters["body1.mesh_file"].path == tmp_path / "osp" / "box.obj"
+
+
+def test_ssd_with_parameter_files_beside_it(contact_system, tmp_path):
+    """parameter_files=True for an .ssd: one <stem>.<component>.ssv beside it, read back the same;
+    a file value in the .ssv is still relative to the .ssd."""
+    path = write_ssp(contact_system, tmp_path / "sys" / "meshes.ssd", parameter_files=True)
+    ssv = tmp_path / "sys" / "meshes.contact.ssv"
+    assert 'source="meshes.contact.ssv"' in path.read_text() and 'value="../data/box.obj"' in ssv.read_text()
+    back = read_ssp(path)
+    assert back.components["contact"].parameters == contact_system.components["contact"].parameters
