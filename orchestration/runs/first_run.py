@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Callable
 
 from orchestration.errors import MissingFmuError
-from orchestration.runs.reference.paths import DEFAULT_FMU_DIR
+from orchestration.runs.reference.paths import DEFAULT_FMU_DIR, ROOT
 from orchestration.system.model import System
 
-_FMU_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.fmu\b")
+_FMU_NAME = re.compile(r"""source=["'](?:[^"']*/)?([A-Za-z_][A-Za-z0-9_]*)\.fmu["']""")   # SSP and OSP
+#: FMUs of shipped scenarios that are not ours: how the checkout builds them ({out}: their folder)
+OTHER_FMUS = {"OsvSeakeeper": "python -m tests.models.c_fmu.build {out} ship"}   # the ship swap's third-party ship
 
 
 def _our_models() -> set[str]:
@@ -36,7 +38,13 @@ def _missing_models(system_file: Path, missing: Path) -> list[str]:
 
 
 def _with_hint(exc: MissingFmuError, system_file: Path) -> MissingFmuError:
-    if exc.path is None or Path(exc.path).stem not in _our_models():
+    if exc.path is None:
+        return exc
+    other = OTHER_FMUS.get(Path(exc.path).stem)
+    if other is not None and (ROOT / "tests").is_dir():
+        return MissingFmuError(f"{exc}; build it with: cd {ROOT} && {other.format(out=Path(exc.path).parent)}",
+                               exc.path)
+    if Path(exc.path).stem not in _our_models():
         return exc
     models = _missing_models(system_file, Path(exc.path))
     if not models:

@@ -1371,7 +1371,8 @@ def write_ssp(system: System, path: str | os.PathLike, backend: Any = _FROM_SOUR
         if not file.is_file():
             raise SystemFileError(f"write {path}: {where}: file not found: {file} (an .ssp carries every file "
                                   "its system refers to)")
-    ssv_paths = [Path(os.path.abspath(path.parent / f"{name}.ssv")) for name in with_parameters]
+    # names only (inside the archive's own path, so no real file can share them)
+    ssv_paths = [Path(os.path.abspath(path)) / "ssv" / f"{name}.ssv" for name in with_parameters]
     resources = _resource_names(system, [file for _, file in files] + (ssv_paths if parameter_files else []))
     sources = {name: f"resources/{quote(resources[Path(os.path.abspath(comp.source))])}"
                for name, comp in system.components.items()}
