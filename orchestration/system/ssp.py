@@ -94,8 +94,10 @@ Power bonds may also be listed on the system (``ssd:System/ssd:Annotations``)::
       </mc:PowerBond>
     </ssc:Annotation>
 
-Where both the OSP and the marine-cosim annotation give a base step or step multiple they must
-agree. ``mc:Algorithm`` wins for the algorithm name (default ``fixed``).
+The reader takes ``mc:`` elements from every ``ssc:Annotation`` of the type, grouped as above or
+not; the writer gives each its own ``ssc:Annotation``, as the SSP 1.0 schema (one element per
+annotation) wants. Where both the OSP and the marine-cosim annotation give a base step or step
+multiple they must agree. ``mc:Algorithm`` wins for the algorithm name (default ``fixed``).
 ``mc:Backend`` is read into ``System.backend`` (orchestration.system.backend_choice) and written
 back from it, so ``marine-cosim convert`` keeps the backend choice.
 
@@ -1171,6 +1173,12 @@ def _backend_element(parent, backend, system_name: str) -> None:
             _sub(placement, MC_NS, "Resource", {"name": str(resource), "value": format_double(float(amount))})
 
 
+def _mc_annotation(annotations) -> Any:
+    """A new ``ssc:Annotation`` of type org.marine-cosim in ``annotations``: the SSP 1.0 schema allows
+    one element in each, so every ``mc:`` element gets its own (the reader takes them all)."""
+    return _sub(annotations, SSC_NS, "Annotation", {"type": MC_ANNOTATION_TYPE})
+
+
 def _parameter_set(system: System, name: str, info: ModelInfo, file_text, parent=None) -> Any:
     """The component's start values as an ``ssv:ParameterSet`` (in ``parent``, or the root of an .ssv
     file) typed after the FMU's variables; file values (orchestration.system.file_values) as
@@ -1191,8 +1199,7 @@ def _parameter_set(system: System, name: str, info: ModelInfo, file_text, parent
         is_file = kind == "String" and names_a_file(value)
         _sub(p_el, SSV_NS, kind, {"value": file_text(value) if is_file else _typed_text(kind, value, where)})
         if is_file:
-            annotation = _sub(_sub(p_el, SSV_NS, "Annotations"), SSC_NS, "Annotation", {"type": MC_ANNOTATION_TYPE})
-            _sub(annotation, MC_NS, "File")
+            _sub(_mc_annotation(_sub(p_el, SSV_NS, "Annotations")), MC_NS, "File")
     return pset
 
 
@@ -1261,11 +1268,11 @@ def _build_ssd(system: System, sources: dict[str, str], backend=None, file_text=
                 _sub(c_el, SSC_NS, "LinearTransformation", {"factor": format_double(c.factor),
                                                             "offset": format_double(c.offset)})
             if c.power_bond is not None or c.converts_units:
-                mc = _sub(_sub(c_el, SSD_NS, "Annotations"), SSC_NS, "Annotation", {"type": MC_ANNOTATION_TYPE})
+                c_annotations = _sub(c_el, SSD_NS, "Annotations")
                 if c.power_bond is not None:
-                    _sub(mc, MC_NS, "PowerBond", {"name": c.power_bond})
+                    _sub(_mc_annotation(c_annotations), MC_NS, "PowerBond", {"name": c.power_bond})
                 if c.converts_units:
-                    _sub(mc, MC_NS, "UnitConversion")
+                    _sub(_mc_annotation(c_annotations), MC_NS, "UnitConversion")
 
     de = _sub(root, SSD_NS, "DefaultExperiment", {
         "startTime": format_double(system.start_time),
@@ -1277,8 +1284,7 @@ def _build_ssd(system: System, sources: dict[str, str], backend=None, file_text=
         _sub(_sub(osp, OSP_ANNOTATIONS_NS, "Algorithm"), OSP_ANNOTATIONS_NS, "FixedStepAlgorithm",
              {"baseStepSize": format_double(system.base_step),
               "numWorkerThreads": str(int(threads)) if threads is not None else None})
-    mc = _sub(annotations, SSC_NS, "Annotation", {"type": MC_ANNOTATION_TYPE})
-    algorithm = _sub(mc, MC_NS, "Algorithm", {
+    algorithm = _sub(_mc_annotation(annotations), MC_NS, "Algorithm", {
         "name": system.algorithm,
         "baseStep": format_double(system.base_step) if system.base_step is not None else None})
     for key, value in system.algorithm_options.items():
@@ -1292,9 +1298,9 @@ def _build_ssd(system: System, sources: dict[str, str], backend=None, file_text=
         _sub(algorithm, MC_NS, "Option", {"name": str(key), "type": kind,
                                           "value": _typed_text(kind, value, f"option {key!r}")})
     if system.scenario is not None:
-        _sub(mc, MC_NS, "Scenario", {"source": file_text(FileValue(system.scenario))})
+        _sub(_mc_annotation(annotations), MC_NS, "Scenario", {"source": file_text(FileValue(system.scenario))})
     if backend is not None:
-        _backend_element(mc, backend, system.name)
+        _backend_element(_mc_annotation(annotations), backend, system.name)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True), ssv_files
 
 

@@ -78,3 +78,11 @@ def test_convert_with_initial_inputs(payload_fmu, tmp_path):
     exported = read_ssp(tmp_path / "hook.ssp")
     assert exported.components["buoy"].parameters["water.elevation"] == pytest.approx(-2.5, abs=1e-12)
     assert exported.components["payload"].parameters == s.components["payload"].parameters
+
+
+@pytest.mark.parametrize("ssd", sorted((ROOT / "scenarios").glob("*/*.ssd")), ids=lambda p: p.name)
+def test_shipped_system_files_are_valid_ssp(ssd):
+    """Every shipped .ssd is valid SSP 1.0 (FMPy's reader checks the schema), mc: annotations included."""
+    from tests.system.test_system_files import assert_ssd_schema_valid
+
+    assert_ssd_schema_valid(ssd.read_bytes(), str(ssd.relative_to(ROOT)))

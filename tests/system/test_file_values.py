@@ -17,6 +17,7 @@ from orchestration.system.model import Component, System, SystemFileError
 from orchestration.system.osp import read_osp, write_osp
 from orchestration.system.ssp import read_ssp, write_ssp
 from orchestration.system.validation import validate_system
+from tests.system.test_system_files import assert_ssd_schema_valid, assert_ssv_schema_valid
 
 MESH = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n"
 
@@ -57,6 +58,7 @@ def test_ssd_names_files_relative_to_itself_and_resolves_them_from_any_folder(co
     path = write_ssp(contact_system, tmp_path / "sys" / "meshes.ssd")
     text = path.read_text()
     assert 'value="../data/box.obj"' in text and "<mc:File/>" in text
+    assert_ssd_schema_valid(path.read_bytes(), "an .ssd with a file value and a scenario")
     assert '<mc:Scenario source="../data/events.yaml"/>' in text
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -97,6 +99,7 @@ def test_ssp_carries_the_files_and_parameter_files(contact_system, tmp_path, mon
     assert names == ["SystemStructure.ssd", "resources/Contact.fmu", "resources/box.obj", "resources/contact.ssv",
                      "resources/events.yaml"]
     assert 'value="resources/box.obj"' in ssv            # an SSP resource URI (relative to the archive's root)
+    assert_ssv_schema_valid(ssv.encode(), "resources/contact.ssv")
     alone = tmp_path / "alone"
     alone.mkdir()
     shutil.move(ssp, alone / "meshes.ssp")
