@@ -120,8 +120,8 @@ def write_scenario(fmus: Path, folder: Path = SCENARIO_DIR, payload: float = 250
     interface, the paper's sea and a 250 t payload, at its static equilibrium; position servos holding
     the sag-compensated setpoints (start values), the compensation of the body-axis hydrostatics'
     horizontal force as constant hardpoint 2 and 3 forces, and lift.yaml: the tip up 0.5 m at 10 s and
-    back at 15 s as setpoint steps. FMU paths point at build/fmus (marine-cosim build); the mechanism
-    path is relative to the repository root, where the scenario is run from."""
+    back at 15 s as setpoint steps. FMU paths point at build/fmus (python -m build_fmus); the mechanism
+    file and lift.yaml are named relative to the .ssd."""
     from orchestration.system.ssp import write_ssp
     from orchestration.system.model import Component, System
 
@@ -136,7 +136,7 @@ def write_scenario(fmus: Path, folder: Path = SCENARIO_DIR, payload: float = 250
                         "5 % damping; tension = -joint6.torque) and the payload as its link. " + d["description"])
     mech.write_text(json.dumps(d, indent=1) + "\n")
     r0 = sc.position_setpoint(0.0)
-    crane = {"mechanism": str(mech.relative_to(ROOT)), "gravity": b4.G, "max_substep": 0.01, "use_initial": True,
+    crane = {"mechanism": str(mech.resolve()), "gravity": b4.G, "max_substep": 0.01, "use_initial": True,
              **{f"joint{k + 1}.initial_position": float(init.q[k]) for k in range(6)},
              **{f"joint{k + 1}.setpoint": float(r0[k]) for k in (0, 1, 2, 5)}}
     ship = cosim.ship_values(sc)
@@ -159,6 +159,7 @@ def write_scenario(fmus: Path, folder: Path = SCENARIO_DIR, payload: float = 250
             s.connect(f"crane.base.bias_{w}[{i}]", f"ship.hardpoint1.bias_{w}[{i}]")
     s.stop_time, s.base_step = sc.stop, b4.STEP
     s.algorithm, s.algorithm_options = "fixed", {"method": "jacobi"}
+    s.scenario = folder / "lift.yaml"        # written below; the .ssd names it (mc:Scenario)
     path = folder / "ship_heavy_crane.ssd"
     write_ssp(s, path)
     text = path.read_text()
@@ -171,10 +172,8 @@ def write_scenario(fmus: Path, folder: Path = SCENARIO_DIR, payload: float = 250
     events = ["description: >",
               "  Benchmark B4 (docs/b4_ship_heavy_crane.md), user version: the crane tip lifted 0.5 m at 10 s and",
               "  lowered back at 15 s ([S4] 8.1): the boom and jib setpoints of the benchmark's minimum-jerk moves",
-              "  (2 s each, sag-compensated), as overrides every 20 ms. Run from the repository root after",
-              "  marine-cosim build:",
-              "  marine-cosim run scenarios/ship_heavy_crane/ship_heavy_crane.ssd --scenario "
-              "scenarios/ship_heavy_crane/lift.yaml",
+              "  (2 s each, sag-compensated), as overrides every 20 ms. ship_heavy_crane.ssd names this file:",
+              "  marine-cosim run scenarios/ship_heavy_crane/ship_heavy_crane.ssd",
               f"end: {sc.stop:g}", "events:"]
     for t in np.arange(b4.LIFT_TIMES[0], b4.LIFT_TIMES[1] + b4.LIFT_RAMP + 1e-9, 0.02):
         if b4.LIFT_TIMES[0] + b4.LIFT_RAMP < t < b4.LIFT_TIMES[1] - 1e-9:

@@ -24,6 +24,15 @@ class SystemFileError(MarineCosimError, ValueError):
     """A system file that cannot be read or run: names the file, the element and the value."""
 
 
+class MissingFmuError(SystemFileError):
+    """A system file names an FMU that is not there; ``path`` is where it was looked for (the
+    runner builds our own FMUs when they are missing from the checkout's build folder)."""
+
+    def __init__(self, message: str, path=None):
+        super().__init__(message)
+        self.path = path
+
+
 class ScenarioError(MarineCosimError, ValueError):
     """A scenario (events) file that cannot be used: names the file, the event and the value."""
 

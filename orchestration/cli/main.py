@@ -10,7 +10,7 @@
     marine-cosim validate SYSTEM
     marine-cosim info FMU|SYSTEM
     marine-cosim plot RESULTS [VARIABLE ...] [--out DIR]
-    marine-cosim convert SYSTEM --to ssp|ssd|osp [--out PATH]
+    marine-cosim convert SYSTEM --to ssp|ssd|osp [--out PATH] [--initial-inputs]
     marine-cosim build [--out DIR] [MODEL ...]          build the FMUs (build_fmus.py)
     marine-cosim simulate FMU [--stop T] [--step H] [--set NAME=VALUE ...] [--out DIR]
     marine-cosim demo [NAME] [--out DIR] [--stop T]      build the FMUs and run a reference scenario
@@ -34,9 +34,9 @@ from orchestration.errors import MarineCosimError, UsageError, one_line
 # ---------------------------------------------------------------------- system commands
 
 def _load(path: Path):
-    from orchestration.system.files import load_system
+    from orchestration.runs.first_run import load_system
 
-    return load_system(path)
+    return load_system(path, build=False)          # a missing FMU of ours: the message names the build command
 
 
 def _run(args) -> int:
@@ -149,6 +149,10 @@ def _convert(args) -> int:
     from orchestration.system.files import save_system
 
     system = _load(args.system)
+    if args.initial_inputs:
+        from orchestration.runs.initial_inputs import with_initial_inputs
+
+        system = with_initial_inputs(system)
     out = args.out or args.system.with_name(f"{system.name}_{args.to}")
     print(save_system(system, args.to, out))
     return 0
@@ -275,6 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("system", type=Path)
     p.add_argument("--to", required=True, choices=["ssp", "ssd", "osp"])
     p.add_argument("--out", type=Path)
+    p.add_argument("--initial-inputs", action="store_true",
+                   help="give every connected input the value it has after initialisation as its start value, for "
+                        "masters that set no inputs before initialising (FMPy's simulate_ssp)")
     p.set_defaults(func=_convert)
 
     p = sub.add_parser("build", help="build one FMU per component into build/fmus")

@@ -3,8 +3,10 @@
 (:func:`orchestration.simulate`) and the benchmarks.
 
 Steps, in this order, so that every mistake in the inputs is reported before an FMU is
-instantiated: read the system file, apply parameter overrides (names checked), validate the system
-against its FMUs, read and check the scenario file, check the recorded variable names, resolve stop
+instantiated: read the system file (building our own FMUs first when a shipped scenario names them
+and they are not built yet: orchestration.runs.first_run), apply parameter overrides (names
+checked), validate the system against its FMUs, read and check the scenario file (the one given,
+else the system file's own ``mc:Scenario``), check the recorded variable names, resolve stop
 time and step, the algorithm and the backend, check the ship-attachment coupling; then build the
 execution with its observers (results written progressively to ``results.csv``,
 ``results.parquet/`` and ``metadata.json``, and/or kept in memory; checkpoints if asked), run it with
@@ -177,11 +179,12 @@ def prepare(settings: RunSettings, system: System | None = None, manipulators: S
     from orchestration.master.manipulators.scenario import load_scenario
     from orchestration.master.observers.checkpoint import CheckpointObserver, ResumingFileObserver
     from orchestration.master.observers.results import FileObserver, MemoryObserver
-    from orchestration.system.files import load_system
+    from orchestration.master.manipulators.scenario import Scenario
+    from orchestration.runs.first_run import load_system
     from orchestration.system.validation import validate_system
 
     if system is None:
-        system = load_system(Path(settings.system))
+        system = load_system(Path(settings.system), log=log)
     if settings.parameters:
         apply_parameters(system, settings.parameters)
     report = validate_system(system)
@@ -192,7 +195,10 @@ def prepare(settings: RunSettings, system: System | None = None, manipulators: S
         more = f" (and {len(report.errors) - 1} more: marine-cosim validate {system.source_file})" \
             if len(report.errors) > 1 else ""
         raise RunError(f"{report.errors[0]}{more}")
-    scenario = load_scenario(Path(settings.scenario)) if settings.scenario else None
+    # the system file's own scenario (mc:Scenario) unless the run brings one
+    scenario_file = settings.scenario or (None if any(isinstance(m, Scenario) for m in manipulators)
+                                          else system.scenario)
+    scenario = load_scenario(Path(scenario_file)) if scenario_file else None
     if scenario is not None:
         scenario.check(system)
     variables = _recorded(system, settings.variables)
@@ -226,7 +232,7 @@ def prepare(settings: RunSettings, system: System | None = None, manipulators: S
     file_observer = None
     if settings.files:
         out = Path(settings.out) if settings.out else Path("results") / system.name
-        extra = {"stop_time": stop, "base_step": step, "scenario": settings.scenario,
+        extra = {"stop_time": stop, "base_step": step, "scenario": str(scenario_file) if scenario_file else None,
                  "backend": backend.describe(), "parameters": dict(settings.parameters) or None}
         if resumed_from is not None:
             file_observer = ResumingFileObserver(out, variables, flush_every=settings.flush_every,

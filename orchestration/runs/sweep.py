@@ -324,11 +324,11 @@ def run_sweep(system_path: Path, spec: SweepSpec, out: Path | None = None, runne
               variables: Sequence[str] | None = None, quiet: bool = False,
               log: Callable[[str], None] = print) -> SweepResult:
     """Run every case of ``spec`` on ``system_path`` (module docstring); returns the table."""
-    from orchestration.system.files import load_system
+    from orchestration.runs.first_run import load_system
 
     if runner not in RUNNERS:
         raise SweepError(f"unknown sweep backend {runner!r}; choose one of {', '.join(RUNNERS)}")
-    system = load_system(Path(system_path))
+    system = load_system(Path(system_path), log=log)        # builds our FMUs once, before the cases
     variables = list(variables) if variables else None
     _check_names(system, spec, variables)
     cases = spec.cases()

@@ -4,7 +4,8 @@ A system is a set of FMU instances (components) with start values, and connectio
 output of one component to an input of another, each with an optional linear transformation
 ``target = factor * source + offset`` (SSP LinearTransformation, OSP LinearTransformation, unit
 conversion). Readers (ssp.py, osp.py) fill it, validation.py checks it against the FMUs, and the
-master runs it. Paths to FMUs are resolved against the system file's folder when read.
+master runs it. Paths to FMUs, to the scenario and to files given as String start values are
+resolved against the system file's folder when read (orchestration.system.file_values).
 """
 from __future__ import annotations
 
@@ -65,6 +66,8 @@ class System:
     source_file: Path | None = None
     #: where the file asks to run (SSP mc:Backend annotation), or None: orchestration.backends decides
     backend: BackendConfig | None = None
+    #: the timed events that belong to the system (SSP mc:Scenario; a run without a scenario of its own uses it)
+    scenario: Path | None = None
 
     def add_component(self, component: Component) -> Component:
         if component.name in self.components:

@@ -25,7 +25,8 @@ no system name: ``System.name`` is the folder's name (for ``OspSystemStructure.x
 * ``Simulators/Simulator@name,@source,@stepSize``: ``source`` relative to the XML file (or a
   ``file:`` URI; ``proxyfmu://`` is not supported); ``stepSize`` -> ``step_multiple =
   stepSize / BaseStepSize`` (an error unless an integer multiple); ``InitialValues`` (``Real``,
-  ``Integer``, ``Boolean``, ``String``) -> ``parameters``.
+  ``Integer``, ``Boolean``, ``String``) -> ``parameters``; a String that names a file is resolved
+  against the folder of the XML file (orchestration.system.file_values).
 * ``VariableConnection`` (two ``Variable@simulator,@name``): the direction comes from the
   causalities in the FMUs' modelDescription.xml (one output, one input; an optional
   ``@causality`` must agree); ``@powerBond`` -> ``Connection.power_bond``.
@@ -47,7 +48,9 @@ Writing
 -------
 ``write_osp(system, folder)`` writes ``folder/OspSystemStructure.xml``. With ``copy_fmus=True``
 (default) every FMU is copied into ``folder`` (same-named different files get ``_2``...) so the
-folder is self-contained; with ``copy_fmus=False`` sources are paths relative to ``folder``.
+folder is self-contained, and so is every file a start value names (written as its name in
+``folder``); with ``copy_fmus=False`` sources and files are paths relative to ``folder``. OSP has no
+place for the scenario (give it to the run).
 For every FMU an ``<modelName>_OspModelDescription.xml`` is written into ``folder`` -- beside the
 copied FMU, or, without copying, beside the system file, where libcosim also looks (and a
 ``<fmu stem>_...`` copy when the stem differs from the model name). Identity connections become
@@ -88,8 +91,10 @@ from urllib.parse import quote
 
 from lxml import etree
 
+from orchestration.errors import MissingFmuError
+from orchestration.system.file_values import names_a_file, resolve_file_value
 from orchestration.system.ssp import (BASE_UNITS, parse_typed, ModelInfo, Variable, _resource_names, _typed_text,
-                                      check_connections,
+                                      check_connections, referenced_files,
                                describe, elements, error, format_double, is_output, load_model_info, local,
                                model_info, parse_double, parse_xml, relative_uri, required, resolve_uri,
                                step_multiple, suggest, writer_model_info)
@@ -230,7 +235,8 @@ class _OspReader:
         source = required(self.file, el, "source")
         path = resolve_uri(self.file, el, source, self.base)
         if not path.is_file():
-            raise error(self.file, el, f"FMU file not found: source={source!r} (resolved to {path})")
+            raise MissingFmuError(str(error(self.file, el, f"FMU file not found: source={source!r} (resolved to "
+                                                           f"{path})")), path)
         info = load_model_info(self.file, el, path)
         self.infos[name] = info
         component = Component(name=name, source=path, origin=f"{self.file}: {describe(el)}")
@@ -248,7 +254,9 @@ class _OspReader:
             if variable is None:
                 raise error(self.file, iv, f"{path.name} (simulator {name!r}) has no variable {var!r}"
                                            f"{suggest(var, info.variables)}")
-            component.parameters[var] = self._value(t, local(t), variable, path.name)
+            value = self._value(t, local(t), variable, path.name)
+            # a String naming a file: relative to this file's folder (orchestration.system.file_values)
+            component.parameters[var] = resolve_file_value(value, self.base) if variable.type == "String" else value
         return component
 
     def _value(self, el, kind: str, variable: Variable, fmu: str) -> Any:
@@ -596,9 +604,20 @@ def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = Tr
                                   "libcosim power bonds are plain VariableConnections")
 
     folder.mkdir(parents=True, exist_ok=True)
-    # ---------------------------------------------------------------- FMUs and OspModelDescriptions
+    # ---------------------------------------------------------------- FMUs, files and OspModelDescriptions
     sources: dict[str, str] = {}
-    copies = _resource_names(system) if copy_fmus else {}
+    files = [(w, f) for w, f in referenced_files(system) if w != "scenario"]     # OSP has no place for a scenario
+    copies = _resource_names(system, [f for _, f in files]) if copy_fmus else {}
+    for w, file in files:
+        if copy_fmus:
+            if not file.is_file():
+                raise SystemFileError(f"{where}: {w}: file not found: {file} (the folder carries every file its "
+                                      "system refers to)")
+            dest = folder / copies[file]
+            if not (dest.exists() and os.path.samefile(dest, file)):
+                shutil.copyfile(file, dest)
+    file_text = ((lambda value: quote(copies[Path(os.path.abspath(value))])) if copy_fmus
+                 else (lambda value: relative_uri(Path(value), folder)))
     descriptions: dict[str, tuple[bytes, Path]] = {}   # file name -> (content, FMU)
     for name, comp in system.components.items():
         fmu = Path(os.path.abspath(comp.source))
@@ -646,8 +665,9 @@ def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = Tr
                 kind = "Integer" if variable.type == "Enumeration" else variable.type
                 if kind not in ("Real", "Integer", "Boolean", "String"):
                     raise SystemFileError(f"{pwhere}: variables of type {variable.type} are not supported")
-                _sub(_sub(initial, "InitialValue", {"variable": var}), kind,
-                     {"value": _typed_text(kind, value, pwhere)})
+                text = file_text(value) if kind == "String" and names_a_file(value) else _typed_text(kind, value,
+                                                                                                     pwhere)
+                _sub(_sub(initial, "InitialValue", {"variable": var}), kind, {"value": text})
 
     transformed = [c for c in system.connections if not c.is_identity]
     function_names: dict[int, str] = {}

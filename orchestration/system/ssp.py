@@ -29,7 +29,10 @@ Namespaces (SSP 1.0): ``ssd`` http://ssp-standard.org/SSP1/SystemStructureDescri
   a ``unit`` is converted to the FMU variable's unit (units from the ParameterSet's ``ssv:Units``,
   the SSD's ``ssd:Units`` or the FMU's UnitDefinitions) unless the mapping entry has
   ``suppressUnitConversion="true"``. System-level names are ``<component>.<variable>``. Later
-  bindings override earlier ones; system-level bindings override component-level ones.
+  bindings override earlier ones; system-level bindings override component-level ones. A String
+  value that names a file (marked ``<mc:File/>`` in the ``ssv:Parameter``'s ``ssv:Annotations``,
+  or, unmarked, one that names an existing file or looks like a file name) is resolved against
+  the .ssd's folder, wherever it is written (orchestration.system.file_values).
 * ``ssd:Connections/ssd:Connection``: ``startElement.startConnector -> endElement.endConnector``,
   optional ``ssc:LinearTransformation factor offset`` (``target = factor * source + offset``; the
   non-standard ``ssd:LinearTransformation`` that FMPy's reader looks for is accepted too). Unit
@@ -66,6 +69,7 @@ Type ``org.marine-cosim``, namespace ``urn:marine-cosim:ssp:annotations:1`` (pre
             <mc:Option name="tolerance" type="Real" value="1e-06"/>   <!-- algorithm_options -->
           </mc:Algorithm>                                        <!-- type: Real|Integer|Boolean|String -->
           <mc:Backend name="process" workers="2"/>   <!-- System.backend: orchestration.system.backend_choice -->
+          <mc:Scenario source="events.yaml"/>   <!-- System.scenario, relative to the .ssd -->
         </ssc:Annotation>
       </ssd:Annotations>
     </ssd:DefaultExperiment>
@@ -90,18 +94,24 @@ Power bonds may also be listed on the system (``ssd:System/ssd:Annotations``)::
       </mc:PowerBond>
     </ssc:Annotation>
 
-Where both the OSP and the marine-cosim annotation give a base step or step multiple they must
-agree. ``mc:Algorithm`` wins for the algorithm name (default ``fixed``).
+The reader takes ``mc:`` elements from every ``ssc:Annotation`` of the type, grouped as above or
+not; the writer gives each its own ``ssc:Annotation``, as the SSP 1.0 schema (one element per
+annotation) wants. Where both the OSP and the marine-cosim annotation give a base step or step
+multiple they must agree. ``mc:Algorithm`` wins for the algorithm name (default ``fixed``).
 ``mc:Backend`` is read into ``System.backend`` (orchestration.system.backend_choice) and written
 back from it, so ``marine-cosim convert`` keeps the backend choice.
 
 Writing
 -------
-``write_ssp(system, "x.ssd")`` writes FMU sources relative to the .ssd's folder;
-``write_ssp(system, "x.ssp")`` writes a zip with ``SystemStructure.ssd`` and the FMUs under
-``resources/`` (same-named different files get ``_2``, ``_3`` suffixes). Components get
-``ssd:Connectors`` for their connected variables (kind and type from the FMU, as libcosim needs),
-parameters as an inline ``ssv:ParameterSet`` typed after the FMU variables, connections an
+``write_ssp(system, "x.ssd")`` writes FMU sources, file values and the scenario relative to the
+.ssd's folder; ``write_ssp(system, "x.ssp")`` writes a zip with ``SystemStructure.ssd`` and under
+``resources/`` the FMUs, every other file the system refers to (file values, written as the
+resource URI ``resources/<name>``, and the scenario) and one ``<component>.ssv`` per component with
+start values (same-named different files get ``_2``, ``_3`` suffixes): the archive runs from any
+folder. Components get ``ssd:Connectors`` for their connected variables (kind and type from the
+FMU, as libcosim needs), parameters as an ``ssv:ParameterSet`` typed after the FMU variables
+(inline in an .ssd, in the .ssv files of an .ssp; ``parameter_files=`` chooses), file values with
+``<mc:File/>``, connections an
 ``ssc:LinearTransformation`` when not identity and ``suppressUnitConversion="true"`` when the FMU
 variables' units differ (the System's factor/offset is the whole transformation), and the
 marine-cosim annotation for algorithm, options, base step, step multiples, power bonds and unit
@@ -133,8 +143,9 @@ from urllib.request import url2pathname
 
 from lxml import etree
 
-from orchestration.errors import did_you_mean
+from orchestration.errors import MissingFmuError, did_you_mean
 from orchestration.system.backend_choice import PLACEMENT_ATTRIBUTES, read_backend_element
+from orchestration.system.file_values import FileValue, names_a_file, resolve_file_value
 from orchestration.system.fmu_info import ModelInfo, Variable, is_output, model_info  # noqa: F401  (re-exported)
 from orchestration.system.units import BASE_UNITS, Unit, unit_conversion  # noqa: F401  (re-exported)
 from orchestration.system.model import Component, Connection, System, SystemFileError
@@ -539,6 +550,9 @@ class _SsdReader:
             if child.tag == q(MC_NS, "Backend"):
                 system.backend = read_backend_element(child, f"{self.file}: {describe(child)}")
                 continue
+            if child.tag == q(MC_NS, "Scenario"):
+                system.scenario = resolve_uri(self.file, child, required(self.file, child, "source"), self.base)
+                continue
             if child.tag != q(MC_NS, "Algorithm"):
                 continue
             system.algorithm = required(self.file, child, "name")
@@ -575,7 +589,8 @@ class _SsdReader:
         source = required(self.file, el, "source")
         path = resolve_uri(self.file, el, source, self.base)
         if not path.is_file():
-            raise error(self.file, el, f"FMU file not found: source={source!r} (resolved to {path})")
+            raise MissingFmuError(str(error(self.file, el, f"FMU file not found: source={source!r} (resolved to "
+                                                           f"{path})")), path)
         info = load_model_info(self.file, el, path)
         if not info.co_simulation:
             raise error(self.file, el, f"{path.name} has no CoSimulation interface")
@@ -685,6 +700,8 @@ class _SsdReader:
                 target = m.target if m else name
                 comp_data, var = self._parameter_target(entry, target, data, m)
                 value = self._convert_parameter(entry, comp_data, var, m)
+                if comp_data.info.variables[var].type == "String":
+                    value = resolve_file_value(value, self.base, marked=_marked_as_file(entry.el.getparent()))
                 yield (comp_data.component.name, var), value, entry.el
 
     def _source_path(self, el, source: str, data: _ComponentData | None) -> Path:
@@ -983,6 +1000,15 @@ class _SsdReader:
                 c.power_bond = name
 
 
+def _marked_as_file(parameter_el) -> bool:
+    """``ssv:Parameter/ssv:Annotations/ssc:Annotation[@type=org.marine-cosim]/mc:File``."""
+    annotations = parameter_el.find(q(SSV_NS, "Annotations")) if parameter_el is not None else None
+    if annotations is None:
+        return False
+    return any(ann.get("type") == MC_ANNOTATION_TYPE and ann.find(q(MC_NS, "File")) is not None
+               for ann in elements(annotations))
+
+
 # -------------------------------------------------------------------------------- archive extraction
 
 
@@ -1147,7 +1173,42 @@ def _backend_element(parent, backend, system_name: str) -> None:
             _sub(placement, MC_NS, "Resource", {"name": str(resource), "value": format_double(float(amount))})
 
 
-def _build_ssd(system: System, sources: dict[str, str], backend=None) -> bytes:
+def _mc_annotation(annotations) -> Any:
+    """A new ``ssc:Annotation`` of type org.marine-cosim in ``annotations``: the SSP 1.0 schema allows
+    one element in each, so every ``mc:`` element gets its own (the reader takes them all)."""
+    return _sub(annotations, SSC_NS, "Annotation", {"type": MC_ANNOTATION_TYPE})
+
+
+def _parameter_set(system: System, name: str, info: ModelInfo, file_text, parent=None) -> Any:
+    """The component's start values as an ``ssv:ParameterSet`` (in ``parent``, or the root of an .ssv
+    file) typed after the FMU's variables; file values (orchestration.system.file_values) as
+    ``file_text(value)`` with ``<mc:File/>``."""
+    attributes = {"version": "1.0", "name": f"{name}.parameters"}
+    pset = (etree.Element(q(SSV_NS, "ParameterSet"), attributes, nsmap=NSMAP) if parent is None
+            else _sub(parent, SSV_NS, "ParameterSet", attributes))
+    params = _sub(pset, SSV_NS, "Parameters")
+    for var, value in system.components[name].parameters.items():
+        where = f"write {system.name}: component {name!r} parameter {var!r}"
+        variable = info.variables.get(var)
+        if variable is None:
+            raise SystemFileError(f"{where}: {info.path.name} has no such variable")
+        kind = "Integer" if variable.type == "Enumeration" else variable.type
+        if kind not in ("Real", "Integer", "Boolean", "String"):
+            raise SystemFileError(f"{where}: variables of type {variable.type} are not supported")
+        p_el = _sub(params, SSV_NS, "Parameter", {"name": var})
+        is_file = kind == "String" and names_a_file(value)
+        _sub(p_el, SSV_NS, kind, {"value": file_text(value) if is_file else _typed_text(kind, value, where)})
+        if is_file:
+            _sub(_mc_annotation(_sub(p_el, SSV_NS, "Annotations")), MC_NS, "File")
+    return pset
+
+
+def _build_ssd(system: System, sources: dict[str, str], backend=None, file_text=None,
+               ssv_names: dict[str, str] | None = None) -> tuple[bytes, dict[str, bytes]]:
+    """The SystemStructure.ssd and, with ``ssv_names`` (component -> URI), the .ssv files of the
+    components' start values by URI (else they are written inline). ``file_text`` turns a file
+    reference (a file-valued start value, the scenario) into the text written."""
+    ssv_files: dict[str, bytes] = {}
     infos = {name: writer_model_info(system, name) for name in system.components}
     check_connections(system, infos)
     root = etree.Element(q(SSD_NS, "SystemStructureDescription"), nsmap=NSMAP)
@@ -1175,19 +1236,12 @@ def _build_ssd(system: System, sources: dict[str, str], backend=None) -> bytes:
                     _sub(c_el, SSC_NS, vtype)
         if comp.parameters:
             binding = _sub(_sub(comp_el, SSD_NS, "ParameterBindings"), SSD_NS, "ParameterBinding")
-            pset = _sub(_sub(binding, SSD_NS, "ParameterValues"), SSV_NS, "ParameterSet",
-                        {"version": "1.0", "name": f"{name}.parameters"})
-            params = _sub(pset, SSV_NS, "Parameters")
-            for var, value in comp.parameters.items():
-                where = f"write {system.name}: component {name!r} parameter {var!r}"
-                variable = info.variables.get(var)
-                if variable is None:
-                    raise SystemFileError(f"{where}: {info.path.name} has no such variable")
-                kind = "Integer" if variable.type == "Enumeration" else variable.type
-                if kind not in ("Real", "Integer", "Boolean", "String"):
-                    raise SystemFileError(f"{where}: variables of type {variable.type} are not supported")
-                p_el = _sub(params, SSV_NS, "Parameter", {"name": var})
-                _sub(p_el, SSV_NS, kind, {"value": _typed_text(kind, value, where)})
+            if ssv_names is not None:
+                binding.set("source", ssv_names[name])
+                ssv_files[ssv_names[name]] = etree.tostring(_parameter_set(system, name, info, file_text),
+                                                            xml_declaration=True, encoding="UTF-8", pretty_print=True)
+            else:
+                _parameter_set(system, name, info, file_text, _sub(binding, SSD_NS, "ParameterValues"))
         if comp.step_multiple != 1:
             if comp.step_multiple < 1 or int(comp.step_multiple) != comp.step_multiple:
                 raise SystemFileError(f"write {system.name}: component {name!r}: step_multiple "
@@ -1214,11 +1268,11 @@ def _build_ssd(system: System, sources: dict[str, str], backend=None) -> bytes:
                 _sub(c_el, SSC_NS, "LinearTransformation", {"factor": format_double(c.factor),
                                                             "offset": format_double(c.offset)})
             if c.power_bond is not None or c.converts_units:
-                mc = _sub(_sub(c_el, SSD_NS, "Annotations"), SSC_NS, "Annotation", {"type": MC_ANNOTATION_TYPE})
+                c_annotations = _sub(c_el, SSD_NS, "Annotations")
                 if c.power_bond is not None:
-                    _sub(mc, MC_NS, "PowerBond", {"name": c.power_bond})
+                    _sub(_mc_annotation(c_annotations), MC_NS, "PowerBond", {"name": c.power_bond})
                 if c.converts_units:
-                    _sub(mc, MC_NS, "UnitConversion")
+                    _sub(_mc_annotation(c_annotations), MC_NS, "UnitConversion")
 
     de = _sub(root, SSD_NS, "DefaultExperiment", {
         "startTime": format_double(system.start_time),
@@ -1230,8 +1284,7 @@ def _build_ssd(system: System, sources: dict[str, str], backend=None) -> bytes:
         _sub(_sub(osp, OSP_ANNOTATIONS_NS, "Algorithm"), OSP_ANNOTATIONS_NS, "FixedStepAlgorithm",
              {"baseStepSize": format_double(system.base_step),
               "numWorkerThreads": str(int(threads)) if threads is not None else None})
-    mc = _sub(annotations, SSC_NS, "Annotation", {"type": MC_ANNOTATION_TYPE})
-    algorithm = _sub(mc, MC_NS, "Algorithm", {
+    algorithm = _sub(_mc_annotation(annotations), MC_NS, "Algorithm", {
         "name": system.algorithm,
         "baseStep": format_double(system.base_step) if system.base_step is not None else None})
     for key, value in system.algorithm_options.items():
@@ -1244,23 +1297,26 @@ def _build_ssd(system: System, sources: dict[str, str], backend=None) -> bytes:
                                   f"Boolean and String values can be written, not {exc}") from None
         _sub(algorithm, MC_NS, "Option", {"name": str(key), "type": kind,
                                           "value": _typed_text(kind, value, f"option {key!r}")})
+    if system.scenario is not None:
+        _sub(_mc_annotation(annotations), MC_NS, "Scenario", {"source": file_text(FileValue(system.scenario))})
     if backend is not None:
-        _backend_element(mc, backend, system.name)
-    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+        _backend_element(_mc_annotation(annotations), backend, system.name)
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True), ssv_files
 
 
 _FROM_SOURCE = object()     # write_ssp's default backend: the mc:Backend of the system's own file
 
 
-def _resource_names(system: System) -> dict[Path, str]:
-    """One ``resources/<name>`` per distinct FMU file; same-named different files get a suffix."""
+def _resource_names(system: System, files: Any = ()) -> dict[Path, str]:
+    """One ``resources/<name>`` per distinct FMU file, then per distinct other file (``files``);
+    same-named different files get a suffix."""
     names: dict[Path, str] = {}
     taken: set[str] = set()
-    for comp in system.components.values():
-        path = Path(os.path.abspath(comp.source))
+    paths = [Path(os.path.abspath(comp.source)) for comp in system.components.values()]
+    for path in paths + [Path(os.path.abspath(f)) for f in files]:
         if path in names:
             continue
-        stem, suffix = path.stem, path.suffix or ".fmu"
+        stem, suffix = path.stem, path.suffix or (".fmu" if path in paths else "")
         candidate, n = f"{stem}{suffix}", 1
         while candidate.lower() in taken:
             n += 1
@@ -1270,9 +1326,26 @@ def _resource_names(system: System) -> dict[Path, str]:
     return names
 
 
-def write_ssp(system: System, path: str | os.PathLike, backend: Any = _FROM_SOURCE) -> Path:
-    """Write ``system`` as a ``.ssd`` (FMU sources relative to its folder) or a ``.ssp`` archive
-    (``SystemStructure.ssd`` + ``resources/*.fmu``). Returns the path written.
+def referenced_files(system: System) -> list[tuple[str, Path]]:
+    """(where, path) of every file the system refers to besides its FMUs: file-valued start values
+    (orchestration.system.file_values) and the scenario."""
+    found = [(f"component {name!r} parameter {var!r}", Path(os.path.abspath(value)))
+             for name, comp in system.components.items() for var, value in comp.parameters.items()
+             if names_a_file(value)]
+    if system.scenario is not None:
+        found.append(("scenario", Path(os.path.abspath(system.scenario))))
+    return found
+
+
+def write_ssp(system: System, path: str | os.PathLike, backend: Any = _FROM_SOURCE,
+              parameter_files: bool | None = None) -> Path:
+    """Write ``system`` as a ``.ssd`` (FMU sources and other files relative to its folder) or a
+    ``.ssp`` archive (``SystemStructure.ssd`` + ``resources/``: the FMUs, every file the system
+    refers to, and the start values). Returns the path written.
+
+    ``parameter_files``: start values in one ``.ssv`` file per component (``resources/<component>.ssv``
+    in a ``.ssp``, ``<stem>.<component>.ssv`` beside a ``.ssd``) instead of inline; default: in
+    files for a ``.ssp``, inline for a ``.ssd``.
 
     ``backend`` (a :class:`~orchestration.system.backend_choice.BackendConfig`, or None for none) is
     written as the ``mc:Backend`` annotation; by default ``system.backend``, so converting a system
@@ -1286,21 +1359,44 @@ def write_ssp(system: System, path: str | os.PathLike, backend: Any = _FROM_SOUR
     for name, comp in system.components.items():
         if not Path(comp.source).is_file():
             raise SystemFileError(f"write {path}: component {name!r}: FMU file not found: {comp.source}")
+    if parameter_files is None:
+        parameter_files = suffix == ".ssp"
+    with_parameters = [name for name, comp in system.components.items() if comp.parameters]
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".ssd":
         sources = {name: relative_uri(Path(comp.source), path.parent) for name, comp in system.components.items()}
-        path.write_bytes(_build_ssd(system, sources, backend))
+        ssv_names = {name: quote(f"{path.stem}.{name}.ssv") for name in with_parameters} if parameter_files else None
+        ssd, ssv_files = _build_ssd(system, sources, backend, lambda value: relative_uri(Path(value), path.parent),
+                                    ssv_names)
+        for uri, data in ssv_files.items():
+            (path.parent / unquote(uri)).write_bytes(data)
+        path.write_bytes(ssd)
         return path
-    resources = _resource_names(system)
+    files = referenced_files(system)
+    for where, file in files:
+        if not file.is_file():
+            raise SystemFileError(f"write {path}: {where}: file not found: {file} (an .ssp carries every file "
+                                  "its system refers to)")
+    # names only (inside the archive's own path, so no real file can share them)
+    ssv_paths = [Path(os.path.abspath(path)) / "ssv" / f"{name}.ssv" for name in with_parameters]
+    resources = _resource_names(system, [file for _, file in files] + (ssv_paths if parameter_files else []))
     sources = {name: f"resources/{quote(resources[Path(os.path.abspath(comp.source))])}"
                for name, comp in system.components.items()}
-    ssd = _build_ssd(system, sources, backend)
+    ssv_names = ({name: f"resources/{quote(resources[p])}" for name, p in zip(with_parameters, ssv_paths)}
+                 if parameter_files else None)
+    ssd, ssv_files = _build_ssd(system, sources, backend,
+                                lambda value: f"resources/{quote(resources[Path(os.path.abspath(value))])}", ssv_names)
+    packed = {p: n for p, n in resources.items() if p not in ssv_paths}
     tmp = path.with_name(f".{path.name}.tmp")
     with zipfile.ZipFile(tmp, "w") as zf:
         zf.writestr(zipfile.ZipInfo(SSD_IN_SSP, _ZIP_DATE), ssd, compress_type=zipfile.ZIP_DEFLATED)
-        for fmu, name in resources.items():
+        for file, name in packed.items():
             info = zipfile.ZipInfo(f"resources/{name}", _ZIP_DATE)
             info.external_attr = 0o644 << 16
-            zf.writestr(info, fmu.read_bytes(), compress_type=zipfile.ZIP_STORED)
+            zf.writestr(info, file.read_bytes(), compress_type=zipfile.ZIP_STORED)
+        for uri, data in ssv_files.items():
+            info = zipfile.ZipInfo(unquote(uri), _ZIP_DATE)
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED)
     os.replace(tmp, path)
     return path

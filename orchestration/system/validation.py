@@ -7,7 +7,8 @@ through FMUs that do not declare their dependencies) are reported and the run go
 Checks (docs/cosimulation.md, "Validation"; docs/ship_swap.md shows the messages):
 
 * FMU files, FMI version, co-simulation interface; start values of unknown variables, outputs and
-  constants (with close matches for misspelt names);
+  constants (with close matches for misspelt names); every other file the system refers to (String
+  start values that name files, orchestration.system.file_values; the scenario) exists;
 * connections: unknown components and variables (close matches), causality (an output drives an
   input), types;
 * units: a connection between different units of the same quantity must carry the conversion
@@ -36,6 +37,7 @@ from pathlib import Path
 from fmpy import read_model_description
 
 from orchestration.errors import did_you_mean
+from orchestration.system.file_values import FileValue
 from orchestration.system.fmu_info import NUMERIC, INTEGER_RANGE, connection_problem, family
 from orchestration.system.graphs import strongly_connected_components
 from orchestration.system.model import Connection, System
@@ -142,8 +144,14 @@ def validate_system(system: System) -> ValidationReport:
             problem = start_value_problem(v.type, value)
             if problem:
                 add("error", where, f"start value of {name!r}: {problem}")
+            if isinstance(value, FileValue) and not value.path.is_file():
+                add("error", where, f"{name!r} = {value.written!r} names no file (looked for {value.path}: a "
+                                    "relative path is taken from the system file's folder)")
         if component.step_multiple < 1 or int(component.step_multiple) != component.step_multiple:
             add("error", where, f"step multiple must be a positive integer, got {component.step_multiple!r}")
+
+    if system.scenario is not None and not Path(system.scenario).is_file():
+        add("error", _loc(system, ""), f"scenario file not found: {system.scenario}")
 
     connected_inputs: dict[tuple[str, str], Connection] = {}
     for c in system.connections:

@@ -20,6 +20,7 @@ the swapped file and applies the same linear transformations.
 from __future__ import annotations
 
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -72,10 +73,13 @@ def fmus(fmu_dir, tmp_path_factory) -> Path:
 
 
 def localized(path: Path, fmus: Path, folder: Path, text: str | None = None) -> Path:
-    """``path`` (or ``text``) with its FMU sources (build/fmus, relative) pointing into ``fmus``."""
+    """``path`` (or ``text``) with its FMU sources (build/fmus, relative) pointing into ``fmus``, and the
+    other files it names (relative to ``path``: the mechanism, the scenario) absolute."""
     text = path.read_text() if text is None else text
     for prefix in ("../../../build/fmus/", "../../build/fmus/"):
         text = text.replace(f'source="{prefix}', f'source="{fmus}/')
+    text = re.sub(r'(<ssv:String value=")([^"/]+\.json)"', lambda m: f'{m[1]}{path.parent / m[2]}"', text)
+    text = re.sub(r'(<mc:Scenario source=")([^"/]+)"', lambda m: f'{m[1]}{path.parent / m[2]}"', text)
     out = folder / path.name
     out.write_text(text)
     return out

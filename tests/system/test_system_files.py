@@ -88,6 +88,14 @@ def assert_ssd_schema_valid(ssd_bytes: bytes, label: str) -> None:
     assert schema.validate(doc), f"{label} is not valid SSP 1.0: {schema.error_log}"
 
 
+def assert_ssv_schema_valid(ssv_bytes: bytes, label: str) -> None:
+    import fmpy.ssp
+
+    schema = etree.XMLSchema(file=str(Path(fmpy.ssp.__file__).parent / "schema" / "SystemStructureParameterValues.xsd"))
+    root = etree.fromstring(ssv_bytes)
+    assert schema.validate(root), f"{label} is not valid SSP 1.0 (SSV): {schema.error_log}"
+
+
 def raises_system_file_error(*fragments: str):
     """Context manager: a SystemFileError whose message contains every fragment."""
     class _Check:
@@ -141,9 +149,13 @@ def test_ssp_zip_round_trip(tmp_path, payload_fmu):
     system = two_payloads(payload_fmu)
     path = write_ssp(system, tmp_path / "two.ssp")
     with zipfile.ZipFile(path) as zf:
-        assert sorted(zf.namelist()) == ["SystemStructure.ssd", "resources/Payload.fmu"]
+        # the start values in one .ssv per component (FMPy and libcosim read them), the FMU once
+        assert sorted(zf.namelist()) == ["SystemStructure.ssd", "resources/Payload.fmu", "resources/a.ssv",
+                                         "resources/b.ssv"]
         assert zf.read("resources/Payload.fmu") == payload_fmu.read_bytes()
         assert_ssd_schema_valid(zf.read("SystemStructure.ssd"), "SystemStructure.ssd in the .ssp")
+        for ssv in ("resources/a.ssv", "resources/b.ssv"):
+            assert_ssv_schema_valid(zf.read(ssv), ssv)
 
     back = read_ssp(path)
     assert canonical(back, sources=False) == canonical(system, sources=False)
@@ -185,6 +197,9 @@ def test_fmpy_reads_the_written_ssp(tmp_path, payload_fmu):
     ssd = read_ssd(str(path), validate=True)
     assert [e.name for e in ssd.system.elements] == ["a", "b"]
     assert len(ssd.system.connections) == 7
+    # the start values from the .ssv files (FMPy validates them against the SSV schema)
+    values = {p.name: p.value for p in ssd.system.elements[1].parameterBindings[0].parameterValues[0].parameters}
+    assert float(values["mass"]) == 200.0
 
 
 # ---------------------------------------------------------------------------------------------------- reading the

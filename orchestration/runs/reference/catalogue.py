@@ -46,9 +46,11 @@ def write_systems(names: Sequence[str] = NAMES, fmu_dir: Path = DEFAULT_FMU_DIR)
     for name in names:
         build, events = BUILDERS[name]
         path = system_file(name)
-        write_ssp(build(fmu_dir), path)
         ev = path.parent / "events.yaml"
         ev.write_text(yaml.safe_dump(events(), sort_keys=False, width=100))
+        system = build(fmu_dir)
+        system.scenario = ev               # the file names its events (mc:Scenario): an .ssp carries them
+        write_ssp(system, path)
         written += [path, ev]
     return written
 
@@ -82,13 +84,15 @@ def _our_fmu(path: Path) -> bool:
 def prepare_system_file(name: str, fmu_dir: Path, out_dir: Path, source: Path | None = None) -> Path:
     """Copy the scenario's system file into ``out_dir``: components that point at our
     build/fmus/<Model>.fmu are redirected to ``fmu_dir`` (others, e.g. a third-party FMU, keep
-    their file), and a mechanism file given relative to the repository root is made absolute (the
-    Crane FMU reads a relative path from the working directory); returns the copy."""
+    their file), and every other file it refers to (file-valued start values, the scenario) is
+    written relative to the copy; returns the copy."""
     from lxml import etree
 
-    from orchestration.system.ssp import SSD_NS, SSV_NS, relative_uri, resolve_uri
+    from orchestration.system.file_values import FileValue, resolve_file_value
+    from orchestration.system.ssp import MC_NS, SSD_NS, SSV_NS, relative_uri, resolve_uri
 
     source = Path(source or system_file(name))
+    out_dir = Path(out_dir)
     tree = etree.parse(str(source))
     for comp in tree.iter(f"{{{SSD_NS}}}Component"):
         uri = comp.get("source")
@@ -100,16 +104,14 @@ def prepare_system_file(name: str, fmu_dir: Path, out_dir: Path, source: Path | 
             path = (source.parent / uri).resolve()
         if _our_fmu(path):
             path = Path(fmu_dir) / path.name
-        comp.set("source", relative_uri(Path(path).resolve(), Path(out_dir).resolve()))
-    for param in tree.iter(f"{{{SSV_NS}}}Parameter"):
-        if param.get("name") != "mechanism":
-            continue
-        for value in param.iter(f"{{{SSV_NS}}}String"):
-            text = value.get("value", "")
-            if text.endswith((".json", ".yaml", ".yml")) and not Path(text).is_absolute() \
-                    and (ROOT / text).is_file():
-                value.set("value", str((ROOT / text).resolve()))
-    target = Path(out_dir) / source.name
+        comp.set("source", relative_uri(Path(path).resolve(), out_dir.resolve()))
+    for value in tree.iter(f"{{{SSV_NS}}}String"):
+        resolved = resolve_file_value(value.get("value", ""), source.parent)
+        if isinstance(resolved, FileValue):
+            value.set("value", relative_uri(resolved.path, out_dir.resolve()))
+    for scenario in tree.iter(f"{{{MC_NS}}}Scenario"):
+        scenario.set("source", relative_uri((source.parent / scenario.get("source", "")).resolve(), out_dir.resolve()))
+    target = out_dir / source.name
     target.parent.mkdir(parents=True, exist_ok=True)
     tree.write(str(target), xml_declaration=True, encoding="UTF-8", pretty_print=True)
     return target

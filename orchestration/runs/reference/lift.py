@@ -263,7 +263,8 @@ def _lift_components(s, fmu_dir: Path, geo: LiftGeometry, sea: dict, pose: Seque
         "initial.euler[1]": geo.ship_pitch, "max_substep": num["ship_substep"]}))
     if barge is not None:
         s.add_component(Component("barge", fmu_dir / "Ship.fmu", barge))
-    crane = {"mechanism": CRANE_FILE, "gravity": G, "max_substep": num["crane_substep"], "use_initial": True}
+    crane = {"mechanism": str(ROOT / CRANE_FILE), "gravity": G, "max_substep": num["crane_substep"],
+             "use_initial": True}
     for k, (q0, qs, link) in enumerate(zip(geo.joints, geo.setpoints, _knuckle_boom().links), start=1):
         crane[f"joint{k}.initial_position"] = float(q0)
         if link.control is not None and link.control.mode == "position" and qs != 0.0:
