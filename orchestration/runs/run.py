@@ -17,7 +17,6 @@ master, and appends to the same results.
 """
 from __future__ import annotations
 
-import math
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -152,11 +151,7 @@ def _time_grid(system: System, stop: float | None, step: float | None) -> tuple[
     if stop is None or step is None:
         raise RunError(f"{system.source_file or system.name}: give --stop and --step: the system file does not set "
                        f"{'an end time' if stop is None else 'a base step'}")
-    if not (math.isfinite(stop) and math.isfinite(step) and step > 0.0):
-        raise RunError(f"stop time {stop!r} and step {step!r} must be finite, the step positive")
-    if not stop > system.start_time:
-        raise RunError(f"stop time {stop:g} s is not after the start time {system.start_time:g} s")
-    return float(stop), float(step)
+    return float(stop), float(step)          # the rest of the grid was checked with the system
 
 
 @dataclass
@@ -187,24 +182,27 @@ def prepare(settings: RunSettings, system: System | None = None, manipulators: S
         system = load_system(Path(settings.system), log=log)
     if settings.parameters:
         apply_parameters(system, settings.parameters)
-    report = validate_system(system)
-    for p in report.warnings:
-        if not settings.quiet:
-            log(str(p))
-    if not report.ok:
-        more = f" (and {len(report.errors) - 1} more: marine-cosim validate {system.source_file})" \
-            if len(report.errors) > 1 else ""
-        raise RunError(f"{report.errors[0]}{more}")
     # the system file's own scenario (mc:Scenario) unless the run brings one
     scenario_file = settings.scenario or (None if any(isinstance(m, Scenario) for m in manipulators)
                                           else system.scenario)
     scenario = load_scenario(Path(scenario_file)) if scenario_file else None
+    stop = settings.stop if settings.stop is not None else (
+        scenario.end if scenario and scenario.end else system.stop_time)
+    step = settings.step if settings.step is not None else system.base_step
+    # the same checks as marine-cosim validate, on the time grid this run will use
+    report = validate_system(system, stop, step)
+    for p in report.warnings:
+        if not settings.quiet:
+            log(str(p))
+    if not report.ok:
+        first = report.errors[0]
+        more = f" (and {len(report.errors) - 1} more: marine-cosim validate {system.source_file})" \
+            if len(report.errors) > 1 else ""
+        raise RunError(f"{first.where}: {first.message}{more}" if first.where else f"{first.message}{more}")
     if scenario is not None:
         scenario.check(system)
     variables = _recorded(system, settings.variables)
-    stop, step = _time_grid(system, settings.stop if settings.stop is not None else (
-        scenario.end if scenario and scenario.end else system.stop_time),
-        settings.step if settings.step is not None else system.base_step)
+    stop, step = _time_grid(system, stop, step)
     if settings.algorithm is not None and not isinstance(settings.algorithm, str):
         algorithm = settings.algorithm                 # an algorithm object (Python API, tests)
     else:

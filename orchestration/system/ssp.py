@@ -172,6 +172,11 @@ NSMAP = {"ssd": SSD_NS, "ssc": SSC_NS, "ssv": SSV_NS, "osp": OSP_ANNOTATIONS_NS,
 _PREFIXES = {SSD_NS: "ssd", SSC_NS: "ssc", SSV_NS: "ssv", SSM_NS: "ssm", OSP_ANNOTATIONS_NS: "osp", MC_NS: "mc"}
 
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+#: ssc type elements of a connector -> the variable family they declare
+CONNECTOR_TYPES = {"Real": "Real", "Float32": "Real", "Float64": "Real", "Integer": "Integer", "Int8": "Integer",
+                   "UInt8": "Integer", "Int16": "Integer", "UInt16": "Integer", "Int32": "Integer",
+                   "UInt32": "Integer", "Int64": "Integer", "UInt64": "Integer", "Boolean": "Boolean",
+                   "String": "String", "Enumeration": "Enumeration", "Binary": "Binary"}
 
 
 # ================================================================================ shared helpers
@@ -632,7 +637,10 @@ class _SsdReader:
             name = required(self.file, c, "name")
             kind = required(self.file, c, "kind")
             unit = None
+            declared = None
             for t in elements(c):
+                if etree.QName(t).namespace == SSC_NS and local(t) in CONNECTOR_TYPES:
+                    declared = local(t)
                 if t.tag == q(SSC_NS, "Real"):
                     unit = t.get("unit") or None
             if unit is not None:
@@ -646,6 +654,9 @@ class _SsdReader:
                         (kind == "output" and not is_output(variable.causality)):
                     raise error(self.file, c, f"kind={kind!r}, but {name!r} is {variable.causality} in "
                                               f"{data.component.source.name}")
+                if declared is not None and CONNECTOR_TYPES[declared] != variable.type:
+                    raise error(self.file, c, f"the connector is declared {declared}, but {name!r} is a "
+                                              f"{variable.kind or variable.type} in {data.component.source.name}")
             if name in connectors:
                 raise error(self.file, c, f"connector {name!r} is declared twice")
             connectors[name] = (kind, unit)

@@ -78,12 +78,32 @@ class ValidationReport:
 
 
 
-def start_value_problem(kind: str, value) -> str | None:
-    """Why ``value`` cannot be the start value of a variable of FMI type ``kind``, or None."""
+def _bound(variable, attribute: str) -> float | None:
+    """A variable's min or max (its own, else its declared type's), or None."""
+    text = getattr(variable, attribute, None)
+    if text is None and getattr(variable, "declaredType", None) is not None:
+        text = getattr(variable.declaredType, attribute, None)
+    try:
+        return None if text is None else float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def start_value_problem(kind: str, value, variable=None) -> str | None:
+    """Why ``value`` cannot be the start value of a variable of FMI type ``kind`` (and, given the
+    FMPy ``variable``, within its min and max), or None."""
     fam = family(kind)
+    if fam in ("Real", "Integer", "Enumeration") and variable is not None and \
+            isinstance(value, (int, float)) and not isinstance(value, bool):
+        lo, hi = _bound(variable, "min"), _bound(variable, "max")
+        if lo is not None and value < lo or hi is not None and value > hi:
+            return (f"{value!r} is outside the variable's range [{'-inf' if lo is None else f'{lo:g}'}, "
+                    f"{'inf' if hi is None else f'{hi:g}'}] (its modelDescription)")
     if fam == "Real":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return f"{value!r} is not a number ({kind})"
+        if not math.isfinite(value):
+            return f"{value!r} is not a finite number"
         return None
     if fam in ("Integer", "Enumeration"):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
@@ -104,9 +124,48 @@ def _loc(system: System, origin: str) -> str:
     return origin or (Path(system.source_file).name if system.source_file else system.name)
 
 
-def validate_system(system: System) -> ValidationReport:
+#: more macro steps than this in one run is a mistake in the time grid, not a long simulation
+MAX_STEPS = 1e8
+
+
+def time_grid_problem(system: System, stop: float | None = None, step: float | None = None) -> str | None:
+    """Why the run's time grid (start, ``stop`` or the file's stop time, ``step`` or the file's base
+    step) cannot give results, or None: non-finite or non-positive values, a stop before the start,
+    a step longer than the run (nothing would be computed), or more than MAX_STEPS steps."""
+    start = system.start_time
+    stop = system.stop_time if stop is None else stop
+    step = system.base_step if step is None else step
+    if not math.isfinite(start):
+        return f"the start time {start!r} is not a finite number"
+    if stop is not None:
+        if not math.isfinite(stop):
+            return f"the stop time {stop!r} is not a finite number"
+        if stop <= start:
+            return f"the stop time {stop:g} s is not after the start time {start:g} s"
+    if step is not None:
+        if not (math.isfinite(step) and step > 0):
+            return f"the base step {step!r} is not a positive finite number"
+        if stop is not None:
+            n = (stop - start) / step
+            if n < 1.0 - 1e-9:
+                return (f"the base step {step:g} s is longer than the run ({stop - start:g} s): nothing would be "
+                        "computed after the start")
+            if n > MAX_STEPS:
+                return (f"a base step of {step:g} s over {stop - start:g} s is {n:.3g} macro steps (more than "
+                        f"{MAX_STEPS:.0e}): a mistake in the step or the stop time?")
+    return None
+
+
+def validate_system(system: System, stop: float | None = None, step: float | None = None) -> ValidationReport:
+    """Every check ``marine-cosim run`` makes before it starts, as a report (``stop``/``step``: the
+    run's, when they are not the file's)."""
     report = ValidationReport()
     add = lambda severity, where, message: report.problems.append(Problem(severity, where, message))
+    if not system.components:
+        add("error", _loc(system, ""), "the system has no component: nothing to run")
+    grid = time_grid_problem(system, stop, step)
+    if grid:
+        add("error", _loc(system, ""), grid)
     descriptions = {}
     for component in system.components.values():
         where = _loc(system, component.origin) + f" (component {component.name})"
@@ -141,7 +200,7 @@ def validate_system(system: System) -> ValidationReport:
             if v.causality in ("output", "calculatedParameter", "independent") or v.variability == "constant":
                 add("error", where, f"{name!r} is a {v.variability} {v.causality} and cannot be given a start value")
                 continue
-            problem = start_value_problem(v.type, value)
+            problem = start_value_problem(v.type, value, v)
             if problem:
                 add("error", where, f"start value of {name!r}: {problem}")
             if isinstance(value, FileValue) and not value.path.is_file():
