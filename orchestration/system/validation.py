@@ -166,6 +166,11 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
     grid = time_grid_problem(system, stop, step)
     if grid:
         add("error", _loc(system, ""), grid)
+    missing = [what for what, value in (("a stop time", system.stop_time if stop is None else stop),
+                                        ("a base step", system.base_step if step is None else step)) if value is None]
+    if missing:
+        add("warning", _loc(system, ""), f"the file sets no {' and no '.join(missing)}: give --stop and --step "
+                                         "to run it")
     descriptions = {}
     for component in system.components.values():
         where = _loc(system, component.origin) + f" (component {component.name})"
@@ -215,6 +220,8 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
     connected_inputs: dict[tuple[str, str], Connection] = {}
     for c in system.connections:
         where = _loc(system, c.origin) + f" (connection {c.label()})"
+        if not (math.isfinite(c.factor) and math.isfinite(c.offset)):
+            add("error", where, f"the linear transformation (factor {c.factor!r}, offset {c.offset!r}) is not finite")
         ends = []
         for role, (comp, var) in (("source", c.source), ("target", c.target)):
             if comp not in system.components:
