@@ -36,7 +36,7 @@ def simulate(system: str | Path | System, stop_time: float | None = None, step: 
     ``parameters`` sets start values by ``"component.variable"``; ``algorithm`` is a name (fixed,
     ecco, error-control, iterative) or an algorithm object, ``method``/``extrapolation``/``options``
     its settings (``order``: the Gauss-Seidel order of the fixed-step algorithm,
-                  component names); ``variables`` ("component.variable") limits the recording (default: every Real
+                  component names); ``variables`` ("component.variable") limits the recording (default: every numeric
     output and input); ``out`` also writes the result files there; ``backend`` chooses where the FMUs
     run (inprocess, process, ray). The returned :class:`Results` carry the run's figures in
     ``metadata["run"]``."""

@@ -47,9 +47,9 @@ from orchestration.runs.reference.summaries import RECORD, describe, summarize
 
 def _available(system, names: Sequence[str], log=print) -> list[str]:
     """The recorded names that exist in the system's FMUs (a hand-edited system may lack some)."""
-    from orchestration.system.fmu_info import model_info
+    from orchestration.system.fmu_info import NUMERIC, family, model_info
 
-    known = {comp.name: {n for n, v in model_info(Path(comp.source)).variables.items() if v.type == "Real"}
+    known = {comp.name: {n for n, v in model_info(Path(comp.source)).variables.items() if family(v.type) in NUMERIC}
              for comp in system.components.values()}
     ok = [n for n in names if n.split(".", 1)[0] in known and n.split(".", 1)[1] in known[n.split(".", 1)[0]]]
     missing = [n for n in names if n not in ok]
@@ -66,7 +66,7 @@ def run_reference(name: str, out_dir: Path | str, stop_time: float | None = None
 
     Builds the FMUs first if needed (into ``fmu_dir``, default build/fmus).  ``stop_time``
     shortens (or lengthens) the run; ``variables`` replaces the recorded selection ("all" records
-    every Real output and input); ``step`` overrides the system file's macro step."""
+    every numeric output and input); ``step`` overrides the system file's macro step."""
     from orchestration.master.observers.results import default_observed
     from orchestration.runs.run import RunSettings, run
 
