@@ -139,6 +139,11 @@ class Criteria:
 
 
 def _number(value: Any, where: str, positive: bool = False) -> float:
+    if isinstance(value, str):          # YAML 1.1 reads 99.05e3 (no sign in the exponent) as text
+        try:
+            value = float(value)
+        except ValueError:
+            pass
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise CriteriaError(f"{where}: {value!r} is not a finite number")
     if positive and not value > 0:
@@ -657,8 +662,7 @@ def plot_allowable(result: OperabilityResult, crit: Criteria, path: Path) -> Pat
     seeds = max((s.runs for s in result.states), default=1)
     ax.set_title(f"Operability: {seeds} seed(s) per sea state, {crit.seeds} of the seeds judged", fontsize=10)
     ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 

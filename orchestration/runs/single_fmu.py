@@ -93,7 +93,7 @@ def run_fmu(fmu: Path, out_dir: Path, stop_time: float | None = None, step_size:
     variables = model_info(fmu).variables
     for output in outputs or []:
         if output not in variables:
-            raise UsageError(f"--output {output!r}: {fmu.name} has no variable {output!r}"
+            raise UsageError(f"--variables {output!r}: {fmu.name} has no variable {output!r}"
                              f"{did_you_mean(output, variables)}")
     recorded = list(outputs) if outputs else [n for n, v in variables.items()
                                               if v.causality == "output" and v.type == "Real"]

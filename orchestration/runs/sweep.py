@@ -11,7 +11,7 @@ largest wire tension, the largest payload motion. ``marine-cosim sweep``::
 * **Cases**: the product of the ``--grid`` values (``V1,V2,...`` or ``START:STOP:STEP``), times
   ``--random N`` samples of the ``--range`` parameters (uniform; ``int:LO:HI`` for integers such
   as seeds) drawn from ``--seed``: reproducible.
-* **Runners**: Ray tasks (default; a local Ray instance, or a cluster with ``--address``),
+* **Runners**: Ray tasks (default; a local Ray instance, or a cluster with ``--ray-address``),
   local processes (``--backend process``, ``--jobs`` at a time) or one case at a time
   (``--backend serial``). Each case runs the in-process master in a fresh process of its own:
   pythonfmu FMUs share one Python interpreter per process, so a case must not inherit modules or
