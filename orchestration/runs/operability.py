@@ -564,11 +564,13 @@ def judge_sweep(sweep_dir: Path | str, crit: Criteria, log=None) -> OperabilityR
     sweep_dir = Path(sweep_dir)
     if not (sweep_dir / "sweep.json").is_file() or not (sweep_dir / "summary.csv").is_file():
         raise CriteriaError(f"{sweep_dir}: not a sweep folder (no sweep.json and summary.csv)")
-    spec = json.loads((sweep_dir / "sweep.json").read_text())["spec"]
+    sweep = json.loads((sweep_dir / "sweep.json").read_text())
+    spec = sweep["spec"]
     parameters = list(spec["grid"]) + list(spec["ranges"])
+    cases = {c["name"]: c for c in sweep["cases"]}          # the parameters as given (summary.csv has floats)
     rows = []
     for row in load_summary(sweep_dir / "summary.csv"):
-        row = dict(row)
+        row = {**row, **{p: cases[row["run"]][p] for p in parameters if row["run"] in cases}}
         row["checks"] = None
         if row["status"] == "ok":
             results = load_results(sweep_dir / "runs" / row["run"])

@@ -182,3 +182,10 @@ def test_sweep_of_the_offshore_lift_gives_the_table_and_the_chart(tmp_path, caps
                       .replace("max_daf: 1.30", "max_daf: 1.0"))
     assert main(["operability", str(out), "--criteria", str(strict)]) == 0
     assert {r["go"] for r in csv.DictReader(open(out / "operability.csv"))} == {"NO-GO"}
+
+
+def test_the_docs_show_the_shipped_criteria_file():
+    """docs/operability.md lists scenarios/offshore_lift/operability.yaml as it is."""
+    text = (ROOT / "docs" / "operability.md").read_text()
+    shipped = (ROOT / "scenarios" / "offshore_lift" / "operability.yaml").read_text()
+    assert f"```yaml\n{shipped}```" in text
