@@ -122,6 +122,7 @@ def write_scenario(fmus: Path, folder: Path = SCENARIO_DIR, payload: float = 250
     horizontal force as constant hardpoint 2 and 3 forces, and lift.yaml: the tip up 0.5 m at 10 s and
     back at 15 s as setpoint steps. FMU paths point at build/fmus (marine-cosim build); the mechanism
     path is relative to the repository root, where the scenario is run from."""
+    from orchestration.runs.reference.lift import declare_unconnected_inputs
     from orchestration.system.ssp import write_ssp
     from orchestration.system.model import Component, System
 
@@ -160,6 +161,7 @@ def write_scenario(fmus: Path, folder: Path = SCENARIO_DIR, payload: float = 250
     s.stop_time, s.base_step = sc.stop, b4.STEP
     s.algorithm, s.algorithm_options = "fixed", {"method": "jacobi"}
     path = folder / "ship_heavy_crane.ssd"
+    declare_unconnected_inputs(s)          # unused on purpose: their start values, no validation warning
     write_ssp(s, path)
     text = path.read_text()
     for name in ("Ship", "Crane"):

@@ -156,3 +156,20 @@ def test_run_with_the_process_backend_in_shared_workers(hook_system, tmp_path):
     a, b = load_results(tmp_path / "shared"), load_results(tmp_path / "inproc")
     assert a.columns.keys() == b.columns.keys() and all(np.array_equal(a[k], b[k]) for k in a.columns)
     assert main(["run", str(hook_system), *common, "--workers", "2", "--out", str(tmp_path / "bad")]) == 2
+
+
+SHIPPED = sorted(p.relative_to(ROOT / "scenarios") for p in (ROOT / "scenarios").glob("*/*.ssd")
+                 if "third_party" not in p.name)        # that one needs a test-built third-party FMU
+
+
+@pytest.mark.parametrize("scenario", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_shipped_scenarios_declare_their_unconnected_inputs(scenario, fmu_dir, tmp_path, capsys):
+    """Every shipped system file validates with its last line OK and no warning about inputs left
+    unconnected: those are unused on purpose and carry their start values (docs/scenarios.md)."""
+    folder = tmp_path / "scenarios"
+    shutil.copytree(ROOT / "scenarios", folder)
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "fmus").symlink_to(fmu_dir)
+    assert main(["validate", str(folder / scenario)]) == 0
+    out = capsys.readouterr().out
+    assert "not connected" not in out and out.splitlines()[-1].startswith(f"OK: {folder / scenario} is valid")

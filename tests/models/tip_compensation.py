@@ -200,11 +200,13 @@ def write_scenario(fmu_dir: Path = ROOT / "build" / "fmus") -> list[Path]:
     and the events: the offshore lift and the B4 ship + heavy crane."""
     import yaml
 
+    from orchestration.runs.reference.lift import declare_unconnected_inputs
     from orchestration.system.ssp import write_ssp
 
     mech = write_lift_mechanism()
     s = lift_system(fmu_dir, mechanism=LIFT_CRANE_FILE, stop=EVENTS["end"])
     s.components["compensator"].parameters["mechanism"] = LIFT_CRANE_FILE
+    declare_unconnected_inputs(s)          # unused on purpose: their start values, no validation warning
     path = write_ssp(s, SCENARIO_DIR / "crane_tip_compensation.ssd")
     events = SCENARIO_DIR / "events.yaml"
     events.write_text(yaml.safe_dump(scenario_events(), sort_keys=False, width=100))
@@ -215,6 +217,7 @@ def write_scenario(fmu_dir: Path = ROOT / "build" / "fmus") -> list[Path]:
         for name in ("crane", "compensator"):
             h.components[name].parameters["mechanism"] = HEAVY_CRANE_FILE
         h.name, h.stop_time, h.base_step = "ship_heavy_crane_compensated", HEAVY_EVENTS["end"], 0.01
+        declare_unconnected_inputs(h)
         heavy = write_ssp(h, SCENARIO_DIR / "ship_heavy_crane_compensated.ssd")
     heavy_events = SCENARIO_DIR / "events_heavy.yaml"
     heavy_events.write_text(yaml.safe_dump(heavy_scenario_events(), sort_keys=False, width=100))
