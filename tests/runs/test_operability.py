@@ -189,3 +189,25 @@ def test_the_docs_show_the_shipped_criteria_file():
     text = (ROOT / "docs" / "operability.md").read_text()
     shipped = (ROOT / "scenarios" / "offshore_lift" / "operability.yaml").read_text()
     assert f"```yaml\n{shipped}```" in text
+
+
+def test_wave_headings_are_judged_apart(tmp_path):
+    """A heading parameter splits the table, the allowable Hs and the operability per heading; the
+    chart draws one line per heading."""
+    from orchestration.runs.operability import plot_allowable
+
+    crit = criteria_from_dict({**CRITERIA, "sea_state": {}, "scatter": {"hs": [1.0, 2.0], "tp": [8.0],
+                                                                         "probability": [[3], [1]]}}, "test")
+    rows = []
+    for heading, amplitude in ((0.0, 0.2), (1.57, 0.45)):          # beam sea: Hs 2 fails
+        for hs in (1, 2):
+            a = amplitude * hs / 2 if heading == 0.0 else (0.2 if hs == 1 else 0.6)
+            rows.append({"s.sea.hs": hs, "s.sea.period": 8, "s.sea.direction": heading, "status": "ok",
+                         "checks": evaluate_run(_results(a, 0.05, False), crit)})
+    result = combine(rows, ["s.sea.hs", "s.sea.period", "s.sea.direction"], crit)
+    assert result.axes == {"hs": "s.sea.hs", "tp": "s.sea.period", "heading": "s.sea.direction", "seed": None}
+    assert [(a["heading"], a["allowable_hs"]) for a in result.allowable] == [(0.0, 2.0), (1.57, 1.0)]
+    assert [round(o["percent"], 6) for o in result.operability] == [100.0, 75.0]
+    table = result.table()
+    assert "heading s.sea.direction = 0" in table and "heading s.sea.direction = 1.57" in table
+    assert plot_allowable(result, crit, tmp_path / "chart.png").stat().st_size > 10_000
