@@ -5,8 +5,9 @@ A sweep (:mod:`orchestration.runs.sweep`) runs the same co-simulation in every s
 criteria the user writes in a YAML file (docs/operability.md has the format and an example) and
 combines the runs of a sea state:
 
-* **Dynamic amplification factor** of each wire or sling tension (DNV-ST-N001 (2016) Sec. 16.2.5;
-  DNV-RP-H103 (2011) Sec. 3.4, the characteristic total force F_total = F_static + F_hyd)::
+* **Dynamic amplification factor** of each wire or sling tension (DNV-ST-N001 (2016) Sec. 16,
+  lifting operations; DNV-RP-H103 (2011) Sec. 3.4, the characteristic total force
+  F_total = F_static + F_hyd)::
 
       DAF = max_t T(t) / F_static
 
@@ -36,7 +37,7 @@ the worst value over the seeds is judged (``seeds: worst``: every seed must pass
 the seeds' values (``seeds: mean``: the expected extreme). The **allowable Hs** of a peak period
 (and heading) is the largest Hs of the grid with every smaller Hs also a go (the operational
 limit OP_LIM of DNV-ST-N001 (2016) Sec. 2.6); multiplied by the forecast's alpha factor (``alpha``,
-DNV-ST-N001 Sec. 2.6.9, default 1) it is the operational criterion OP_WF. Given a wave scatter
+DNV-ST-N001 Sec. 2.6, default 1) it is the operational criterion OP_WF. Given a wave scatter
 diagram (probability of each Hs-Tp class), the **operability** is the probability of the classes
 whose Hs is within OP_WF at their Tp (allowable Hs interpolated linearly between the peak periods
 of the grid; classes outside the grid's periods count as no-go and are reported).
