@@ -630,14 +630,19 @@ def plot_allowable(result: OperabilityResult, crit: Criteria, path: Path) -> Pat
     fig, ax = plt.subplots(figsize=(7.0, 4.8))
     headings = sorted({a["heading"] for a in result.allowable}, key=_sort_key)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    top = max(float(s.key[hs_key]) for s in result.states)
     if crit.scatter is not None:
         sc = crit.scatter
         p = np.asarray(sc.probability, float)
         share = 100.0 * p / p.sum()
+        dx = 0.04 * (max(sc.tp) - min(sc.tp) or 1.0)
         for i, hs in enumerate(sc.hs):
             for j, tp in enumerate(sc.tp):
-                if share[i, j] >= 0.05:
-                    ax.text(tp, hs, f"{share[i, j]:.1f}", color="0.55", fontsize=6, ha="center", va="center")
+                if share[i, j] >= 0.05:        # beside the class's corner, clear of the markers
+                    ax.text(tp + dx, hs - 0.04 * max(sc.hs), f"{share[i, j]:.0f}%", color="0.5", fontsize=6,
+                            ha="left", va="top")
+        top = max(top, max(sc.hs))
+        ax.plot([], [], " ", label="grey: scatter diagram, % per class")
     for k, heading in enumerate(headings):
         c = colours[k % len(colours)]
         where = f" ({hd_key.split('.')[-1]} {heading:g})" if hd_key and isinstance(heading, (int, float)) else ""
@@ -660,7 +665,7 @@ def plot_allowable(result: OperabilityResult, crit: Criteria, path: Path) -> Pat
                 + (f" ({hd_key.split('.')[-1]} {op['heading']:g})" if op["heading"] is not None else ""))
     ax.set_xlabel(f"peak period Tp [s] ({tp_key})")
     ax.set_ylabel(f"significant wave height Hs [m] ({hs_key})")
-    ax.set_ylim(bottom=0.0)
+    ax.set_ylim(0.0, 1.08 * top)
     ax.grid(alpha=0.3)
     seeds = max((s.runs for s in result.states), default=1)
     ax.set_title(f"Operability: {seeds} seed(s) per sea state, {crit.seeds} of the seeds judged", fontsize=10)
