@@ -71,16 +71,27 @@ def test_matlab_file_keeps_units_and_types(winch_results, capsys):
     assert json.loads(m["metadata"])["system"]["name"] == "winch_alone"
 
 
-def test_matlab_vectors_become_matrices(tmp_path, fmu_dir):
+def test_vectors_become_matrices_and_strings_stay_text(tmp_path, fmu_dir):
+    """A vector is an N x 3 matrix in MATLAB; a String (the ship's vessel file, asked for by name) is a
+    cell array there, text in netCDF and pandas."""
     s = System("ship_alone", stop_time=0.2, base_step=0.1)
     s.add_component(Component("ship", fmu_dir / "Ship.fmu", {"sea.spectrum": 0}))
     run(RunSettings(system=str(write_ssp(s, tmp_path / "ship.ssd")), out=str(tmp_path / "r"),
-                    variables=["ship.position[0]", "ship.position[1]", "ship.position[2]", "ship.wave.elevation"]))
+                    variables=["ship.position[0]", "ship.position[1]", "ship.position[2]", "ship.wave.elevation",
+                               "ship.vessel_file"]))
     assert main(["export", str(tmp_path / "r"), "--to", "mat"]) == 0
     m = scipy.io.loadmat(tmp_path / "r" / "results.mat", simplify_cells=True)
     assert m["signals"]["ship"]["position"].shape == (3, 3) and m["units"]["ship"]["position"] == "m"
     assert list(m["fields"]) == ["signals.ship.position(:,1)", "signals.ship.position(:,2)",
-                                 "signals.ship.position(:,3)", "signals.ship.wave_elevation"]
+                                 "signals.ship.position(:,3)", "signals.ship.wave_elevation",
+                                 "signals.ship.vessel_file"]
+    assert m["types"]["ship"]["vessel_file"] == "String" and len(m["signals"]["ship"]["vessel_file"]) == 3
+    assert all(np.size(cell) == 0 for cell in m["signals"]["ship"]["vessel_file"])       # '' as empty char arrays
+    df = pd.read_parquet(tmp_path / "r" / "results.parquet")
+    assert df.attrs["types"]["ship.vessel_file"] == "String" and df["ship.vessel_file"].tolist() == [""] * 3
+    assert main(["export", str(tmp_path / "r"), "--to", "netcdf"]) == 0
+    with xr.open_dataset(tmp_path / "r" / "results.nc", engine="h5netcdf") as ds:
+        assert ds["ship.vessel_file"].attrs["fmi_type"] == "String" and ds["ship.position[2]"].attrs["units"] == "m"
 
 
 def test_netcdf_file_keeps_units_and_types(winch_results, tmp_path):
