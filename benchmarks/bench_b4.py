@@ -120,8 +120,9 @@ def write_scenario(fmus: Path, folder: Path = SCENARIO_DIR, payload: float = 250
     interface, the paper's sea and a 250 t payload, at its static equilibrium; position servos holding
     the sag-compensated setpoints (start values), the compensation of the body-axis hydrostatics'
     horizontal force as constant hardpoint 2 and 3 forces, and lift.yaml: the tip up 0.5 m at 10 s and
-    back at 15 s as setpoint steps. FMU paths point at build/fmus (python -m build_fmus); the mechanism
+    back at 15 s as setpoint steps. FMU paths point at build/fmus (marine-cosim build); the mechanism
     file and lift.yaml are named relative to the .ssd."""
+    from orchestration.runs.reference.lift import declare_unconnected_inputs
     from orchestration.system.ssp import write_ssp
     from orchestration.system.model import Component, System
 
@@ -161,6 +162,7 @@ def write_scenario(fmus: Path, folder: Path = SCENARIO_DIR, payload: float = 250
     s.algorithm, s.algorithm_options = "fixed", {"method": "jacobi"}
     s.scenario = folder / "lift.yaml"        # written below; the .ssd names it (mc:Scenario)
     path = folder / "ship_heavy_crane.ssd"
+    declare_unconnected_inputs(s)          # unused on purpose: their start values, no validation warning
     write_ssp(s, path)
     text = path.read_text()
     for name in ("Ship", "Crane"):

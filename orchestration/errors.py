@@ -73,6 +73,10 @@ class SweepError(MarineCosimError, ValueError):
     """A sweep specification that cannot be used."""
 
 
+class CriteriaError(MarineCosimError, ValueError):
+    """An operability criteria file or wave scatter diagram that cannot be used."""
+
+
 class UsageError(MarineCosimError, ValueError):
     """A command-line value that cannot be used."""
 

@@ -3,18 +3,26 @@
     marine-cosim run SYSTEM [--stop T] [--step H] [--algorithm fixed|ecco|error-control|iterative]
                      [--method jacobi|gauss-seidel] [--rtol R] [--atol A] [--extrapolation 0|1|2]
                      [--backend inprocess|process|ray] [--ray-address HOST:PORT] [--place COMP=OPTIONS]
+                     [--set COMP.VAR=VALUE ...] [--variables COMP.VAR ...] [--record-every N]
                      [--checkpoint-every T] [--out DIR] [--scenario FILE]
     marine-cosim run --resume DIR [--stop T] [--backend ...]   continue from the last checkpoint
-    marine-cosim sweep SYSTEM --grid COMP.VAR=V1,V2,... [--random N --range COMP.VAR=LO:HI --seed S]
-                     --summary COMP.VAR:max [--backend ray|process|serial] [--address HOST:PORT] [--out DIR]
+    marine-cosim sweep SYSTEM|SCENARIO --grid COMP.VAR=V1,V2,... [--random N --range COMP.VAR=LO:HI --seed S]
+                     [--summary COMP.VAR:max] [--criteria FILE [--scatter FILE]]
+                     [--backend ray|process|serial] [--ray-address HOST:PORT] [--out DIR]
+    marine-cosim operability SWEEP_DIR --criteria FILE [--scatter FILE]   judge a sweep again
     marine-cosim validate SYSTEM
     marine-cosim info FMU|SYSTEM
     marine-cosim plot RESULTS [VARIABLE ...] [--out DIR]
+    marine-cosim export RESULTS --to mat|netcdf [--out FILE]
+    marine-cosim replay RESULTS [--system FILE] [--out DIR] [--every S] [--gif] [--fps N]
     marine-cosim convert SYSTEM --to ssp|ssd|osp [--out PATH] [--initial-inputs]
     marine-cosim build [--out DIR] [MODEL ...]          build the FMUs (build_fmus.py)
-    marine-cosim simulate FMU [--stop T] [--step H] [--set NAME=VALUE ...] [--out DIR]
-    marine-cosim demo [NAME] [--out DIR] [--stop T]      build the FMUs and run a reference scenario
+    marine-cosim simulate FMU [--stop T] [--step H] [--set NAME=VALUE ...] [--variables NAME ...] [--out DIR]
+    marine-cosim demo [NAME] [--out DIR] [--stop T] [--no-replay]   build the FMUs and run a reference scenario
     marine-cosim --version
+
+Each option has one spelling across the verbs: ``--stop``, ``--step``, ``--out``, ``--set``,
+``--variables``, ``--scenario``, ``--backend``, ``--ray-address``, ``--record-every``, ``--quiet``.
 
 A user error (a system or scenario file, a value on the command line) ends with exit status 2 and
 one line naming the file, element or key (orchestration.errors.MarineCosimError); anything else is
@@ -56,31 +64,71 @@ def _run(args) -> int:
         return 0
     if args.system is None:
         raise UsageError("give the system file to run (or --resume DIR)")
+    from orchestration.runs.single_fmu import parse_assignments
+
     options = {key: getattr(args, key) for key in ("method", "extrapolation", "rtol", "atol")
                if getattr(args, key, None) is not None}
     settings = RunSettings(system=str(args.system), out=str(args.out) if args.out else None, stop=args.stop,
                            step=args.step, algorithm=args.algorithm, options=options,
                            scenario=str(args.scenario) if args.scenario else None, variables=args.variables,
-                           flush_every=args.flush_every, backend=args.backend, ray_address=args.ray_address,
-                           placement=placement, call_timeout=args.call_timeout, workers=args.workers,
-                           checkpoint_every=args.checkpoint_every, quiet=args.quiet)
+                           flush_every=args.flush_every, record_every=args.record_every, backend=args.backend,
+                           ray_address=args.ray_address, placement=placement, call_timeout=args.call_timeout,
+                           workers=args.workers, checkpoint_every=args.checkpoint_every,
+                           parameters=parse_assignments(args.set), quiet=args.quiet)
     report = run(settings, log=log)
     print(report.line())
     return 0
 
 
+def _criteria(args):
+    from orchestration.runs.operability import load_criteria, load_scatter
+
+    if args.criteria is None:
+        if args.scatter is not None:
+            raise UsageError("--scatter needs --criteria FILE (the scatter diagram weights its go/no-go table)")
+        return None
+    criteria = load_criteria(args.criteria)
+    if args.scatter is not None:
+        criteria.scatter = load_scatter(args.scatter)
+    return criteria
+
+
+def _print_operability(judged) -> None:
+    print(judged.table())
+    print("operability: " + ", ".join(str(p) for p in judged.files))
+
+
 def _sweep(args) -> int:
+    from orchestration.runs.reference import NAMES, events_file, load_reference
     from orchestration.runs.sweep import SweepSpec, run_sweep
 
     spec = SweepSpec.from_arguments(args.grid, args.random, args.range, args.seed, args.summary,
                                     aggregate=args.aggregate)
-    result = run_sweep(Path(args.system), spec, out=args.out, runner=args.backend, address=args.address,
+    criteria = _criteria(args)
+    log = lambda message: print(message, file=sys.stderr)
+    system, scenario = Path(args.system), args.scenario
+    out = args.out or Path("results") / f"{system.stem}_sweep"
+    if not system.exists() and str(args.system) in NAMES:      # a reference scenario by name, with its events
+        _, _, system = load_reference(str(args.system), None, out / "system", log)
+        scenario = scenario or events_file(str(args.system))
+    result = run_sweep(system, spec, out=out, runner=args.backend, address=args.ray_address,
                        jobs=args.jobs, stop=args.stop, step=args.step, algorithm=args.algorithm,
-                       scenario=args.scenario, variables=args.variables, quiet=args.quiet,
-                       log=lambda message: print(message, file=sys.stderr))
+                       scenario=scenario, variables=args.variables, quiet=args.quiet, log=log, criteria=criteria,
+                       record_every=args.record_every)
     print(f"sweep: {result.done} runs done, {result.failed} failed in {result.wall:.1f} s; "
           f"summary {result.summary_csv}" + "".join(f"; heat map {p}" for p in result.heatmaps))
+    if result.operability is not None:
+        _print_operability(result.operability)
     return 0 if result.failed == 0 else 1
+
+
+def _operability(args) -> int:
+    from orchestration.runs.operability import judge_sweep
+
+    if args.criteria is None:
+        raise UsageError("give the criteria file: --criteria FILE (docs/operability.md)")
+    _print_operability(judge_sweep(args.sweep, _criteria(args)))
+    return 0
 
 
 def _validate(args) -> int:
@@ -88,9 +136,15 @@ def _validate(args) -> int:
 
     system = _load(args.system)
     report = validate_system(system)
-    print(report if report.problems else f"{args.system}: valid ({len(system.components)} components, "
-                                         f"{len(system.connections)} connections)")
-    return 0 if report.ok else 1
+    if report.problems:
+        print(report)
+    size = f"{len(system.components)} components, {len(system.connections)} connections"
+    warnings = f", {len(report.warnings)} warning(s)" if report.warnings else ""
+    if report.ok:
+        print(f"OK: {args.system} is valid ({size}{warnings})")
+        return 0
+    print(f"FAILED: {args.system}: {len(report.errors)} error(s){warnings}")
+    return 1
 
 
 def _info(args) -> int:
@@ -145,6 +199,22 @@ def _plot(args) -> int:
     return 0
 
 
+def _export(args) -> int:
+    from orchestration.runs.export import export_results
+
+    print(export_results(args.results, args.to, args.out))
+    return 0
+
+
+def _replay(args) -> int:
+    from orchestration.runs.replay import replay
+
+    written = replay(args.results, args.system, args.out, every=args.every, gif=args.gif, fps=args.fps)
+    for path in written.values():
+        print(path)
+    return 0
+
+
 def _convert(args) -> int:
     from orchestration.system.files import save_system
 
@@ -171,7 +241,7 @@ def _build(args) -> int:
 def _simulate(args) -> int:
     from orchestration.runs.single_fmu import parse_assignments, run_fmu
 
-    report = run_fmu(args.fmu, args.out, args.stop, args.step, parse_assignments(args.set), args.output or None,
+    report = run_fmu(args.fmu, args.out, args.stop, args.step, parse_assignments(args.set), args.variables or None,
                      plot=not args.no_plot, progress=not args.quiet)
     print(report.line() + ("" if args.no_plot else " (with plots)"))
     return 0
@@ -181,8 +251,8 @@ def _demo(args) -> int:
     """The README's main job: the offshore-lift reference scenario (or another one) in-process."""
     from orchestration.runs.reference import run_reference
 
-    out = run_reference(args.scenario, args.out, stop_time=args.stop, fmu_dir=args.fmus)
-    print(f"results, summary and plots: {out}")
+    out = run_reference(args.scenario, args.out, stop_time=args.stop, fmu_dir=args.fmus, replay=not args.no_replay)
+    print(f"results, summary, plots{'' if args.no_replay else ', replay/replay.pvd and replay.gif'}: {out}")
     return 0
 
 
@@ -229,13 +299,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue a run from its last checkpoint (result folder, checkpoints/ or one checkpoint)")
     p.add_argument("--out", type=Path, help="result folder (default results/<system name>)")
     p.add_argument("--scenario", type=Path, help="scenario file (JSON or YAML) with timed events")
+    p.add_argument("--set", action="append", default=[], metavar="COMPONENT.VARIABLE=VALUE",
+                   help="start value of a parameter or input over the system file's, repeatable (names checked)")
     p.add_argument("--variables", nargs="+", metavar="COMPONENT.VARIABLE", help="record only these")
-    p.add_argument("--flush-every", type=int, default=1000, help="communication points per result flush")
+    p.add_argument("--record-every", type=int, default=1, metavar="N",
+                   help="record the start and every N-th macro step (default 1: every step)")
+    p.add_argument("--flush-every", type=int, default=1000, help="recorded points per result flush")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_run)
 
     p = sub.add_parser("sweep", help="run a system over a grid or random samples of parameters (Ray tasks)")
-    p.add_argument("system", type=Path)
+    p.add_argument("system", type=Path, help="the system file, or a reference scenario's name (offshore_lift, "
+                                             "deck_landing, moored_barge: its events file is the default scenario)")
     p.add_argument("--grid", action="append", default=[], metavar="COMP.VAR=V1,V2,...",
                    help="grid values of a parameter (or START:STOP:STEP); repeat for more parameters")
     p.add_argument("--random", type=int, default=0, metavar="N", help="N random samples (per grid point)")
@@ -249,17 +324,31 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how the heat map combines random samples of one grid cell (default max)")
     p.add_argument("--backend", default="ray", choices=["ray", "process", "serial"],
                    help="run the cases as Ray tasks (default), in local processes, or one after another here")
-    p.add_argument("--address", metavar="HOST:PORT", help="Ray cluster address (default: a local Ray instance)")
+    p.add_argument("--ray-address", metavar="HOST:PORT",
+                   help="Ray cluster address (default: a local Ray instance)")
     p.add_argument("--jobs", type=int, help="cases at a time for --backend process (default: CPU count)")
     p.add_argument("--stop", type=float)
     p.add_argument("--step", type=float)
     p.add_argument("--algorithm", choices=["fixed", "ecco", "error-control", "iterative"])
     p.add_argument("--scenario", type=Path)
-    p.add_argument("--variables", nargs="+", metavar="COMPONENT.VARIABLE", help="record only these (and the "
-                                                                                "summary's)")
+    p.add_argument("--variables", nargs="+", metavar="COMPONENT.VARIABLE",
+                   help="record only these (and what the summary and the criteria read)")
+    p.add_argument("--record-every", type=int, default=1, metavar="N",
+                   help="record the start and every N-th macro step of each run")
+    p.add_argument("--criteria", type=Path, metavar="FILE",
+                   help="operability criteria (YAML, docs/operability.md): the go/no-go table and the allowable-Hs "
+                        "chart after the runs")
+    p.add_argument("--scatter", type=Path, metavar="FILE",
+                   help="wave scatter diagram (CSV) over the criteria file's: the operability in percent")
     p.add_argument("--out", type=Path, help="sweep folder (default results/<system>_sweep)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=_sweep)
+
+    p = sub.add_parser("operability", help="judge the runs of a sweep against operability criteria (no new runs)")
+    p.add_argument("sweep", type=Path, help="the sweep folder (sweep.json, summary.csv, runs/)")
+    p.add_argument("--criteria", type=Path, metavar="FILE", help="operability criteria (YAML, docs/operability.md)")
+    p.add_argument("--scatter", type=Path, metavar="FILE", help="wave scatter diagram (CSV) over the criteria file's")
+    p.set_defaults(func=_operability)
 
     p = sub.add_parser("validate", help="check a system file against its FMUs")
     p.add_argument("system", type=Path)
@@ -274,6 +363,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("variables", nargs="*", help="columns or prefixes to plot (default: all, grouped by component)")
     p.add_argument("--out", type=Path)
     p.set_defaults(func=_plot)
+
+    p = sub.add_parser("export", help="write results as MATLAB .mat or netCDF-4/HDF5 (units and types kept)")
+    p.add_argument("results", type=Path, help="a result folder (or results CSV)")
+    p.add_argument("--to", required=True, choices=["mat", "netcdf"])
+    p.add_argument("--out", type=Path, help="the file (default results.mat / results.nc in the result folder)")
+    p.set_defaults(func=_export)
+
+    p = sub.add_parser("replay", help="3-D replay of a run: a ParaView .pvd series and an animated GIF")
+    p.add_argument("results", type=Path, help="a result folder")
+    p.add_argument("--system", type=Path, help="the system file that was run (default: the one metadata.json names)")
+    p.add_argument("--out", type=Path, help="where replay/ and replay.gif go (default the result folder)")
+    p.add_argument("--every", type=float, default=0.5, metavar="S", help="simulated seconds between frames")
+    p.add_argument("--gif", action="store_true", help="also render replay.gif (matplotlib, headless)")
+    p.add_argument("--fps", type=int, default=10, help="frames per second of the GIF")
+    p.set_defaults(func=_replay)
 
     p = sub.add_parser("convert", help="convert a system file to SSP or OSP")
     p.add_argument("system", type=Path)
@@ -296,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--step", type=float, help="communication step [s] (default: the FMU's DefaultExperiment, else "
                                               "1/500 of the run)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="start value, repeatable")
-    p.add_argument("--output", action="append", metavar="NAME", help="output to record (default: all)")
+    p.add_argument("--variables", nargs="+", metavar="NAME", help="outputs to record (default: all)")
     p.add_argument("--out", type=Path, default=Path("results"))
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -308,6 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("results/demo"))
     p.add_argument("--stop", type=float, help="stop time [s] (default: the scenario's)")
     p.add_argument("--fmus", type=Path, help="FMU folder (default build/fmus; rebuilt when the sources changed)")
+    p.add_argument("--no-replay", action="store_true", help="no 3-D replay (replay/replay.pvd, replay.gif)")
     p.set_defaults(func=_demo)
 
     return parser

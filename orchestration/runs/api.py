@@ -28,16 +28,18 @@ def simulate(system: str | Path | System, stop_time: float | None = None, step: 
              order: Sequence[str] | None = None,
              options: dict[str, Any] | None = None, variables: Sequence[str] | None = None,
              out: str | Path | None = None, backend: str | None = None, progress: bool = False,
-             manipulators: Sequence[Manipulator] = (), observers: Sequence[Observer] = ()) -> Results:
+             record_every: int = 1, manipulators: Sequence[Manipulator] = (),
+             observers: Sequence[Observer] = ()) -> Results:
     """Run ``system`` (a system file -- .ssd, .ssp, OspSystemStructure.xml -- or a
     :class:`~orchestration.system.model.System`) and return its recorded variables.
 
     ``stop_time`` and ``step`` default to the system file's (``scenario``'s ``end`` first);
     ``parameters`` sets start values by ``"component.variable"``; ``algorithm`` is a name (fixed,
     ecco, error-control, iterative) or an algorithm object, ``method``/``extrapolation``/``options``
-    its settings (``order``: the Gauss-Seidel order of the fixed-step algorithm,
-                  component names); ``variables`` ("component.variable") limits the recording (default: every Real
-    output and input); ``out`` also writes the result files there; ``backend`` chooses where the FMUs
+    its settings (``order``: the Gauss-Seidel order of the fixed-step algorithm, component names);
+    ``variables`` ("component.variable") limits the recording (default: every numeric output and
+    input), ``record_every`` N keeps the start and every N-th macro step; ``out`` also writes the
+    result files there; ``backend`` chooses where the FMUs
     run (inprocess, process, ray). The returned :class:`Results` carry the run's figures in
     ``metadata["run"]``."""
     from orchestration.runs.run import RunSettings, run
@@ -55,6 +57,7 @@ def simulate(system: str | Path | System, stop_time: float | None = None, step: 
                            algorithm=algorithm if isinstance(algorithm, str) else None, options=opts,
                            scenario=str(scenario) if scenario is not None else None,
                            variables=list(variables) if variables is not None else None, backend=backend,
+                           record_every=record_every,
                            parameters=dict(parameters or {}), quiet=not progress, files=out is not None, memory=True)
     if algorithm is not None and not isinstance(algorithm, str):
         settings.algorithm = algorithm

@@ -42,8 +42,9 @@ class RunSettings:
     algorithm: str | None = None                   # default: the system file's, else fixed
     options: dict[str, Any] = field(default_factory=dict)     # algorithm options over the file's
     scenario: str | None = None
-    variables: list[str] | None = None             # "component.variable"; default all Real outputs and inputs
+    variables: list[str] | None = None             # "component.variable"; default every numeric output and input
     flush_every: int = 1000
+    record_every: int = 1                          # record the start and every N-th macro step
     backend: str | None = None                     # default: the system file's, else inprocess
     ray_address: str | None = None
     placement: dict[str, dict] = field(default_factory=dict)
@@ -123,7 +124,7 @@ def apply_parameters(system: System, parameters: dict[str, Any]) -> None:
 
 
 def _recorded(system: System, names: Sequence[str] | None) -> list[tuple[str, str]]:
-    """The (component, variable) pairs to record: ``names`` checked against the FMUs, or every Real
+    """The (component, variable) pairs to record: ``names`` checked against the FMUs, or every numeric
     output and input."""
     from orchestration.master.observers.results import default_observed
     from orchestration.system.fmu_info import model_info
@@ -224,7 +225,9 @@ def prepare(settings: RunSettings, system: System | None = None, manipulators: S
             log(str(finding))
     out = None
     all_observers: list[Observer] = []
-    memory = MemoryObserver(variables) if settings.memory else None
+    if not (isinstance(settings.record_every, int) and settings.record_every >= 1):
+        raise RunError(f"record every {settings.record_every!r} steps: a whole number >= 1")
+    memory = MemoryObserver(variables, settings.record_every) if settings.memory else None
     if memory is not None:
         all_observers.append(memory)
     file_observer = None
@@ -234,9 +237,11 @@ def prepare(settings: RunSettings, system: System | None = None, manipulators: S
                  "backend": backend.describe(), "parameters": dict(settings.parameters) or None}
         if resumed_from is not None:
             file_observer = ResumingFileObserver(out, variables, flush_every=settings.flush_every,
-                                                 extra_metadata=extra, resumed_from=resumed_from)
+                                                 extra_metadata=extra, resumed_from=resumed_from,
+                                                 record_every=settings.record_every)
         else:
-            file_observer = FileObserver(out, variables, flush_every=settings.flush_every, extra_metadata=extra)
+            file_observer = FileObserver(out, variables, flush_every=settings.flush_every, extra_metadata=extra,
+                                         record_every=settings.record_every)
         all_observers.append(file_observer)
     all_observers += list(observers)
     checkpointer = None

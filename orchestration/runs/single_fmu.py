@@ -102,7 +102,7 @@ def run_fmu(fmu: Path, out_dir: Path, stop_time: float | None = None, step_size:
     variables = model_info(fmu).variables
     for output in outputs or []:
         if output not in variables:
-            raise UsageError(f"--output {output!r}: {fmu.name} has no variable {output!r}"
+            raise UsageError(f"--variables {output!r}: {fmu.name} has no variable {output!r}"
                              f"{did_you_mean(output, variables)}")
         if variables[output].array:
             raise UsageError(f"--output {output!r} is an array variable: only scalars are recorded")

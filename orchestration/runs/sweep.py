@@ -11,7 +11,7 @@ largest wire tension, the largest payload motion. ``marine-cosim sweep``::
 * **Cases**: the product of the ``--grid`` values (``V1,V2,...`` or ``START:STOP:STEP``), times
   ``--random N`` samples of the ``--range`` parameters (uniform; ``int:LO:HI`` for integers such
   as seeds) drawn from ``--seed``: reproducible.
-* **Runners**: Ray tasks (default; a local Ray instance, or a cluster with ``--address``),
+* **Runners**: Ray tasks (default; a local Ray instance, or a cluster with ``--ray-address``),
   local processes (``--backend process``, ``--jobs`` at a time) or one case at a time
   (``--backend serial``). Each case runs the in-process master in a fresh process of its own:
   pythonfmu FMUs share one Python interpreter per process, so a case must not inherit modules or
@@ -235,7 +235,8 @@ def run_case(task: dict, *fmu_blobs: bytes) -> dict:
         settings = RunSettings(system=str(system.source_file or ""), out=str(out), stop=task["stop"],
                                step=task["step"], algorithm=task["algorithm"],
                                scenario=str(scenario) if scenario else None, variables=task["variables"],
-                               backend="inprocess", parameters=task["params"], quiet=True)
+                               backend="inprocess", parameters=task["params"], quiet=True,
+                               record_every=task.get("record_every", 1))
         warnings: list[str] = []
         report = run(settings, system=system, log=warnings.append)
         outcome["steps"] = report.steps
@@ -279,6 +280,7 @@ class SweepResult:
     wall: float
     summary_csv: Path
     heatmaps: list[Path] = field(default_factory=list)
+    operability: Any = None                 # orchestration.runs.operability.OperabilityResult with criteria
 
 
 def _label(params: dict[str, Any]) -> str:
@@ -318,12 +320,32 @@ def _check_names(system, spec: SweepSpec, variables: list[str] | None) -> None:
             variables.append(column)
 
 
+def _check_criteria(system, criteria, variables: list[str] | None) -> None:
+    """The variables the operability criteria read exist (any type) and are recorded."""
+    from orchestration.errors import CriteriaError
+    from orchestration.system.fmu_info import model_info
+
+    for name in criteria.variables:
+        component, _, variable = name.partition(".")
+        if component not in system.components:
+            raise CriteriaError(f"{criteria.source}: {name}: no component {component!r}"
+                                f"{did_you_mean(component, system.components)}")
+        known = model_info(Path(system.components[component].source)).variables
+        if variable not in known:
+            raise CriteriaError(f"{criteria.source}: {name}: {component} has no variable {variable!r}"
+                                f"{did_you_mean(variable, known)}")
+        if variables is not None and name not in variables:
+            variables.append(name)
+
+
 def run_sweep(system_path: Path, spec: SweepSpec, out: Path | None = None, runner: str = "ray",
               address: str | None = None, jobs: int | None = None, stop: float | None = None,
               step: float | None = None, algorithm: str | None = None, scenario: Path | None = None,
               variables: Sequence[str] | None = None, quiet: bool = False,
-              log: Callable[[str], None] = print) -> SweepResult:
-    """Run every case of ``spec`` on ``system_path`` (module docstring); returns the table."""
+              log: Callable[[str], None] = print, criteria=None, record_every: int = 1) -> SweepResult:
+    """Run every case of ``spec`` on ``system_path`` (module docstring); returns the table. With
+    ``criteria`` (:class:`orchestration.runs.operability.Criteria`) the runs are judged afterwards:
+    the go/no-go table and the allowable-Hs chart (:mod:`orchestration.runs.operability`)."""
     from orchestration.runs.first_run import load_system
 
     if runner not in RUNNERS:
@@ -331,6 +353,8 @@ def run_sweep(system_path: Path, spec: SweepSpec, out: Path | None = None, runne
     system = load_system(Path(system_path), log=log)        # builds our FMUs once, before the cases
     variables = list(variables) if variables else None
     _check_names(system, spec, variables)
+    if criteria is not None:
+        _check_criteria(system, criteria, variables)
     cases = spec.cases()
     out = Path(out) if out else Path("results") / f"{system.name}_sweep"
     runs_dir = out / "runs"
@@ -343,6 +367,7 @@ def run_sweep(system_path: Path, spec: SweepSpec, out: Path | None = None, runne
     ship = runner == "ray"
     fmus = sorted({str(c.source) for c in system.components.values()})
     base = {"system": system, "stop": stop, "step": step, "algorithm": algorithm, "variables": variables,
+            "record_every": record_every,
             "summary": spec.summary, "ship_results": ship, "fmus": fmus if ship else [],
             "scenario_text": Path(scenario).read_text() if scenario else None,
             "scenario_name": Path(scenario).name if scenario else None}
@@ -392,9 +417,14 @@ def run_sweep(system_path: Path, spec: SweepSpec, out: Path | None = None, runne
     else:
         _run_on_ray(tasks, fmus, address, finished)
     result_rows = [rows[n] for n in names]
-    heatmaps = plot_heatmaps(result_rows, spec, out) if len(spec.grid) == 2 else []
+    heatmaps = plot_heatmaps(result_rows, spec, out) if len(spec.grid) == 2 and spec.summary else []
+    judged = None
+    if criteria is not None:
+        from orchestration.runs.operability import judge_sweep
+
+        judged = judge_sweep(out, criteria)
     return SweepResult(out, result_rows, len(rows) - failed, failed, time.perf_counter() - started, summary_csv,
-                       heatmaps)
+                       heatmaps, judged)
 
 
 def _in_fresh_process(task: dict) -> dict:

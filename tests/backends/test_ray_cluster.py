@@ -2,7 +2,7 @@
 custom resource ``windows``, both on loopback addresses (127.0.0.2 and 127.0.0.3; Ray would turn
 127.0.0.1 into the machine's outside address). ``marine-cosim run --backend ray --ray-address ...
 --place b=windows=1`` puts component b on the second node, ships the FMU there through the object
-store and gives the in-process numbers bit for bit; ``marine-cosim sweep --address ...`` spreads
+store and gives the in-process numbers bit for bit; ``marine-cosim sweep --ray-address ...`` spreads
 its cases over both nodes.
 
 The cluster is started with ``ray start --block`` in process groups of its own and stopped by
@@ -152,7 +152,7 @@ def test_sweep_spreads_its_cases_over_the_cluster(cluster, payload_fmu, tmp_path
     s.add_component(Component("p", payload_fmu, {"mass": 1000.0, "hydro.volume": 0.5}))
     path = write_ssp(s, tmp_path / "drop.ssd")
     done = _cli(cluster, "sweep", str(path), "--grid", "p.mass=500,2000", "--summary", "p.cg.position[2]:max",
-                "--address", cluster["address"], "--out", str(tmp_path / "sweep"), cwd=tmp_path)
+                "--ray-address", cluster["address"], "--out", str(tmp_path / "sweep"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     rows = load_summary(tmp_path / "sweep" / "summary.csv")
     assert [r["status"] for r in rows] == ["ok", "ok"]

@@ -32,12 +32,50 @@ def test_validate_ok_and_broken(hook_system, tmp_path, capsys):
     assert main(["validate", str(hook_system)]) == 0
     out = capsys.readouterr().out
     assert "not connected" in out        # warnings are shown, the system is still valid
+    assert out.splitlines()[-1] == f"OK: {hook_system} is valid (2 components, 1 connections, 2 warning(s))"
     broken = tmp_path / "broken.ssd"
     broken.write_text(hook_system.read_text().replace('startConnector="cg.position[2]"',
                                                        'startConnector="cg.positon[2]"'))
     assert main(["validate", str(broken)]) != 0
     captured = capsys.readouterr()
     assert "cg.positon[2]" in captured.out + captured.err and "broken.ssd" in captured.out + captured.err
+    assert len(captured.err.strip().splitlines()) == 1 and not captured.out     # one line
+
+
+
+def test_run_set_overrides_start_values_by_name(hook_system, tmp_path, capsys):
+    """``run --set COMPONENT.VARIABLE=VALUE`` (RunSettings.parameters): applied over the system file,
+    recorded in the metadata; a misspelt name is refused before the run with the close match."""
+    out = tmp_path / "heavy"
+    assert main(["run", str(hook_system), "--stop", "0.5", "--quiet", "--out", str(out),
+                 "--set", "payload.mass=4000", "--set", "buoy.hydro.volume=0.1"]) == 0
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["components"]["payload"]["parameters"]["mass"] == 4000.0
+    assert meta["parameters"] == {"payload.mass": 4000.0, "buoy.hydro.volume": 0.1}
+    assert main(["run", str(hook_system), "--stop", "0.5", "--quiet", "--set", "payload.mas=4000"]) == 2
+    assert "did you mean 'mass'" in capsys.readouterr().err
+    assert main(["run", str(hook_system), "--stop", "0.5", "--quiet", "--set", "payload.mass"]) == 2
+    assert "expected NAME=VALUE" in capsys.readouterr().err
+
+
+def test_each_option_has_one_spelling_across_verbs():
+    """The same meaning, the same flag: no verb spells stop time, result folder, recorded variables or
+    the Ray address another way."""
+    import argparse
+
+    from orchestration.cli.main import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    flags = {verb: {o for a in p._actions for o in a.option_strings} for verb, p in sub.choices.items()}
+    every = set().union(*flags.values())
+    for other in ("--stop-time", "--output", "--outdir", "--address", "--vars", "--record", "--parameter",
+                  "--step-size", "--seed-value"):
+        assert other not in every, other
+    for verb in ("run", "sweep", "simulate"):
+        assert {"--stop", "--step", "--out", "--variables", "--quiet"} <= flags[verb], verb
+    assert "--ray-address" in flags["run"] and "--ray-address" in flags["sweep"]
+    assert "--record-every" in flags["run"] and "--record-every" in flags["sweep"]
+    assert "--set" in flags["run"] and "--set" in flags["simulate"]
 
 
 def test_run_writes_results_and_metadata(hook_system, tmp_path, capsys):
@@ -118,3 +156,20 @@ def test_run_with_the_process_backend_in_shared_workers(hook_system, tmp_path):
     a, b = load_results(tmp_path / "shared"), load_results(tmp_path / "inproc")
     assert a.columns.keys() == b.columns.keys() and all(np.array_equal(a[k], b[k]) for k in a.columns)
     assert main(["run", str(hook_system), *common, "--workers", "2", "--out", str(tmp_path / "bad")]) == 2
+
+
+SHIPPED = sorted(p.relative_to(ROOT / "scenarios") for p in (ROOT / "scenarios").glob("*/*.ssd")
+                 if "third_party" not in p.name)        # that one needs a test-built third-party FMU
+
+
+@pytest.mark.parametrize("scenario", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_shipped_scenarios_declare_their_unconnected_inputs(scenario, fmu_dir, tmp_path, capsys):
+    """Every shipped system file validates with its last line OK and no warning about inputs left
+    unconnected: those are unused on purpose and carry their start values (docs/scenarios.md)."""
+    folder = tmp_path / "scenarios"
+    shutil.copytree(ROOT / "scenarios", folder)
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "fmus").symlink_to(fmu_dir)
+    assert main(["validate", str(folder / scenario)]) == 0
+    out = capsys.readouterr().out
+    assert "not connected" not in out and out.splitlines()[-1].startswith(f"OK: {folder / scenario} is valid")

@@ -144,11 +144,14 @@ def write_scenario(fmu_dir: Path = ROOT / "build" / "fmus") -> list[Path]:
     and their events."""
     import yaml
 
+    from orchestration.runs.reference.lift import declare_unconnected_inputs
     from orchestration.system.ssp import write_ssp
 
     written = [write_barge()]
     for method in (0, 1):
-        s = system(fmu_dir, method=method, barge=BARGE_FILE, name=SYSTEM_FILES[method][:-4])
+        # absolute here: the writer names the file relative to the .ssd (marked <mc:File/>)
+        s = system(fmu_dir, method=method, barge=str(ROOT / BARGE_FILE), name=SYSTEM_FILES[method][:-4])
+        declare_unconnected_inputs(s)      # unused on purpose: their start values, no validation warning
         written.append(write_ssp(s, SCENARIO_DIR / SYSTEM_FILES[method]))
         events = SCENARIO_DIR / EVENT_FILES[method]
         events.write_text(yaml.safe_dump(scenario_events(method), sort_keys=False, width=100))

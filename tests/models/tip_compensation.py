@@ -200,11 +200,14 @@ def write_scenario(fmu_dir: Path = ROOT / "build" / "fmus") -> list[Path]:
     and the events: the offshore lift and the B4 ship + heavy crane."""
     import yaml
 
+    from orchestration.runs.reference.lift import declare_unconnected_inputs
     from orchestration.system.ssp import write_ssp
 
     mech = write_lift_mechanism()
-    s = lift_system(fmu_dir, mechanism=LIFT_CRANE_FILE, stop=EVENTS["end"])
-    s.components["compensator"].parameters["mechanism"] = LIFT_CRANE_FILE
+    # absolute here: the writer names the file relative to the .ssd (marked <mc:File/>)
+    s = lift_system(fmu_dir, mechanism=str(ROOT / LIFT_CRANE_FILE), stop=EVENTS["end"])
+    s.components["compensator"].parameters["mechanism"] = str(ROOT / LIFT_CRANE_FILE)
+    declare_unconnected_inputs(s)          # unused on purpose: their start values, no validation warning
     path = write_ssp(s, SCENARIO_DIR / "crane_tip_compensation.ssd")
     events = SCENARIO_DIR / "events.yaml"
     events.write_text(yaml.safe_dump(scenario_events(), sort_keys=False, width=100))
@@ -213,8 +216,9 @@ def write_scenario(fmu_dir: Path = ROOT / "build" / "fmus") -> list[Path]:
         heavy_mech = ROOT / HEAVY_CRANE_FILE
         heavy_mech.write_text(Path(h.components["crane"].parameters["mechanism"]).read_text())
         for name in ("crane", "compensator"):
-            h.components[name].parameters["mechanism"] = HEAVY_CRANE_FILE
+            h.components[name].parameters["mechanism"] = str(heavy_mech)
         h.name, h.stop_time, h.base_step = "ship_heavy_crane_compensated", HEAVY_EVENTS["end"], 0.01
+        declare_unconnected_inputs(h)
         heavy = write_ssp(h, SCENARIO_DIR / "ship_heavy_crane_compensated.ssd")
     heavy_events = SCENARIO_DIR / "events_heavy.yaml"
     heavy_events.write_text(yaml.safe_dump(heavy_scenario_events(), sort_keys=False, width=100))

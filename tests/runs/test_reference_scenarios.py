@@ -55,11 +55,12 @@ def _run(system, stop, names, manipulators=()):
 def test_system_file_loads_validates_and_matches_its_builder(name, fmu_dir, tmp_path):
     """The committed .ssd reads, validates without errors, has no coupling finding (the crane sits
     on the mass-aware interface) and is what its builder writes (regenerate with
-    ``python -m orchestration.runs.reference --write-systems`` after changing the builder)."""
+    ``python scenarios/write_systems.py`` after changing the builder)."""
     system, scenario, path = rs.load_reference(name, fmu_dir, tmp_path, log=lambda m: None)
     report = validate_system(system)
     assert report.ok, str(report)
-    assert not [p for p in report.warnings if "loop" in p.message]
+    # inputs left unconnected on purpose carry their start values: nothing to warn about
+    assert not report.warnings, str(report)
     assert list(check_added_mass(system)) == []
     assert scenario is not None and scenario.end == system.stop_time
     built = rs.BUILDERS[name][0](fmu_dir)

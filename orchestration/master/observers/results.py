@@ -13,11 +13,17 @@ Files in the output folder:
   flushed with every part (Real as exact decimal, Integer and Enumeration as integers, Boolean as
   0/1, String as text, Binary as hex);
 * ``results.parquet/part-*.parquet``: the same columns, each in its type (float64, int64, bool,
-  string, binary);
+  string, binary), each field's metadata holding its ``unit`` and ``fmi_type`` (``time``: s, Real);
 * ``metadata.json``: system file and its SHA-256, FMU paths and GUIDs, parameters, algorithm
   settings, package versions, start time, the unit and FMI type family of every column, and at the
   end status, wall time, the error if any and ``terminated_by`` when an FMU ended the run;
-  also in every Parquet part's schema metadata (key ``marine_cosim``).
+  also in every Parquet part's schema metadata (key ``marine_cosim``; the units and types also under
+  ``PANDAS_ATTRS``, so ``pandas.read_parquet`` gives them in ``df.attrs["units"]`` and
+  ``df.attrs["types"]``).
+
+``record_every`` N (``marine-cosim run --record-every N``) records the start and every N-th macro
+step (``execution.steps_taken`` a multiple of N, so a resumed run keeps the same grid); the
+simulation itself still takes every step.
 """
 from __future__ import annotations
 
@@ -141,10 +147,11 @@ class Gather:
 
 
 class MemoryObserver(Observer):
-    """Keeps selected variables in memory (for scripts and tests)."""
+    """Keeps selected variables in memory (for scripts and tests), every ``record_every``-th step."""
 
-    def __init__(self, variables: Sequence[tuple[str, str]]):
+    def __init__(self, variables: Sequence[tuple[str, str]], record_every: int = 1):
         self.variables = list(variables)
+        self.record_every = max(1, int(record_every))
         self.time: list[float] = []
         self.rows: list[list] = []
         self.units: dict[str, str] = {}
@@ -158,6 +165,8 @@ class MemoryObserver(Observer):
         self.rows.append(self._gather.row())
 
     def on_step(self, execution: Execution) -> None:
+        if execution.steps_taken % self.record_every:
+            return
         self.time.append(execution.time)
         self.rows.append(self._gather.row())
 
@@ -207,11 +216,12 @@ def run_metadata(execution: Execution, extra: dict | None = None) -> dict:
 
 class FileObserver(Observer):
     """Records ``variables`` ((component, variable) pairs) to CSV and Parquet in ``out_dir``,
-    flushing every ``flush_every`` communication points."""
+    every ``record_every``-th macro step, flushing every ``flush_every`` recorded points."""
 
     def __init__(self, out_dir: Path, variables: Sequence[tuple[str, str]], flush_every: int = 1000,
-                 parquet: bool = True, extra_metadata: dict | None = None):
+                 parquet: bool = True, extra_metadata: dict | None = None, record_every: int = 1):
         self.out_dir = Path(out_dir)
+        self.record_every = max(1, int(record_every))
         self.variables = list(variables)
         self.flush_every = max(1, int(flush_every))
         self.parquet = parquet
@@ -225,9 +235,10 @@ class FileObserver(Observer):
     def on_start(self, execution: Execution) -> None:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.types = types_of(execution, self.variables)
-        self.metadata = run_metadata(execution, {"recorded": self.columns[1:],
-                                                 "units": units_of(execution, self.variables),
-                                                 "types": self.types, **self.extra})
+        self.units = units_of(execution, self.variables)
+        self.metadata = run_metadata(execution, {"recorded": self.columns[1:], "units": self.units,
+                                                 "types": self.types, "record_every": self.record_every,
+                                                 **self.extra})
         self.metadata["status"] = "running"
         self._write_metadata()
         self._csv_file = open(self.out_dir / "results.csv", "w", newline="")
@@ -241,6 +252,8 @@ class FileObserver(Observer):
         self._take(execution)
 
     def on_step(self, execution: Execution) -> None:
+        if execution.steps_taken % self.record_every:
+            return
         self._take(execution)
         if len(self._rows) >= self.flush_every:
             self.flush()
@@ -278,9 +291,16 @@ class FileObserver(Observer):
             import pyarrow as pa
             import pyarrow.parquet as pq
 
-            table = pa.table({name: typed_column([row[k] for row in rows], families[k])
-                              for k, name in enumerate(self.columns)})
-            table = table.replace_schema_metadata({"marine_cosim": json.dumps(self.metadata)})
+            arrays = [pa.array(typed_column([row[k] for row in rows], families[k])) for k in range(len(self.columns))]
+            units = getattr(self, "units", None) or self.metadata.get("units", {})
+            schema = pa.schema([pa.field(name, array.type, metadata={
+                "unit": "s" if k == 0 else units.get(name, ""), "fmi_type": families[k]})
+                for k, (name, array) in enumerate(zip(self.columns, arrays))],
+                metadata={"marine_cosim": json.dumps(self.metadata, default=str),
+                          # pandas.read_parquet puts this into DataFrame.attrs
+                          "PANDAS_ATTRS": json.dumps({"units": {"time": "s", **units},
+                                                      "types": {"time": "Real", **self.types}})})
+            table = pa.Table.from_arrays(arrays, schema=schema)
             pq.write_table(table, self.out_dir / "results.parquet" / f"part-{self._parts:05d}.parquet")
             self._parts += 1
 
@@ -348,13 +368,15 @@ def load_results(path: Path) -> Results:
 
 
 def default_observed(system: System) -> list[tuple[str, str]]:
-    """Every scalar output and input of every component, of every type but Clock (the default
-    recording)."""
-    from orchestration.system.fmu_info import model_info
+    """Every scalar numeric or String output and input of every component (Real, Integer,
+    Enumeration, Boolean, FMI 3.0's sized types, String): the default recording. Binaries, clocks and
+    arrays are recorded only by name (arrays not at all)."""
+    from orchestration.system.fmu_info import NUMERIC, model_info
 
     selected = []
     for component in system.components.values():
         variables = model_info(Path(component.source)).variables
         selected += [(component.name, v.name) for v in variables.values()
-                     if v.causality in ("output", "input") and v.type != "Clock" and not v.array]
+                     if v.causality in ("output", "input") and (v.type in NUMERIC or v.type == "String")
+                     and not v.array]
     return selected

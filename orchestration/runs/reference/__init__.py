@@ -38,8 +38,9 @@ from orchestration.runs.reference.barge import catenary_fairlead_force, moored_b
 from orchestration.runs.reference.catalogue import (BUILDERS, MODELS, NAMES, ensure_fmus, events_file,  # noqa: F401
                                                     load_reference, system_file, write_systems)
 from orchestration.runs.reference.landing import deck_landing_system  # noqa: F401
-from orchestration.runs.reference.lift import (CALM, CRANE_FILE, NUMERICS, SEA, WEIGHT_AIR, WEIGHT_WATER,  # noqa: F401
-                                               WIRE, WIRE_WEIGHT_WATER, G, lift_crane_data, offshore_lift_system)
+from orchestration.runs.reference.lift import (CALM, CRANE_FILE, NUMERICS, PAYLOAD_SIZE, SEA,  # noqa: F401
+                                               WEIGHT_AIR, WEIGHT_WATER, WIRE, WIRE_WEIGHT_WATER, G,
+                                               lift_crane_data, offshore_lift_system)
 from orchestration.runs.reference.paths import DEFAULT_FMU_DIR, ROOT  # noqa: F401
 from orchestration.runs.reference.plots import plot_reference
 from orchestration.runs.reference.summaries import RECORD, describe, summarize
@@ -47,9 +48,9 @@ from orchestration.runs.reference.summaries import RECORD, describe, summarize
 
 def _available(system, names: Sequence[str], log=print) -> list[str]:
     """The recorded names that exist in the system's FMUs (a hand-edited system may lack some)."""
-    from orchestration.system.fmu_info import model_info
+    from orchestration.system.fmu_info import NUMERIC, family, model_info
 
-    known = {comp.name: {n for n, v in model_info(Path(comp.source)).variables.items() if v.type == "Real"}
+    known = {comp.name: {n for n, v in model_info(Path(comp.source)).variables.items() if family(v.type) in NUMERIC}
              for comp in system.components.values()}
     ok = [n for n in names if n.split(".", 1)[0] in known and n.split(".", 1)[1] in known[n.split(".", 1)[0]]]
     missing = [n for n in names if n not in ok]
@@ -60,13 +61,15 @@ def _available(system, names: Sequence[str], log=print) -> list[str]:
 
 def run_reference(name: str, out_dir: Path | str, stop_time: float | None = None, progress: bool = True,
                   fmu_dir: Path | str | None = None, variables: Sequence[str] | None = None, plots: bool = True,
-                  step: float | None = None, log=None) -> Path:
+                  step: float | None = None, log=None, replay: bool = False) -> Path:
     """Run reference scenario ``name`` ("offshore_lift", "deck_landing", "moored_barge") in this
     process and write results, summary and plots into ``out_dir``; returns ``out_dir``.
 
     Builds the FMUs first if needed (into ``fmu_dir``, default build/fmus).  ``stop_time``
     shortens (or lengthens) the run; ``variables`` replaces the recorded selection ("all" records
-    every Real output and input); ``step`` overrides the system file's macro step."""
+    every numeric output and input); ``step`` overrides the system file's macro step; ``replay``
+    also writes the 3-D replay (``replay/replay.pvd``, a frame every 0.5 s, and ``replay.gif``, a
+    frame per simulated second: :mod:`orchestration.runs.replay`)."""
     from orchestration.master.observers.results import default_observed
     from orchestration.runs.run import RunSettings, run
 
@@ -102,6 +105,16 @@ def run_reference(name: str, out_dir: Path | str, stop_time: float | None = None
             say(f"plots failed: {type(exc).__name__}: {exc}")
         summary["plots"] = [str(p) for p in figures]
         (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=_jsonable))
+    if replay:
+        from orchestration.runs.replay import build_scene, render_gif, write_pvd
+
+        try:
+            scene = build_scene(system, results, {"payload": PAYLOAD_SIZE} if name != "moored_barge" else None)
+            summary["replay"] = {"pvd": str(write_pvd(scene, out_dir / "replay", every=0.5)),
+                                 "gif": str(render_gif(scene, out_dir / "replay.gif", every=1.0))}
+            (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=_jsonable))
+        except Exception as exc:
+            say(f"replay failed: {type(exc).__name__}: {exc}")
     say(f"[{name}] {info['simulated_s']:g} s simulated in {info['wall_s']:.1f} s wall "
         f"({info['real_time_factor_wall']:.1f}x real time; CPU {info['real_time_factor_cpu']:.1f}x); "
         f"results, summary.json and plots in {out_dir}")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from orchestration.runs.reference.lift import CALM, G, RHO, SEA, _connect_vec, _hardpoint_pose, _vec, ship_equilibrium
+from orchestration.runs.reference.lift import (CALM, G, RHO, SEA, _connect_vec, _hardpoint_pose, _vec,
+                                               declare_unconnected_inputs, ship_equilibrium)
 from orchestration.runs.reference.paths import DEFAULT_FMU_DIR
 
 #: The bundled MSS supply vessel stands in for the barge (no barge data is bundled: docs/scenarios.md),
@@ -105,6 +106,7 @@ def moored_barge_system(fmu_dir: Path = DEFAULT_FMU_DIR, sea: dict | None = None
         _connect_vec(s, f"barge.hardpoint{k}.position", f"line{k}.end_b.position")
         _connect_vec(s, f"barge.hardpoint{k}.velocity", f"line{k}.end_b.velocity")
         _connect_vec(s, f"line{k}.end_b.force", f"barge.hardpoint{k}.force")
+    declare_unconnected_inputs(s)
     return s
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from orchestration.runs.reference.lift import (LANDING_POSE, NUMERICS, PAYLOAD_SIZE, LIFT_POINT, SEA, _connect_vec,
-                                               _lift_components, _vec, lift_geometry)
+                                               _lift_components, _vec, declare_unconnected_inputs, lift_geometry)
 from orchestration.runs.reference.paths import DEFAULT_FMU_DIR
 
 # ---------------------------------------------------------------------------------- deck landing
@@ -81,6 +81,7 @@ def deck_landing_system(fmu_dir: Path = DEFAULT_FMU_DIR, sea: dict | None = None
     _connect_vec(s, "contact.body1.moment", "payload.cg.moment")
     _connect_vec(s, "contact.body2.force", "barge.hardpoint1.force")
     _connect_vec(s, "contact.body2.moment", "barge.hardpoint1.moment")
+    declare_unconnected_inputs(s)
     return s
 
 

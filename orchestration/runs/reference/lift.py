@@ -99,6 +99,31 @@ def _connect_vec(s, source: str, target: str, n: int = 3) -> None:
         s.connect(f"{source}[{i}]", f"{target}[{i}]")
 
 
+def declare_unconnected_inputs(s) -> None:
+    """Give every input of the system that no connection drives, and that has no start value yet,
+    its FMU's own start value explicitly: in these scenarios such inputs are unused on purpose (the
+    ship's spare hardpoints and current, the crane's unused attachments and joints, the wire's
+    tangents and twist, the winch's other set-points, which the events file may override), and the
+    system file then says so, so that validation has nothing to warn about (docs/scenarios.md)."""
+    from fmpy import read_model_description
+
+    connected = {c.target for c in s.connections}
+    for component in s.components.values():
+        md = read_model_description(str(component.source))
+        for v in md.modelVariables:
+            if v.causality != "input" or (component.name, v.name) in connected or v.name in component.parameters:
+                continue
+            start = v.start if v.start is not None else "0"
+            if v.type == "Real":
+                component.parameters[v.name] = float(start)
+            elif v.type in ("Integer", "Enumeration"):
+                component.parameters[v.name] = int(start)
+            elif v.type == "Boolean":
+                component.parameters[v.name] = str(start).lower() in ("true", "1")
+            else:
+                component.parameters[v.name] = str(start)
+
+
 def lift_crane_data() -> dict:
     """The lift crane's mechanism file contents (docs/crane_format.md): the preset + CRANE_CHANGES."""
     from components.mechanism import PRESET_DIR
@@ -330,6 +355,7 @@ def offshore_lift_system(fmu_dir: Path = DEFAULT_FMU_DIR, sea: dict | None = Non
     s = System("offshore_lift", start_time=0.0, stop_time=stop, base_step=num["step"], algorithm="fixed",
                algorithm_options={"method": "gauss-seidel"})
     _lift_components(s, Path(fmu_dir), geo, SEA if sea is None else sea, LIFT_POSE, num)
+    declare_unconnected_inputs(s)
     return s
 
 

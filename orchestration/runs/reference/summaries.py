@@ -12,7 +12,7 @@ from orchestration.runs.reference.barge import (barge_equilibrium, catenary_fair
 from orchestration.runs.reference.lift import (HOIST, LIFT_EVENTS, PAYLOAD_SIZE, WEIGHT_AIR, WEIGHT_WATER, WIRE,
                                                WIRE_WEIGHT_WATER, G)
 
-def _vectors(*groups: str) -> list[str]:
+def _vectors(*groups) -> list[str]:
     out = []
     for g in groups:
         base, _, n = g.partition("*")
@@ -29,18 +29,30 @@ RECORD = {
                               "payload.velocity*3", "payload.euler*3", "ship.wave_probe.elevation",
                               "winch.motor.power", "winch.motor.torque", "winch.payout.speed",
                               "winch.payout.reference_speed", "winch.payout.line_length", "winch.speed_setpoint",
-                              "winch.hardpoint.velocity_down", "crane.joint1.position", "crane.joint2.torque",
-                              "crane.joint4.position"),
+                              "winch.hardpoint.velocity_down", "crane.joint2.torque",
+                              # Integer and Boolean: the winch's control mode and brake
+                              "winch.mode", "winch.brake", "winch.brake.engaged", "winch.motor.saturated",
+                              # the 3-D replay (replay.py): ship and payload attitude, the crane's base and
+                              # joints, the wire's ends
+                              "ship.quaternion*4", "payload.quaternion*4", "crane.base.position*3",
+                              "crane.base.quaternion*4", *(f"crane.joint{k}.position" for k in range(1, 8)),
+                              "payload.attachment1.position*3"),
     "deck_landing": _vectors("ship.position*3", "ship.euler*3", "barge.position*3", "barge.euler*3",
                              f"crane.{HOIST}.position*3", "cable.winch.tension", "cable.end_a.tension",
                              "cable.line_length", "payload.position*3", "payload.velocity*3", "payload.euler*3",
                              "barge.hardpoint1.position*3", "barge.hardpoint1.velocity*3", "contact.pair12.in_contact",
                              "contact.pair12.normal_force", "contact.pair12.penetration", "contact.body1.force*3",
-                             "winch.motor.power", "winch.payout.speed", "winch.payout.line_length"),
+                             "winch.motor.power", "winch.payout.speed", "winch.payout.line_length",
+                             "winch.mode", "winch.brake", "winch.brake.engaged", "winch.motor.saturated",
+                             "ship.quaternion*4", "barge.quaternion*4", "payload.quaternion*4",
+                             "crane.base.position*3", "crane.base.quaternion*4",
+                             *(f"crane.joint{k}.position" for k in range(1, 8)), "payload.attachment1.position*3"),
     "moored_barge": _vectors("barge.position*3", "barge.euler*3", "barge.velocity*3",
                              *(f"line{k}.end_b.force*3" for k in range(1, 5)),
                              *(f"line{k}.end_b.tension" for k in range(1, 5)),
-                             *(f"line{k}.end_a.tension" for k in range(1, 5)), "barge.wave.elevation"),
+                             *(f"line{k}.end_a.tension" for k in range(1, 5)), "barge.wave.elevation",
+                             "barge.quaternion*4", *(f"line{k}.end_a.position*3" for k in range(1, 5)),
+                             *(f"line{k}.end_b.position*3" for k in range(1, 5))),
 }
 
 
