@@ -248,6 +248,8 @@ def _description(path: str, mtime: int):
 
 
 def _md(system, name: str):
+    if system.components[name].adapter:
+        return None                     # a port adapter is no ship port and carries nothing
     source = Path(system.components[name].source)
     try:
         return _description(str(source), source.stat().st_mtime_ns)

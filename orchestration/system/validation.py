@@ -23,6 +23,11 @@ Checks (docs/cosimulation.md, "Validation"; docs/ship_swap.md shows the messages
   into its force inputs (e.g. a crane on a ship whose force inputs were not mapped); start values
   on the force inputs mark such a coupling as intended. A force that comes back without the
   moment about the same point is a warning (the moment may be zero by design: a swivel);
+* mechanical ports connected in part (a warning): some motion inputs of a port (position,
+  attitude, velocities, accelerations) connected and others neither connected nor given start
+  values, e.g. a crane base with a position but no velocity or acceleration;
+* port adapters (orchestration.system.adapters): their kind and the parameters that shape their
+  interface; then every check above, on their interface as on an FMU's;
 * an input connected twice; unconnected inputs (a warning); algebraic loops through
   direct-feedthrough outputs (a warning, with the cycle).
 """
@@ -38,7 +43,8 @@ from fmpy import read_model_description
 
 from orchestration.errors import did_you_mean
 from orchestration.system.file_values import FileValue
-from orchestration.system.fmu_info import NUMERIC, INTEGER_RANGE, connection_problem, family
+from orchestration.system.adapters import AdapterError
+from orchestration.system.fmu_info import NUMERIC, INTEGER_RANGE, component_description, connection_problem, family
 from orchestration.system.graphs import strongly_connected_components
 from orchestration.system.model import Connection, System
 
@@ -110,22 +116,29 @@ def validate_system(system: System) -> ValidationReport:
     descriptions = {}
     for component in system.components.values():
         where = _loc(system, component.origin) + f" (component {component.name})"
-        source = Path(component.source)
-        if not source.exists():
-            add("error", where, f"FMU file not found: {source}")
-            continue
-        try:
-            md = read_model_description(str(source))
-        except Exception as exc:
-            add("error", where, f"cannot read {source.name}: {exc}")
-            continue
-        if md.coSimulation is None:
-            add("error", where, f"{source.name} has no co-simulation interface")
-            continue
-        if md.fmiVersion not in ("1.0", "2.0", "3.0"):
-            add("error", where, f"{source.name} is FMI {md.fmiVersion}; FMI 1.0, 2.0 and 3.0 co-simulation are "
-                                "supported")
-            continue
+        if component.adapter:
+            try:
+                md = component_description(component)
+            except AdapterError as exc:
+                add("error", where, f"{component.adapter} adapter: {exc}")
+                continue
+        else:
+            source = Path(component.source)
+            if not source.exists():
+                add("error", where, f"FMU file not found: {source}")
+                continue
+            try:
+                md = read_model_description(str(source))
+            except Exception as exc:
+                add("error", where, f"cannot read {source.name}: {exc}")
+                continue
+            if md.coSimulation is None:
+                add("error", where, f"{source.name} has no co-simulation interface")
+                continue
+            if md.fmiVersion not in ("1.0", "2.0", "3.0"):
+                add("error", where, f"{source.name} is FMI {md.fmiVersion}; FMI 1.0, 2.0 and 3.0 co-simulation are "
+                                    "supported")
+                continue
         arrays = {v.name for v in md.modelVariables if getattr(v, "dimensions", None)}
         used = sorted(arrays & set(component.parameters))
         if used:
@@ -168,7 +181,7 @@ def validate_system(system: System) -> ValidationReport:
                 continue
             variables = {v.name: v for v in md.modelVariables}
             if var not in variables:
-                add("error", where, f"{comp} ({Path(system.components[comp].source).name}) has no variable "
+                add("error", where, f"{comp} ({system.components[comp].display_source}) has no variable "
                                     f"{var!r}{did_you_mean(var, variables)}")
                 ends.append(None)
                 continue
@@ -205,6 +218,7 @@ def validate_system(system: System) -> ValidationReport:
             connected_inputs[c.target] = c
 
     _check_vectors(system, descriptions, connected_inputs, add)
+    _check_ports(system, descriptions, connected_inputs, add)
     _check_attachments(system, descriptions, add)
 
     for name, md in descriptions.items():
@@ -436,6 +450,45 @@ def _check_vectors(system: System, descriptions: dict, connected: dict, add) -> 
                     "file if that is intended")
 
 
+def _check_ports(system: System, descriptions: dict, connected: dict, add) -> None:
+    """A mechanical port whose motion is connected in part: some of its motion inputs (position,
+    attitude, velocity, angular velocity, accelerations: vectors and scalars with those units,
+    grouped by the name before the last dot, e.g. ``base``) connected, others neither connected
+    nor given start values -- a crane base that gets the ship's position but no velocity or
+    acceleration moves with the ship without feeling its motion."""
+    for name, md in descriptions.items():
+        component = system.components[name]
+        members: dict[str, dict[str, list]] = {}
+        in_vector = set()
+        for key, variables in vectors(md).items():
+            if variables[0].causality != "input":
+                continue
+            in_vector.update(v.name for v in variables)
+            dims = (_unit_info(md, _unit(variables[0])) or _Unit("", ())).exponents
+            if dims in MOTION or key.rpartition(".")[2] == "quaternion":
+                prefix, _, leaf = key.rpartition(".")
+                members.setdefault(prefix, {})[leaf] = variables
+        for v in md.modelVariables:
+            if v.causality == "input" and v.name not in in_vector and "." in v.name:
+                dims = (_unit_info(md, _unit(v)) or _Unit("", ())).exponents
+                if dims in MOTION:
+                    prefix, _, leaf = v.name.rpartition(".")
+                    members.setdefault(prefix, {})[leaf] = [v]
+        for prefix, group in members.items():
+            if len(group) < 2:
+                continue
+            wired = [leaf for leaf, vs in group.items() if any((name, v.name) in connected for v in vs)]
+            loose = [leaf for leaf, vs in group.items()
+                     if not any((name, v.name) in connected or v.name in component.parameters for v in vs)]
+            if wired and loose:
+                count = sum(len(group[leaf]) for leaf in loose)
+                add("warning", _loc(system, component.origin) + f" (component {name})",
+                    f"port {name}.{prefix} is connected only in part: {', '.join(wired)} connected, "
+                    f"{', '.join(loose)} not ({count} input(s) keep their start values): it follows a motion "
+                    "without the rates or accelerations that go with it; connect them, or give them start values "
+                    "in the system file if that is intended")
+
+
 def _check_attachments(system: System, descriptions: dict, add) -> None:
     """A component carrying another at a point must get its loads back (module docstring)."""
     info = {}
@@ -472,7 +525,7 @@ def _check_attachments(system: System, descriptions: dict, add) -> None:
             continue
         explicit = [v for v in a_inputs if v in system.components[a].parameters]
         where = _loc(system, system.components[a].origin) + f" (component {a})"
-        fmu_a = Path(system.components[a].source).name
+        fmu_a = system.components[a].display_source
         if not loads_back:
             if explicit:
                 continue      # start values on the force inputs: the one-way coupling is intended
