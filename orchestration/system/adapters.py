@@ -6,7 +6,7 @@ rigid-body ports: they move a motion from one point of a body to another, a wren
 moment about a point) back to where another model takes it, and convert frames (NED, ENU, z up;
 body x forward, y starboard or port), attitudes (Euler angles of any sequence, in rad or deg, or a
 quaternion) and units exactly, at any angle. The power F.v + M.w a port carries is the same on both
-sides of an adapter pair.
+sides of an adapter.
 
 An adapter is an ordinary component of the system model (``Component.adapter`` names its kind,
 ``Component.source`` is None) with start values and connections like an FMU's: in SSP an
@@ -16,24 +16,28 @@ parameters and ports (name, causality, type, unit, frame in the description, the
 direct-feedthrough dependencies) -- as an FMPy ``ModelDescription``, so that validation, recording,
 start values and the file readers see an adapter as they see an FMU. The master evaluates them
 (orchestration.master.adapters). Some parameters shape the interface (``attitude``, the units,
-``loads``): the interface is built from a component's start values.
+``points``): the interface is built from a component's start values.
 
 Kinds (each parameter and port is listed by ``marine-cosim info adapter:<kind>``):
 
-* ``rigid_motion``: the motion of a point of a body (position, quaternion, velocity, angular
-  velocity, acceleration, angular acceleration; ours) from the motion of the body's reference point
-  in another model's conventions: p_A = p + R r, v_A = v + w x R r,
-  a_A = a + dw x R r + w x (w x R r) (rigid-body kinematics, e.g. Fossen 2011 eq. 2.98 ff.);
-* ``wrench``: the dual: wrenches (force, moment about their point; ours) at points A_k of the body,
-  summed and moved to its reference point, F = sum F_k, M = sum (M_k + R r_k x F_k), out in the other
-  model's conventions. A ``rigid_motion`` and a ``wrench`` with the same conventions and levers
-  keep the power: F.v + M.w = sum (F_k.v_k + M_k.w);
+* ``rigid_body``: a body's port as another model gives it -- the motion of its reference point in
+  its conventions in, the resultant wrench out in its conventions -- and points 1..N on the body in
+  ours, each with its motion out (position, quaternion, velocity, angular velocity, acceleration,
+  angular acceleration: NED) and its load in (force, moment about the point: NED). Rigid-body
+  kinematics p_k = p + R r_k, v_k = v + w x R r_k, a_k = a + dw x R r_k + w x (w x R r_k), and its
+  dual F = sum F_k, M = sum (M_k + R r_k x F_k) (e.g. Fossen 2011, eq. 2.98 ff.), so the power is the
+  same on both sides: F.v + M.w = sum (F_k.v_k + M_k.w);
 * ``manoeuvring_seakeeping``: one hull from two models, a 3-DOF manoeuvring model for surge, sway
   and yaw and a seakeeping model for heave, roll and pitch: the pose eta = (x, y, z, phi, theta,
-  psi) takes x, y, psi from the one and z, phi, theta from the other; a wrench on the hull becomes
-  the generalised forces Q = J(eta)^T W, of which the manoeuvring model gets those of x, y, psi
-  and the seakeeping model a wrench whose generalised forces in its own coordinates are those of
-  z, phi, theta. The power splits exactly: W.V = P_manoeuvring + P_seakeeping.
+  psi) of the reference point takes x, y, psi from the one and z, phi, theta from the other; the
+  points' wrenches become the generalised forces Q = J(eta)^T W, of which the manoeuvring model gets
+  those of x, y, psi and the seakeeping model a wrench whose generalised forces in its own
+  coordinates are those of z, phi, theta. The power splits exactly: sum W_k.V_k = P_manoeuvring +
+  P_seakeeping.
+
+Motion and load of a port pass through one adapter (not a motion adapter and a load adapter), so
+the adapter keeps the port's power by itself, and a power bond (two components, one each side)
+joins a model's port to the adapter's.
 """
 from __future__ import annotations
 
@@ -54,7 +58,7 @@ BODIES = ("FRD", "FLU")
 ANGLE_UNITS = {"rad": 1.0, "deg": math.pi / 180.0}
 FORCE_UNITS = {"N": 1.0, "kN": 1e3, "MN": 1e6}
 MOMENT_UNITS = {"N.m": 1.0, "kN.m": 1e3, "MN.m": 1e6}
-MAX_LOADS = 16
+MAX_POINTS = 16
 
 # units the interfaces use: name -> (kg, m, s, rad exponents, factor)
 _UNITS = {"1": (0, 0, 0, 0, 1.0), "m": (0, 1, 0, 0, 1.0), "m/s": (0, 1, -1, 0, 1.0), "m/s2": (0, 1, -2, 0, 1.0),
@@ -159,9 +163,57 @@ def _check(kind: str, params: list[Parameter], values: Mapping[str, Any]) -> Non
         raise AdapterError(f"euler_sequence = {sequence!r} is not a sequence of the three axes x, y, z (e.g. 'zyx')")
 
 
-# ---------------------------------------------------------------------- rigid_motion
+# ---------------------------------------------------------------------- points on the body (ours)
 
-def _rigid_motion_parameters(values: Mapping[str, Any]) -> list[Parameter]:
+def _points(values: Mapping[str, Any]) -> int:
+    n = values.get("points", 1)
+    if isinstance(n, bool) or not isinstance(n, (int, float)) or n != int(n) or not 1 <= int(n) <= MAX_POINTS:
+        raise AdapterError(f"points = {n!r} must be a whole number from 1 to {MAX_POINTS}")
+    return int(n)
+
+
+def _point_parameters(values: Mapping[str, Any], reference: str) -> list[Parameter]:
+    params = [Parameter("points", "Integer", 1, f"Number of points on the body (1..{MAX_POINTS}): ports point1 ... "
+                        "pointN", structural=True)]
+    for k in range(1, _points(values) + 1):
+        params += _real_vector(f"point{k}.lever", f"Point {k} relative to {reference}, our body axes (x forward, "
+                                                  "y starboard, z down)")
+    return params
+
+
+_MOTION = ("position", "velocity", "angular_velocity", "acceleration", "angular_acceleration")
+
+
+def _point_ports(p: Mapping[str, Any], motion: tuple[str, ...], attitude: tuple[str, ...],
+                 rates: tuple[str, ...]) -> list[Port]:
+    """Each point's motion out (ours, NED) and load in (ours, NED, moment about the point).
+    ``motion``: every input the motion depends on; ``attitude``, ``rates``: those its position and
+    attitude, and its angular velocity depend on."""
+    ports = []
+    for k in range(1, _points(p) + 1):
+        pk = f"point{k}"
+        ports += [Port(n, "output", "m", f"Position of point {k}, NED", attitude) for n in _vector(f"{pk}.position")]
+        ports += [Port(n, "output", "1", "Attitude quaternion (w, x, y, z), body (x forward, y starboard, z down) "
+                       "to NED", attitude) for n in _vector(f"{pk}.quaternion", 4)]
+        ports += [Port(n, "output", "m/s", f"Velocity of point {k}, NED", motion) for n in _vector(f"{pk}.velocity")]
+        ports += [Port(n, "output", "rad/s", "Angular velocity, NED", rates)
+                  for n in _vector(f"{pk}.angular_velocity")]
+        ports += [Port(n, "output", "m/s2", f"Acceleration of point {k}, NED", motion)
+                  for n in _vector(f"{pk}.acceleration")]
+        ports += [Port(n, "output", "rad/s2", "Angular acceleration, NED", motion)
+                  for n in _vector(f"{pk}.angular_acceleration")]
+        ports += [Port(n, "input", "N", f"Force on the body at point {k}, NED") for n in _vector(f"{pk}.force")]
+        ports += [Port(n, "input", "N.m", f"Moment on the body about point {k}, NED") for n in _vector(f"{pk}.moment")]
+    return ports
+
+
+def _point_loads(p: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(n for k in range(1, _points(p) + 1) for w in ("force", "moment") for n in _vector(f"point{k}.{w}"))
+
+
+# ---------------------------------------------------------------------- rigid_body
+
+def _rigid_body_parameters(values: Mapping[str, Any]) -> list[Parameter]:
     return _conventions() + [
         Parameter("velocity_axes", "String", "world", "Axes of its velocity: world or body",
                   choices=("world", "body")),
@@ -172,16 +224,18 @@ def _rigid_motion_parameters(values: Mapping[str, Any]) -> list[Parameter]:
                   "Fossen's models: a = R (nu' + w x v))", choices=("world", "body", "body_derivative")),
         Parameter("angular_acceleration_axes", "String", "world", "Axes of its angular acceleration: world or body",
                   choices=("world", "body")),
+        Parameter("load_axes", "String", "world", "Axes of the force and moment it takes: world or body",
+                  choices=("world", "body")),
+        Parameter("force_unit", "String", "N", "Unit of the force it takes", choices=tuple(FORCE_UNITS),
+                  structural=True),
+        Parameter("moment_unit", "String", "N.m", "Unit of the moment it takes", choices=tuple(MOMENT_UNITS),
+                  structural=True),
         *_real_vector("origin", "Its world origin in ours (NED)"),
-        *_real_vector("lever", "The point relative to its reference point, our body axes (x forward, y starboard, "
-                               "z down)"),
+        *_point_parameters(values, "its reference point"),
     ]
 
 
-_MOTION = ("position", "velocity", "angular_velocity", "acceleration", "angular_acceleration")
-
-
-def _rigid_motion_ports(p: Mapping[str, Any]) -> list[Port]:
+def _rigid_body_ports(p: Mapping[str, Any]) -> list[Port]:
     angle, rate, acc = _angle_units(p)
     attitude = _attitude_ports(p)
     att = tuple(a.name for a in attitude)
@@ -194,72 +248,16 @@ def _rigid_motion_ports(p: Mapping[str, Any]) -> list[Port]:
               for n in ref["acceleration"]]
     ports += [Port(n, "input", acc, "Its angular acceleration (angular_acceleration_axes)")
               for n in ref["angular_acceleration"]]
-    # conservative: what an output may depend on under any axes setting (the dependencies are part of
-    # the interface, which only the structural parameters shape)
-    deps_w = ref["angular_velocity"] + att
-    deps_v = ref["velocity"] + deps_w
-    deps_dw = ref["angular_acceleration"] + att
-    deps_a = ref["acceleration"] + deps_dw + deps_v
-    out = {"position": ("m", "Position of the point", ref["position"] + att),
-           "velocity": ("m/s", "Velocity of the point", deps_v),
-           "angular_velocity": ("rad/s", "Angular velocity", deps_w),
-           "acceleration": ("m/s2", "Acceleration of the point", deps_a),
-           "angular_acceleration": ("rad/s2", "Angular acceleration", deps_dw)}
-    for w in ("position",):
-        unit, text, deps = out[w]
-        ports += [Port(n, "output", unit, f"{text}, NED", tuple(dict.fromkeys(deps))) for n in _vector(f"point.{w}")]
-    ports += [Port(f"point.quaternion[{i}]", "output", "1", "Attitude quaternion (w, x, y, z), body (x forward, "
-                   "y starboard, z down) to NED", att) for i in range(4)]
-    for w in _MOTION[1:]:
-        unit, text, deps = out[w]
-        ports += [Port(n, "output", unit, f"{text}, NED", tuple(dict.fromkeys(deps))) for n in _vector(f"point.{w}")]
-    return ports
-
-
-# ---------------------------------------------------------------------- wrench
-
-def _loads(values: Mapping[str, Any]) -> int:
-    n = values.get("loads", 1)
-    if isinstance(n, bool) or not isinstance(n, (int, float)) or n != int(n) or not 1 <= int(n) <= MAX_LOADS:
-        raise AdapterError(f"loads = {n!r} must be a whole number from 1 to {MAX_LOADS}")
-    return int(n)
-
-
-def _wrench_parameters(values: Mapping[str, Any]) -> list[Parameter]:
-    params = _conventions() + [
-        Parameter("axes", "String", "world", "Axes of the force and moment it takes: world or body",
-                  choices=("world", "body")),
-        Parameter("force_unit", "String", "N", "Unit of the force it takes", choices=tuple(FORCE_UNITS),
-                  structural=True),
-        Parameter("moment_unit", "String", "N.m", "Unit of the moment it takes", choices=tuple(MOMENT_UNITS),
-                  structural=True),
-        Parameter("loads", "Integer", 1, f"Number of wrenches summed (1..{MAX_LOADS}): inputs load1 ... loadN",
-                  structural=True),
-    ]
-    for k in range(1, _loads(values) + 1):
-        params += _real_vector(f"load{k}.lever", f"Where load {k} acts, relative to its reference point, our body "
-                                                 "axes (x forward, y starboard, z down)")
-    return params
-
-
-def _wrench_ports(p: Mapping[str, Any]) -> list[Port]:
-    attitude = _attitude_ports(p)
-    att = tuple(a.name for a in attitude)
-    ports = list(attitude)
-    forces: tuple[str, ...] = ()
-    everything: tuple[str, ...] = ()
-    for k in range(1, _loads(p) + 1):
-        ports += [Port(n, "input", "N", f"Force of load {k}, NED") for n in _vector(f"load{k}.force")]
-        ports += [Port(n, "input", "N.m", f"Moment of load {k} about its point, NED")
-                  for n in _vector(f"load{k}.moment")]
-        forces += tuple(_vector(f"load{k}.force"))
-        everything += tuple(_vector(f"load{k}.force")) + tuple(_vector(f"load{k}.moment"))
     fu, mu = p.get("force_unit", "N"), p.get("moment_unit", "N.m")
-    ports += [Port(n, "output", fu, "Sum of the forces (axes)", forces + att)
+    loads = _point_loads(p)
+    ports += [Port(n, "output", fu, "Sum of the forces on the body (load_axes)", loads + att)
               for n in _vector("reference.force")]
-    ports += [Port(n, "output", mu, "Sum of the moments about its reference point (axes)", everything + att)
+    ports += [Port(n, "output", mu, "Sum of the moments about its reference point (load_axes)", loads + att)
               for n in _vector("reference.moment")]
-    return ports
+    # conservative dependencies: what an output may depend on under any axes setting (they are part of
+    # the interface, which only the structural parameters shape)
+    motion = tuple(n for w in _MOTION for n in ref[w]) + att
+    return ports + _point_ports(p, motion, ref["position"] + att, ref["angular_velocity"] + att)
 
 
 # ---------------------------------------------------------------------- manoeuvring_seakeeping
@@ -277,16 +275,15 @@ def _manoeuvring_parameters(values: Mapping[str, Any]) -> list[Parameter]:
                   choices=("world", "body")),
         Parameter("acceleration_axes", "String", "body_derivative", "Its acceleration: world, body, or "
                   "body_derivative (u', v': a = R (u' - r v, v' + r u))", choices=("world", "body", "body_derivative")),
+        Parameter("load_axes", "String", "body", "Axes of the force it takes: body (X, Y) or world",
+                  choices=("world", "body")),
         Parameter("force_unit", "String", "N", "Unit of the force it takes", choices=tuple(FORCE_UNITS),
                   structural=True),
         Parameter("moment_unit", "String", "N.m", "Unit of the yaw moment it takes", choices=tuple(MOMENT_UNITS),
                   structural=True),
-        Parameter("load_axes", "String", "body", "Axes of the force it takes: body (X, Y) or world",
-                  choices=("world", "body")),
         Parameter("origin[0]", "Real", 0.0, "Its world origin in ours, north", "m"),
         Parameter("origin[1]", "Real", 0.0, "Its world origin in ours, east", "m"),
-        *_real_vector("lever", "The point relative to the reference point (the point both models move), our body "
-                               "axes (x forward, y starboard, z down)"),
+        *_point_parameters(values, "the reference point (the point both models move)"),
     ]
 
 
@@ -314,40 +311,26 @@ def _manoeuvring_ports(p: Mapping[str, Any]) -> list[Port]:
                for n in _vector(s + "acceleration")]
             + [Port(n, "input", "rad/s2", "Angular acceleration in the seakeeping model, NED")
                for n in _vector(s + "angular_acceleration")])
-    loads = ([Port(n, "input", "N", "Force on the hull at the point, NED") for n in _vector("point.force")]
-             + [Port(n, "input", "N.m", "Moment on the hull about the point, NED") for n in _vector("point.moment")])
-    inputs = tuple(x.name for x in m_in + s_in + loads)
     motion = tuple(x.name for x in m_in + s_in)
-    outputs = ([Port(n, "output", "m", "Position of the point, NED", motion) for n in _vector("point.position")]
-               + [Port(n, "output", "1", "Attitude quaternion (w, x, y, z), body to NED", motion)
-                  for n in _vector("point.quaternion", 4)]
-               + [Port(n, "output", "m/s", "Velocity of the point, NED", motion) for n in _vector("point.velocity")]
-               + [Port(n, "output", "rad/s", "Angular velocity, NED", motion)
-                  for n in _vector("point.angular_velocity")]
-               + [Port(n, "output", "m/s2", "Acceleration of the point, NED", motion)
-                  for n in _vector("point.acceleration")]
-               + [Port(n, "output", "rad/s2", "Angular acceleration, NED", motion)
-                  for n in _vector("point.angular_acceleration")]
-               + [Port(n, "output", fu, "Force for the manoeuvring model (load_axes): the generalised forces of "
-                       "x and y", inputs) for n in _vector(m + "force", 2)]
+    loads = _point_loads(p) + tuple(_vector(s + "quaternion", 4)) + (m + "yaw",)
+    outputs = ([Port(n, "output", fu, "Force for the manoeuvring model (load_axes): the generalised forces of "
+                     "x and y", loads) for n in _vector(m + "force", 2)]
                + [Port(m + "moment", "output", mu, "Yaw moment for the manoeuvring model: the generalised force of "
-                       "psi", inputs)]
-               + [Port(n, "output", "N", "Force for the seakeeping model at the reference point, NED", inputs)
+                       "psi", loads)]
+               + [Port(n, "output", "N", "Force for the seakeeping model at the reference point, NED", loads)
                   for n in _vector(s + "force")]
-               + [Port(n, "output", "N.m", "Moment for the seakeeping model about the reference point, NED", inputs)
+               + [Port(n, "output", "N.m", "Moment for the seakeeping model about the reference point, NED", loads)
                   for n in _vector(s + "moment")])
-    return m_in + s_in + loads + outputs
+    return m_in + s_in + outputs + _point_ports(p, motion, motion, motion)
 
 
 KINDS: dict[str, Kind] = {k.name: k for k in (
-    Kind("rigid_motion", "the motion of a point of a body from its reference point's motion in another model's "
-                         "conventions (ours out: NED, body FRD, quaternion)", _rigid_motion_parameters,
-         _rigid_motion_ports),
-    Kind("wrench", "wrenches at points of a body (ours) summed and moved to its reference point, out in another "
-                   "model's conventions", _wrench_parameters, _wrench_ports),
+    Kind("rigid_body", "a rigid body's port in another model's conventions (its reference point's motion in, the "
+                       "resultant wrench out) and points on the body in ours (their motion out, loads in)",
+         _rigid_body_parameters, _rigid_body_ports),
     Kind("manoeuvring_seakeeping", "one hull from a 3-DOF manoeuvring model (surge, sway, yaw) and a seakeeping "
-                                   "model (heave, roll, pitch), loads split by generalised forces",
-         _manoeuvring_parameters, _manoeuvring_ports),
+                                   "model (heave, roll, pitch), loads split by generalised forces; points on the "
+                                   "hull in ours", _manoeuvring_parameters, _manoeuvring_ports),
 )}
 
 
@@ -368,6 +351,11 @@ def parameters(kind_name: str, values: Mapping[str, Any] | None = None) -> list[
     values = dict(values or {})
     params = kind(kind_name).parameters(values)
     _check(kind_name, params, values)
+    if kind_name == "manoeuvring_seakeeping":
+        world, body = values.get("world", "NED"), values.get("body", "FRD")
+        if (world == "NED") != (body == "FRD"):
+            raise AdapterError(f"world = {world!r} with body = {body!r}: a 3-DOF model's heading and yaw rate turn "
+                               "about one vertical, so NED goes with FRD (z down) and ENU or NWU with FLU (z up)")
     return params
 
 

@@ -12,7 +12,7 @@ import pytest
 from orchestration.master.adapters import AdapterSlave
 from orchestration.master.adapters.frames import (Conventions, euler_to_matrix, euler_to_quaternion, matrix_to_euler,
                                                   quat_from_matrix, quat_to_matrix)
-from orchestration.master.adapters.kinds import ManoeuvringSeakeeping, RigidMotion, Wrench
+from orchestration.master.adapters.kinds import ManoeuvringSeakeeping, RigidBody
 from orchestration.master.slaves import SlaveError
 
 SEQUENCES = ["".join(p) for p in itertools.permutations("xyz")]
@@ -148,12 +148,14 @@ def test_rigid_motion_against_finite_differences(case):
     moving point A = p + R r differentiated numerically, whatever the other model's conventions."""
     lever = np.array([-24.6, 3.0, -6.7])
     p = {**CASES[case], "origin[0]": 12.0, "origin[1]": -4.0, "origin[2]": 0.3,
-         **{f"lever[{i}]": float(x) for i, x in enumerate(lever)}}
-    adapter = RigidMotion(p)
+         **{f"point1.lever[{i}]": float(x) for i, x in enumerate(lever)}}
+    adapter = RigidBody(p)
     point = lambda s: trajectory(s)[0] + trajectory(s)[1] @ lever
     for t in (0.3, 1.7, 4.2):
-        out = adapter.evaluate(its_inputs(p, t))
-        get = lambda name, n=3: np.array([out[f"point.{name}[{i}]"] for i in range(n)])
+        u = its_inputs(p, t)
+        u.update({f"point1.{w}[{i}]": 0.0 for w in ("force", "moment") for i in range(3)})
+        out = adapter.evaluate(u)
+        get = lambda name, n=3: np.array([out[f"point1.{name}[{i}]"] for i in range(n)])
         h = 1e-4
         v_fd = (point(t + h) - point(t - h)) / (2 * h)
         a_fd = (point(t + h) - 2 * point(t) + point(t - h)) / h ** 2
@@ -169,62 +171,59 @@ def test_rigid_motion_against_finite_differences(case):
 
 # ---------------------------------------------------------------------- power
 
-def power_pair(p: dict, n_loads: int, rng) -> tuple[float, float]:
-    """A rigid_motion and a wrench with the same conventions on a random state: the power of the
-    loads at their points (ours) and of the resultant at the reference point (its conventions)."""
-    levers = rng.normal(scale=20.0, size=(n_loads, 3))
+def random_body_inputs(p: dict, n_points: int, rng) -> dict[str, float]:
     u = {}
-    for name, n in (("position", 3), ("velocity", 3), ("angular_velocity", 3), ("acceleration", 3),
-                    ("angular_acceleration", 3)):
-        u.update({f"reference.{name}[{i}]": float(x) for i, x in enumerate(rng.normal(size=n))})
+    for name in ("position", "velocity", "angular_velocity", "acceleration", "angular_acceleration"):
+        u.update({f"reference.{name}[{i}]": float(x) for i, x in enumerate(rng.normal(size=3))})
     if p.get("attitude") == "euler":
         u.update({f"reference.euler[{i}]": float(x) for i, x in enumerate(rng.uniform(-170, 170, 3))})
     else:
         u.update({f"reference.quaternion[{i}]": float(x) for i, x in enumerate(rng.normal(size=4))})
-    forces = rng.normal(scale=1e5, size=(n_loads, 3))
-    moments = rng.normal(scale=1e6, size=(n_loads, 3))
-    ours_in = 0.0
-    for k in range(n_loads):
-        motion = RigidMotion({**p, **{f"lever[{i}]": float(x) for i, x in enumerate(levers[k])}}).evaluate(u)
-        v_k = np.array([motion[f"point.velocity[{i}]"] for i in range(3)])
-        w = np.array([motion[f"point.angular_velocity[{i}]"] for i in range(3)])
-        ours_in += forces[k] @ v_k + moments[k] @ w
-    w_in = dict(u)
-    for k in range(n_loads):
-        w_in.update({f"load{k + 1}.force[{i}]": float(forces[k, i]) for i in range(3)})
-        w_in.update({f"load{k + 1}.moment[{i}]": float(moments[k, i]) for i in range(3)})
-    wp = {**p, "loads": n_loads, **{f"load{k + 1}.lever[{i}]": float(levers[k, i]) for k in range(n_loads)
-                                    for i in range(3)}}
-    out = Wrench(wp).evaluate(w_in)
-    F = np.array([out[f"reference.force[{i}]"] for i in range(3)]) * {"N": 1, "kN": 1e3}[p.get("force_unit", "N")]
-    M = np.array([out[f"reference.moment[{i}]"] for i in range(3)]) * {"N.m": 1, "kN.m": 1e3}[
-        p.get("moment_unit", "N.m")]
-    # its velocities in the axes the wrench is given in
-    ref = RigidMotion({**p, "velocity_axes": p.get("velocity_axes", "world")})
-    _, _, R, v, w, _, _ = ref.reference_motion(u)
-    conv = ref.attitude.conventions
-    if p.get("axes") == "body":
+    for k in range(1, n_points + 1):
+        u.update({f"point{k}.force[{i}]": float(x) for i, x in enumerate(rng.normal(scale=1e5, size=3))})
+        u.update({f"point{k}.moment[{i}]": float(x) for i, x in enumerate(rng.normal(scale=1e6, size=3))})
+    return u
+
+
+def body_powers(p: dict, n_points: int, rng) -> tuple[float, float]:
+    """A rigid_body adapter with conventions ``p`` and ``n_points`` random points on a random state:
+    the power of the loads at the points (ours) and of the resultant at the reference point (in its
+    axes and units, with its velocities in those axes)."""
+    levers = rng.normal(scale=20.0, size=(n_points, 3))
+    p = {**p, "points": n_points, **{f"point{k + 1}.lever[{i}]": float(levers[k, i]) for k in range(n_points)
+                                     for i in range(3)}}
+    adapter = RigidBody(p)
+    u = random_body_inputs(p, n_points, rng)
+    out = adapter.evaluate(u)
+    vec = lambda d, name: np.array([d[f"{name}[{i}]"] for i in range(3)])
+    ours = sum(vec(u, f"point{k}.force") @ vec(out, f"point{k}.velocity")
+               + vec(u, f"point{k}.moment") @ vec(out, f"point{k}.angular_velocity") for k in range(1, n_points + 1))
+    F = vec(out, "reference.force") * {"N": 1, "kN": 1e3}[p.get("force_unit", "N")]
+    M = vec(out, "reference.moment") * {"N.m": 1, "kN.m": 1e3}[p.get("moment_unit", "N.m")]
+    _, _, R, v, w, _, _ = adapter.reference_motion(u)
+    conv = adapter.attitude.conventions
+    if p.get("load_axes") == "body":
         v_its, w_its = conv.Cb.T @ R.T @ v, conv.Cb.T @ R.T @ w
     else:
         v_its, w_its = conv.Cw.T @ v, conv.Cw.T @ w
-    return float(ours_in), float(F @ v_its + M @ w_its)
+    return float(ours), float(F @ v_its + M @ w_its)
 
 
 @pytest.mark.parametrize("p", [
     {"world": "NED", "body": "FRD"},
-    {"world": "ENU", "body": "FLU", "attitude": "euler", "angle_unit": "deg", "axes": "body", "force_unit": "kN",
-     "moment_unit": "kN.m", "velocity_axes": "body", "angular_velocity_axes": "body"},
-    {"world": "NWU", "body": "FLU", "attitude": "euler", "euler_sequence": "yxz", "axes": "world"},
+    {"world": "ENU", "body": "FLU", "attitude": "euler", "angle_unit": "deg", "load_axes": "body",
+     "force_unit": "kN", "moment_unit": "kN.m", "velocity_axes": "body", "angular_velocity_axes": "body"},
+    {"world": "NWU", "body": "FLU", "attitude": "euler", "euler_sequence": "yxz"},
     {"world": "NED", "attitude_world": "NWU", "body": "FLU", "attitude": "euler", "angle_unit": "deg",
      "force_unit": "kN", "moment_unit": "kN.m", "angular_velocity_axes": "body"},
 ], ids=["ours", "enu-flu-body-kN", "nwu-yxz", "osp-vessel"])
-def test_power_through_rigid_motion_and_wrench_is_equal_on_both_sides(p):
-    """F.v + M.w of the loads at their points equals that of the resultant at the reference point,
-    in the other model's axes and units, to rounding (1e-12 of the terms), at 200 random states."""
+def test_power_through_the_rigid_body_adapter_is_equal_on_both_sides(p):
+    """F.v + M.w of the loads at the points equals that of the resultant at the reference point, in
+    the other model's axes and units, to rounding (1e-12 of the terms), at 200 random states."""
     rng = np.random.default_rng(7)
     worst = 0.0
     for _ in range(200):
-        ours, theirs = power_pair(p, int(rng.integers(1, 4)), rng)
+        ours, theirs = body_powers(p, int(rng.integers(1, 4)), rng)
         worst = max(worst, abs(ours - theirs) / max(1.0, abs(ours)))
     assert worst < 1e-12
 
@@ -240,8 +239,9 @@ def test_power_splits_exactly_in_the_manoeuvring_seakeeping_adapter():
                     "load_axes": "world"}]
     worst = 0.0
     for conv in conventions * 50:
-        p = {**conv, "origin[0]": 5.0, "origin[1]": -3.0,
-             **{f"lever[{i}]": float(x) for i, x in enumerate(rng.normal(scale=15.0, size=3))}}
+        p = {**conv, "origin[0]": 5.0, "origin[1]": -3.0, "points": 2,
+             **{f"point{k}.lever[{i}]": float(x) for k in (1, 2) for i, x in enumerate(rng.normal(scale=15.0,
+                                                                                                   size=3))}}
         adapter = ManoeuvringSeakeeping(p)
         u = {"manoeuvring.yaw": float(rng.uniform(-170, 170)), "manoeuvring.yaw_rate": float(rng.normal()),
              "manoeuvring.yaw_acceleration": float(rng.normal())}
@@ -250,14 +250,14 @@ def test_power_splits_exactly_in_the_manoeuvring_seakeeping_adapter():
         q = euler_to_quaternion(np.array([rng.uniform(-0.3, 0.3), rng.uniform(-0.2, 0.2), rng.uniform(-0.1, 0.1)]))
         u.update({f"seakeeping.quaternion[{i}]": float(x) for i, x in enumerate(q)})
         for name in ("position", "velocity", "angular_velocity", "acceleration", "angular_acceleration",
-                     ("point", "force"), ("point", "moment")):
+                     ("point1", "force"), ("point1", "moment"), ("point2", "force"), ("point2", "moment")):
             port, var = name if isinstance(name, tuple) else ("seakeeping", name)
             scale = {"force": 1e5, "moment": 1e6}.get(var, 1.0)
             u.update({f"{port}.{var}[{i}]": float(x) for i, x in enumerate(rng.normal(scale=scale, size=3))})
         out = adapter.evaluate(u)
         vec = lambda d, name, n=3: np.array([d[f"{name}[{i}]"] for i in range(n)])
-        crane = vec(u, "point.force") @ vec(out, "point.velocity") + vec(u, "point.moment") @ vec(
-            out, "point.angular_velocity")
+        crane = sum(vec(u, f"point{k}.force") @ vec(out, f"point{k}.velocity") + vec(u, f"point{k}.moment") @ vec(
+            out, f"point{k}.angular_velocity") for k in (1, 2))
         fs = 1e3 if conv.get("force_unit") == "kN" else 1.0
         angle = math.pi / 180 if conv.get("angle_unit") == "deg" else 1.0
         force = vec(out, "manoeuvring.force", 2) * fs
@@ -282,24 +282,24 @@ def test_the_manoeuvring_seakeeping_pose_takes_each_dof_from_its_model():
          "seakeeping.position[2]": 0.25,
          **{f"seakeeping.quaternion[{i}]": float(x) for i, x in enumerate(euler_to_quaternion(
              np.array([roll, pitch, yaw_s])))},
-         **{f"point.{n}[{i}]": 0.0 for n in ("force", "moment") for i in range(3)}}
+         **{f"point1.{n}[{i}]": 0.0 for n in ("force", "moment") for i in range(3)}}
     out = ManoeuvringSeakeeping(p).evaluate(u)
     # ENU (10 east, 20 north) + origin: north 120, east 60; heading 90 - 30 = 60 deg; z and roll/pitch from seakeeping
-    assert [out[f"point.position[{i}]"] for i in range(3)] == pytest.approx([120.0, 60.0, 0.25], abs=1e-12)
-    angles = matrix_to_euler(quat_to_matrix(np.array([out[f"point.quaternion[{i}]"] for i in range(4)])))
+    assert [out[f"point1.position[{i}]"] for i in range(3)] == pytest.approx([120.0, 60.0, 0.25], abs=1e-12)
+    angles = matrix_to_euler(quat_to_matrix(np.array([out[f"point1.quaternion[{i}]"] for i in range(4)])))
     assert angles == pytest.approx([roll, pitch, math.radians(60.0)], abs=1e-12)
 
 
 # ---------------------------------------------------------------------- behind the slave interface
 
 def test_adapter_slave_state_and_refusals():
-    s = AdapterSlave("motion", "rigid_motion", {"lever[0]": 10.0})
+    s = AdapterSlave("motion", "rigid_body", {"point1.lever[0]": 10.0})
     s.instantiate()
     s.enter_initialization()
-    s.set_values({"lever[0]": 10.0})
+    s.set_values({"point1.lever[0]": 10.0})
     s.exit_initialization()
     yaw = [s.variables[f"reference.quaternion[{i}]"].reference for i in range(4)]
-    out = np.array([s.variables[f"point.position[{i}]"].reference for i in range(3)])
+    out = np.array([s.variables[f"point1.position[{i}]"].reference for i in range(3)])
     quarter = euler_to_quaternion(np.array([0.0, 0.0, math.pi / 2]))
     s.set_reals(np.array(yaw), quarter)
     assert s.get_reals(out) == pytest.approx([0.0, 10.0, 0.0], abs=1e-14)
@@ -312,8 +312,8 @@ def test_adapter_slave_state_and_refusals():
     with pytest.raises(SlaveError, match="shapes the adapter's interface"):
         s.set_values({"attitude": "euler"})
     with pytest.raises(SlaveError, match="only be set before the run"):
-        s.set_values({"lever[0]": 5.0})
+        s.set_values({"point1.lever[0]": 5.0})
     s.set_reals(np.array(yaw), np.zeros(4))
-    with pytest.raises(SlaveError, match=r"motion \(rigid_motion adapter\): its attitude quaternion .* is not a "
+    with pytest.raises(SlaveError, match=r"motion \(rigid_body adapter\): its attitude quaternion .* is not a "
                                          "rotation"):
         s.get_reals(out)

@@ -2,12 +2,12 @@
 
 Each kind is a class built from the adapter's start values whose :meth:`evaluate` maps the current
 inputs (name -> value) to every output (name -> value). Inputs in another model's conventions are
-converted exactly (frames.py); rigid-body kinematics after Fossen (2011), "Handbook of Marine Craft
-Hydrodynamics and Motion Control", section 2.2 and eq. 2.98 ff.:
+converted exactly (frames.py); the rigid-body kinematics of a point A = p + R r of a body (e.g.
+Fossen 2011, "Handbook of Marine Craft Hydrodynamics and Motion Control", chapter 2),
 
     p_A = p + R r,   v_A = v + w x R r,   a_A = a + dw x R r + w x (w x R r),
 
-and the dual of a wrench, F = F_A, M = M_A + R r x F_A, so that F.v + M.w = F_A.v_A + M_A.w.
+and its dual for a wrench, F = F_A, M = M_A + R r x F_A, so that F.v + M.w = F_A.v_A + M_A.w.
 """
 from __future__ import annotations
 
@@ -65,8 +65,39 @@ class _Attitude:
         return self.conventions.attitude(q_its)
 
 
-class RigidMotion:
-    """``rigid_motion``: the motion of the point ``lever`` from its reference point's motion."""
+class _Points:
+    """Points 1..N on the body (``point<k>.lever``, our body axes from the reference point): their
+    motion from the reference point's, and their loads summed about it."""
+
+    def __init__(self, p: Mapping[str, Any]):
+        n = int(p.get("points", 1))
+        self.levers = [np.array([float(p.get(f"point{k}.lever[{i}]", 0.0)) for i in range(3)])
+                       for k in range(1, n + 1)]
+
+    def motion(self, out: dict[str, float], p, q, R, v, w, a, dw) -> None:
+        centripetal = lambda r: _cross(w, _cross(w, r))
+        for k, lever in enumerate(self.levers, 1):
+            r = R @ lever
+            _put(out, f"point{k}.position", p + r)
+            _put(out, f"point{k}.quaternion", q)
+            _put(out, f"point{k}.velocity", v + _cross(w, r))
+            _put(out, f"point{k}.angular_velocity", w)
+            _put(out, f"point{k}.acceleration", a + _cross(dw, r) + centripetal(r))
+            _put(out, f"point{k}.angular_acceleration", dw)
+
+    def wrench(self, u: Values, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(F, M about the reference point): NED."""
+        F, M = np.zeros(3), np.zeros(3)
+        for k, lever in enumerate(self.levers, 1):
+            f = _vec(u, f"point{k}.force")
+            F += f
+            M += _vec(u, f"point{k}.moment") + _cross(R @ lever, f)
+        return F, M
+
+
+class RigidBody:
+    """``rigid_body``: its reference point's motion in, the points' motion out; the points' loads in,
+    their resultant about the reference point out (module docstring)."""
 
     def __init__(self, p: Mapping[str, Any]):
         self.attitude = _Attitude(p)
@@ -77,8 +108,11 @@ class RigidMotion:
         self.omega_body = _parameter(p, "angular_velocity_axes", "world") == "body"
         self.acceleration = _parameter(p, "acceleration_axes", "world")
         self.alpha_body = _parameter(p, "angular_acceleration_axes", "world") == "body"
-        self.origin = _vec(p, "origin") if "origin[0]" in p else np.zeros(3)
-        self.lever = np.array([float(p.get(f"lever[{i}]", 0.0)) for i in range(3)])
+        self.load_body = _parameter(p, "load_axes", "world") == "body"
+        self.force_scale = FORCE_UNITS[_parameter(p, "force_unit", "N")]
+        self.moment_scale = MOMENT_UNITS[_parameter(p, "moment_unit", "N.m")]
+        self.origin = np.array([float(p.get(f"origin[{i}]", 0.0)) for i in range(3)])
+        self.points = _Points(p)
 
     def reference_motion(self, u: Values):
         """(p, q, R, v, w, a, dw) of its reference point in ours (NED, body FRD)."""
@@ -102,48 +136,13 @@ class RigidMotion:
 
     def evaluate(self, u: Values) -> dict[str, float]:
         p, q, R, v, w, a, dw = self.reference_motion(u)
-        r = R @ self.lever
         out: dict[str, float] = {}
-        _put(out, "point.position", p + r)
-        _put(out, "point.quaternion", q)
-        _put(out, "point.velocity", v + _cross(w, r))
-        _put(out, "point.angular_velocity", w)
-        _put(out, "point.acceleration", a + _cross(dw, r) + _cross(w, _cross(w, r)))
-        _put(out, "point.angular_acceleration", dw)
-        return out
-
-
-class Wrench:
-    """``wrench``: loads at the points ``load<k>.lever`` summed about its reference point."""
-
-    def __init__(self, p: Mapping[str, Any]):
-        self.attitude = _Attitude(p)
-        c = self.attitude.conventions
-        self.Cw, self.Cb = c.Cw, c.Cb
-        self.body = _parameter(p, "axes", "world") == "body"
-        self.force_scale = FORCE_UNITS[_parameter(p, "force_unit", "N")]
-        self.moment_scale = MOMENT_UNITS[_parameter(p, "moment_unit", "N.m")]
-        self.n = int(p.get("loads", 1))
-        self.levers = [np.array([float(p.get(f"load{k}.lever[{i}]", 0.0)) for i in range(3)])
-                       for k in range(1, self.n + 1)]
-
-    def resultant(self, u: Values) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(F, M about its reference point, R): NED."""
-        R = quat_to_matrix(self.attitude.quaternion(u))
-        F, M = np.zeros(3), np.zeros(3)
-        for k, lever in enumerate(self.levers, 1):
-            f = _vec(u, f"load{k}.force")
-            F += f
-            M += _vec(u, f"load{k}.moment") + _cross(R @ lever, f)
-        return F, M, R
-
-    def evaluate(self, u: Values) -> dict[str, float]:
-        F, M, R = self.resultant(u)
-        if self.body:
+        self.points.motion(out, p, q, R, v, w, a, dw)
+        F, M = self.points.wrench(u, R)
+        if self.load_body:
             F, M = self.Cb.T @ (R.T @ F), self.Cb.T @ (R.T @ M)
         else:
             F, M = self.Cw.T @ F, self.Cw.T @ M
-        out: dict[str, float] = {}
         _put(out, "reference.force", F / self.force_scale)
         _put(out, "reference.moment", M / self.moment_scale)
         return out
@@ -151,7 +150,7 @@ class Wrench:
 
 def euler_rate_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
     """E with w_NED = E (roll', pitch', yaw')' for zyx Euler angles: its columns are the axes the
-    angles turn about, Rz Ry e_x, Rz e_y and e_z (Fossen 2011 eq. 2.28, in world axes)."""
+    angles turn about, Rz Ry e_x, Rz e_y and e_z (the inverse of Fossen's T(Theta), in world axes)."""
     cp, sp, ct, st = math.cos(yaw), math.sin(yaw), math.cos(pitch), math.sin(pitch)
     return np.array([[cp * ct, -sp, 0.0], [sp * ct, cp, 0.0], [-st, 0.0, 1.0]])
 
@@ -184,7 +183,7 @@ class ManoeuvringSeakeeping:
         self.moment_scale = MOMENT_UNITS[_parameter(p, "moment_unit", "N.m")]
         self.load_body = _parameter(p, "load_axes", "body") == "body"
         self.origin = np.array([float(p.get("origin[0]", 0.0)), float(p.get("origin[1]", 0.0)), 0.0])
-        self.lever = np.array([float(p.get(f"lever[{i}]", 0.0)) for i in range(3)])
+        self.points = _Points(p)
 
     def _planar(self, u: Values):
         """The manoeuvring model's heading (NED), horizontal position, velocity, acceleration
@@ -241,17 +240,10 @@ class ManoeuvringSeakeeping:
 
     def evaluate(self, u: Values) -> dict[str, float]:
         p, q, R, v, w, a, dw, E, Rm = self.motion(u)
-        r = R @ self.lever
         out: dict[str, float] = {}
-        _put(out, "point.position", p + r)
-        _put(out, "point.quaternion", q)
-        _put(out, "point.velocity", v + _cross(w, r))
-        _put(out, "point.angular_velocity", w)
-        _put(out, "point.acceleration", a + _cross(dw, r) + _cross(w, _cross(w, r)))
-        _put(out, "point.angular_acceleration", dw)
-        # the wrench at the point -> generalised forces of eta
-        F = _vec(u, "point.force")
-        M = _vec(u, "point.moment") + _cross(r, F)
+        self.points.motion(out, p, q, R, v, w, a, dw)
+        # the points' wrenches about the reference point -> generalised forces of eta
+        F, M = self.points.wrench(u, R)
         Q_angles = E.T @ M
         planar = np.array([F[0], F[1], 0.0])
         force = self.Cb.T @ (Rm.T @ planar) if self.load_body else self.Cw.T @ planar
@@ -265,7 +257,7 @@ class ManoeuvringSeakeeping:
         return out
 
 
-KINDS = {"rigid_motion": RigidMotion, "wrench": Wrench, "manoeuvring_seakeeping": ManoeuvringSeakeeping}
+KINDS = {"rigid_body": RigidBody, "manoeuvring_seakeeping": ManoeuvringSeakeeping}
 
 
 def make(kind: str, parameters: Mapping[str, Any]):
