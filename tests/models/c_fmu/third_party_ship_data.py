@@ -45,6 +45,10 @@ def hull() -> dict:
         "mass_cg": M_cg,
         "c33": float(C[2, 2]), "c35": float(0.5 * (C[2, 4] + C[4, 2])), "c44": float(C[3, 3]), "c55": float(C[4, 4]),
         "rho": float(vessel.rho), "g": float(vessel.g),
+        # linear viscous damping in surge, sway, yaw (no restoring there: the lowest data frequency, as
+        # Ship.fmu takes it)
+        "viscous3": [float(vessel.viscous_damping[i, i, 0]) if vessel.viscous_damping is not None else 0.0
+                     for i in (0, 1, 5)],
     }
 
 
@@ -111,6 +115,8 @@ def manoeuvring_c_tables(data: dict | None = None) -> str:
         "static const double MASS3[3][3] = {",
         rows,
         "};",
+        "/* linear viscous damping, surge, sway, yaw [N.s/m, N.s/m, N.m.s/rad] */",
+        "static const double DAMPING3[3] = {" + ", ".join(f(x) for x in d["viscous3"]) + "};",
     ])
 
 
