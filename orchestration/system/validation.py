@@ -23,7 +23,7 @@ Checks (docs/cosimulation.md, "Validation"; docs/ship_swap.md shows the messages
   into its force inputs (e.g. a crane on a ship whose force inputs were not mapped); start values
   on the force inputs mark such a coupling as intended. A force that comes back without the
   moment about the same point is a warning (the moment may be zero by design: a swivel);
-* mechanical ports connected in part (a warning): some motion inputs of a port (position,
+* mechanical ports connected in part (a warning): some motion input vectors of a port (position,
   attitude, velocities, accelerations) connected and others neither connected nor given start
   values, e.g. a crane base with a position but no velocity or acceleration;
 * port adapters (orchestration.system.adapters): their kind and the parameters that shape their
@@ -451,29 +451,21 @@ def _check_vectors(system: System, descriptions: dict, connected: dict, add) -> 
 
 
 def _check_ports(system: System, descriptions: dict, connected: dict, add) -> None:
-    """A mechanical port whose motion is connected in part: some of its motion inputs (position,
-    attitude, velocity, angular velocity, accelerations: vectors and scalars with those units,
-    grouped by the name before the last dot, e.g. ``base``) connected, others neither connected
-    nor given start values -- a crane base that gets the ship's position but no velocity or
-    acceleration moves with the ship without feeling its motion."""
+    """A mechanical port whose motion is connected in part: of its motion input vectors (position,
+    attitude, velocity, angular velocity, accelerations: vectors of two or more elements with those
+    units or named ``quaternion``, grouped by the name before the last dot, e.g. ``base``), some
+    connected and others neither connected nor given start values -- a crane base that gets the
+    ship's position but no velocity or acceleration moves with the ship without feeling its motion."""
     for name, md in descriptions.items():
         component = system.components[name]
         members: dict[str, dict[str, list]] = {}
-        in_vector = set()
         for key, variables in vectors(md).items():
-            if variables[0].causality != "input":
+            if variables[0].causality != "input" or "." not in key:
                 continue
-            in_vector.update(v.name for v in variables)
             dims = (_unit_info(md, _unit(variables[0])) or _Unit("", ())).exponents
-            if dims in MOTION or key.rpartition(".")[2] == "quaternion":
-                prefix, _, leaf = key.rpartition(".")
+            prefix, _, leaf = key.rpartition(".")
+            if dims in MOTION or leaf == "quaternion":
                 members.setdefault(prefix, {})[leaf] = variables
-        for v in md.modelVariables:
-            if v.causality == "input" and v.name not in in_vector and "." in v.name:
-                dims = (_unit_info(md, _unit(v)) or _Unit("", ())).exponents
-                if dims in MOTION:
-                    prefix, _, leaf = v.name.rpartition(".")
-                    members.setdefault(prefix, {})[leaf] = [v]
         for prefix, group in members.items():
             if len(group) < 2:
                 continue

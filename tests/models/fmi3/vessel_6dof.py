@@ -112,7 +112,7 @@ class Vessel6Dof(Fmi3Slave):
             self.register_variable(Float64(name, causality=P, variability=fixed, start=start, unit=unit,
                                            description=text,
                                            getter=lambda n=name: getattr(self, n.replace(".", "_")),
-                                           setter=lambda v, n=name: setattr(self, n.replace(".", "_"), v)))
+                                           setter=lambda v, n=name: self._set_parameter(n, v)))
         self.tau = [0.0] * 6
         for k, (name, unit, text) in enumerate((
                 ("tau_X", "kN", "Surge force at the CG, body FLU"), ("tau_Y", "kN", "Sway force (to port)"),
@@ -141,6 +141,10 @@ class Vessel6Dof(Fmi3Slave):
         self._cache = None
 
     # -- interface conventions
+    def _set_parameter(self, name: str, value: float) -> None:
+        setattr(self, name.replace(".", "_"), float(value))
+        self._apply_initial()           # the outputs follow the initial values until the first step
+
     def _set_tau(self, k: int, value: float) -> None:
         self.tau[k] = float(value)
         self._cache = None
