@@ -317,3 +317,70 @@ def test_adapter_slave_state_and_refusals():
     with pytest.raises(SlaveError, match=r"motion \(rigid_body adapter\): its attitude quaternion .* is not a "
                                          "rotation"):
         s.get_reals(out)
+
+
+# ---------------------------------------------------------------------- in a run
+
+MOTION = (("position", 3), ("quaternion", 4), ("velocity", 3), ("angular_velocity", 3), ("acceleration", 3),
+          ("angular_acceleration", 3))
+
+
+def test_a_ship_hardpoint_moved_by_the_adapter_is_the_ships_own(fmu_dir):
+    """Ship.fmu's origin (hardpoint 1 at CO) through a rigid_body adapter with a lever equals Ship.fmu's
+    own hardpoint 2 at that lever, in a regular wave, heading 52 deg: position to 1e-12 m, velocity and
+    acceleration to rounding."""
+    from orchestration import simulate
+    from orchestration.system.model import Component, System
+
+    lever = (-30.0, 5.0, -8.0)
+    s = System("moved", start_time=0.0, stop_time=2.0, base_step=0.05)
+    s.add_component(Component("ship", fmu_dir / "Ship.fmu", {
+        "sea.spectrum": 3, "sea.amplitude": 1.0, "sea.period": 7.0, "sea.direction": 2.0, "initial.euler[2]": 0.9,
+        **{f"hardpoint1.location[{i}]": 0.0 for i in range(3)}, **{f"hardpoint1.force[{i}]": 0.0 for i in range(3)},
+        **{f"hardpoint2.location[{i}]": x for i, x in enumerate(lever)}}))
+    s.add_component(Component("hull", None, {f"point1.lever[{i}]": x for i, x in enumerate(lever)},
+                              adapter="rigid_body"))
+    for w, n in MOTION:
+        for i in range(n):
+            s.connect(f"ship.hardpoint1.{w}[{i}]", f"hull.reference.{w}[{i}]")
+    names = [f"{c}.{w}[{i}]" for c in ("hull.point1", "ship.hardpoint2") for w, n in MOTION for i in range(n)]
+    r = simulate(s, 2.0, 0.05, variables=names)
+    tolerance = {"position": 1e-12, "quaternion": 1e-14}
+    for w, n in MOTION:
+        for i in range(n):
+            a, b = r[f"hull.point1.{w}[{i}]"], r[f"ship.hardpoint2.{w}[{i}]"]
+            assert np.max(np.abs(a - b)) < tolerance.get(w, 1e-12), f"{w}[{i}]"
+    assert np.ptp(r["ship.hardpoint2.position[2]"]) > 0.1
+
+
+@pytest.mark.slow
+def test_power_bonds_through_an_adapter_drive_ecco(fmu_dir):
+    """A crane on Ship.fmu through a rigid_body adapter, with a power bond each side of the adapter
+    (crane base - adapter point 1, adapter reference - ship hardpoint): ECCO controls the step from
+    both bonds, and the adapter, which keeps the power exactly, adds no residual of its own."""
+    from orchestration import simulate
+    from orchestration.master.algorithms import make_algorithm
+    from orchestration.system.model import Component, System
+
+    s = System("bonded", start_time=0.0, stop_time=1.0, base_step=0.01)
+    s.add_component(Component("ship", fmu_dir / "Ship.fmu", {"sea.spectrum": 0,
+                                                             **{f"hardpoint1.location[{i}]": 0.0 for i in range(3)}}))
+    s.add_component(Component("hull", None, {"point1.lever[0]": -30.0, "point1.lever[2]": -8.0}, adapter="rigid_body"))
+    s.add_component(Component("crane", fmu_dir / "Crane.fmu", {"mechanism": "knuckle_boom",
+                                                               "attachment2.force[2]": 98100.0}))
+    for w, n in MOTION:
+        for i in range(n):
+            bond = "ship" if w in ("velocity", "angular_velocity") else None
+            s.connect(f"ship.hardpoint1.{w}[{i}]", f"hull.reference.{w}[{i}]", power_bond=bond)
+            s.connect(f"hull.point1.{w}[{i}]", f"crane.base.{w}[{i}]",
+                      power_bond="crane" if w in ("velocity", "angular_velocity") else None)
+    for w in ("force", "moment"):
+        for i in range(3):
+            s.connect(f"crane.base.{w}[{i}]", f"hull.point1.{w}[{i}]", power_bond="crane")
+            s.connect(f"hull.reference.{w}[{i}]", f"ship.hardpoint1.{w}[{i}]", power_bond="ship")
+    algorithm = make_algorithm("ecco", {"rtol": 1e-3, "atol": 1e-3, "step_size": 0.01, "min_step": 1e-4,
+                                        "max_step": 0.05, "method": "gauss-seidel"})
+    r = simulate(s, 1.0, 0.01, algorithm=algorithm, variables=["crane.base.position[2]"])
+    assert sorted(algorithm.settings()["bonds"]) == ["crane", "ship"]
+    assert r.time[-1] == pytest.approx(1.0) and np.all(np.isfinite(r["crane.base.position[2]"]))
+    assert all(np.isfinite(v) for v in algorithm.energy_residual.values())
