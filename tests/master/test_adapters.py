@@ -384,3 +384,30 @@ def test_power_bonds_through_an_adapter_drive_ecco(fmu_dir):
     assert sorted(algorithm.settings()["bonds"]) == ["crane", "ship"]
     assert r.time[-1] == pytest.approx(1.0) and np.all(np.isfinite(r["crane.base.position[2]"]))
     assert all(np.isfinite(v) for v in algorithm.energy_residual.values())
+
+
+@pytest.mark.slow
+def test_a_run_with_an_adapter_resumes_from_its_checkpoint(fmu_dir, tmp_path):
+    """Ship.fmu -> rigid_body -> crane and back, written as an .ssd: run 2 s with checkpoints every
+    0.5 s, resume from the one at 1 s, and the resumed second half equals the uninterrupted run
+    bit for bit (the adapter's state, its inputs, travels in the checkpoint)."""
+    import shutil as sh
+
+    from orchestration.master.observers.results import load_results
+    from orchestration.runs.run import RunSettings, resume_run, run
+    from orchestration.system.ssp import write_ssp
+    from tests.system.test_adapters import ship_and_adapters
+
+    system = ship_and_adapters(fmu_dir)
+    path = write_ssp(system, tmp_path / "adapted.ssd")
+    names = ["crane.base.position[2]", "hull.reference.force[2]", "ship.hardpoint1.force[2]"]
+    full = run(RunSettings(system=str(path), out=str(tmp_path / "full"), stop=2.0, step=0.05, variables=names,
+                           checkpoint_every=0.5, keep_checkpoints=10))
+    assert len(full.checkpoints) >= 3
+    checkpoint = next(p for p in full.checkpoints if p.name.startswith("t=1_"))        # the one at 1 s
+    sh.copytree(tmp_path / "full", tmp_path / "resumed")
+    resumed = resume_run(tmp_path / "resumed" / "checkpoints" / checkpoint.name)
+    a, b = load_results(tmp_path / "full"), load_results(tmp_path / "resumed")
+    assert resumed.start_time == pytest.approx(1.0) and resumed.time == pytest.approx(2.0)
+    for n in names:
+        assert np.array_equal(a[n][-10:], b[n][-10:]), n
