@@ -58,6 +58,7 @@ def test_vessel_6dof_interface(vessel):
     assert units["nu_dot_r"] == "deg/s2"
 
 
+@pytest.mark.slow
 def test_vessel_6dof_statics_and_conventions(vessel, hull):
     """100 t down at its CG (tau_Z = -981 kN: z up) sinks it by the hydrostatics (C33, C35 about CO);
     a heeling moment to starboard (tau_K > 0, x forward) heels it to starboard (eta_phi > 0); the DP
