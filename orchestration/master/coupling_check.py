@@ -248,6 +248,8 @@ def _description(path: str, mtime: int):
 
 
 def _md(system, name: str):
+    if system.components[name].adapter:
+        return None                     # a port adapter is no ship port and carries nothing
     source = Path(system.components[name].source)
     try:
         return _description(str(source), source.stat().st_mtime_ns)
@@ -299,8 +301,8 @@ def find_attachments(system) -> list[Attachment]:
     # an attachment is what sends loads to the port; the motion it takes may come under another port name
     out = []
     for a in found.values():
-        if not (a.force or a.inertia):
-            continue
+        if not (a.force or a.inertia) or system.components[a.attached].adapter:
+            continue            # a port adapter has no mass of its own (what it carries is not seen through it)
         for b in found.values():
             same = (b.ship, b.port, b.attached) == (a.ship, a.port, a.attached)
             if b is not a and same and not (b.force or b.inertia):

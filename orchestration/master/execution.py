@@ -102,7 +102,12 @@ class Execution:
         self.slaves: list[Slave] = []
         try:
             for component in system.components.values():
-                self.slaves.append(factory(component.name, component.source))
+                if component.adapter:         # evaluated here, whatever the backend
+                    from orchestration.master.adapters import AdapterSlave
+
+                    self.slaves.append(AdapterSlave(component.name, component.adapter, component.parameters))
+                else:
+                    self.slaves.append(factory(component.name, component.source))
         except Exception:
             self.free()
             raise

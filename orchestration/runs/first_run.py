@@ -18,7 +18,10 @@ from orchestration.system.model import System
 
 _FMU_NAME = re.compile(r"""source=["'](?:[^"']*/)?([A-Za-z_][A-Za-z0-9_]*)\.fmu["']""")   # SSP and OSP
 #: FMUs of shipped scenarios that are not ours: how the checkout builds them ({out}: their folder)
-OTHER_FMUS = {"OsvSeakeeper": "python -m tests.models.c_fmu.build {out} ship"}   # the ship swap's third-party ship
+#: (the ship swaps' third-party ships: docs/ship_swap.md)
+OTHER_FMUS = {"OsvSeakeeper": "python -m tests.models.c_fmu.build {out} ship",
+              "Vessel6Dof": "python -m tests.models.fmi3.build {out} vessel",
+              "ManoeuvringShip1": "python -m tests.models.c_fmu.build_fmi1 {out} ship"}
 
 
 def _our_models() -> set[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 
-from orchestration.system.fmu_info import model_info
+from orchestration.system.fmu_info import component_info
 from orchestration.system.model import System
 
 
@@ -26,7 +26,7 @@ def with_initial_inputs(system: System) -> System:
 
     plain = copy.deepcopy(system)
     plain.scenario = None                    # the inputs of the system itself, not of a scenario's first event
-    infos = {name: model_info(comp.source) for name, comp in plain.components.items()}
+    infos = {name: component_info(comp) for name, comp in plain.components.items()}
     inputs = list(dict.fromkeys(f"{c.target[0]}.{c.target[1]}" for c in plain.connections
                                 if infos[c.target[0]].variables[c.target[1]].type == "Real"))
     if not inputs:

@@ -104,18 +104,18 @@ def _stderr(message: str) -> None:
 
 def apply_parameters(system: System, parameters: dict[str, Any]) -> None:
     """Set ``component.variable`` start values on a loaded system, checking names against the FMUs."""
-    from orchestration.system.fmu_info import model_info
+    from orchestration.system.fmu_info import component_info
 
     for key, value in parameters.items():
         component, sep, variable = key.partition(".")
         if not sep or component not in system.components:
             raise RunError(f"parameter {key!r}: no component {component!r}{did_you_mean(component, system.components)} "
                            f"(the system has {', '.join(sorted(system.components))})")
-        source = system.components[component].source
-        known = model_info(Path(source)).variables
+        known = component_info(system.components[component]).variables
         if variable not in known:
             settable = [n for n, v in known.items() if v.causality in ("parameter", "input")]
-            raise RunError(f"parameter {key!r}: {component} ({Path(source).name}) has no variable {variable!r}"
+            raise RunError(f"parameter {key!r}: {component} ({system.components[component].display_source}) has "
+                           f"no variable {variable!r}"
                            f"{did_you_mean(variable, settable)}")
         if known[variable].causality not in ("parameter", "input"):
             raise RunError(f"parameter {key!r} is a {known[variable].causality}; only parameters and inputs have "
@@ -127,7 +127,7 @@ def _recorded(system: System, names: Sequence[str] | None) -> list[tuple[str, st
     """The (component, variable) pairs to record: ``names`` checked against the FMUs, or every numeric
     output and input."""
     from orchestration.master.observers.results import default_observed
-    from orchestration.system.fmu_info import model_info
+    from orchestration.system.fmu_info import component_info
 
     if not names:
         return default_observed(system)
@@ -137,7 +137,7 @@ def _recorded(system: System, names: Sequence[str] | None) -> list[tuple[str, st
         if not sep or component not in system.components:
             raise RunError(f"recorded variable {name!r}: no component {component!r}"
                            f"{did_you_mean(component, system.components)}")
-        known = model_info(Path(system.components[component].source)).variables
+        known = component_info(system.components[component]).variables
         if variable not in known:
             raise RunError(f"recorded variable {name!r}: {component} has no variable {variable!r}"
                            f"{did_you_mean(variable, known)}")

@@ -290,9 +290,8 @@ def _label(params: dict[str, Any]) -> str:
 
 def _check_names(system, spec: SweepSpec, variables: list[str] | None) -> None:
     """Fail before any run: unknown components or variables in the parameters and the summary."""
-    from fmpy import read_model_description
-
     from orchestration.runs.run import RunError, apply_parameters
+    from orchestration.system.fmu_info import component_description
 
     probe = {**{name: values[0] for name, values in spec.grid.items()},
              **{name: (int(lo) if kind == "int" else lo) for name, (kind, lo, _) in spec.ranges.items()}}
@@ -310,7 +309,7 @@ def _check_names(system, spec: SweepSpec, variables: list[str] | None) -> None:
             raise SweepError(f"--summary {column}:{stat}: no component {component!r}"
                              f"{did_you_mean(component, system.components)} (the system has "
                              f"{sorted(system.components)})")
-        md = read_model_description(str(system.components[component].source))
+        md = component_description(system.components[component])
         found = {v.name: v for v in md.modelVariables}
         if variable not in found or found[variable].type != "Real":
             reals = [n for n, v in found.items() if v.type == "Real"]
@@ -365,7 +364,7 @@ def run_sweep(system_path: Path, spec: SweepSpec, out: Path | None = None, runne
         {"system": str(Path(system_path).resolve()), "spec": spec.to_dict(), "runner": runner, "address": address,
          "cases": [{"name": n, **c} for n, c in zip(names, cases)]}, indent=2, default=str))
     ship = runner == "ray"
-    fmus = sorted({str(c.source) for c in system.components.values()})
+    fmus = sorted({str(c.source) for c in system.components.values() if not c.adapter})
     base = {"system": system, "stop": stop, "step": step, "algorithm": algorithm, "variables": variables,
             "record_every": record_every,
             "summary": spec.summary, "ship_results": ship, "fmus": fmus if ship else [],

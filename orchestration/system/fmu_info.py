@@ -111,7 +111,11 @@ def parse_start(kind: str, text) -> object:
 def _model_info(path: str, mtime_ns: int, size: int) -> ModelInfo:
     from fmpy import read_model_description
 
-    md = read_model_description(path, validate=False)
+    return info_from_description(read_model_description(path, validate=False), Path(path))
+
+
+def info_from_description(md, path: Path) -> ModelInfo:
+    """The ModelInfo of an FMPy ModelDescription (an FMU's, or an adapter's interface)."""
     units = {}
     for u in md.unitDefinitions or []:
         b = u.baseUnit
@@ -127,6 +131,28 @@ def _model_info(path: str, mtime_ns: int, size: int) -> ModelInfo:
         variables[v.name] = Variable(v.name, v.causality or "local", family(v.type), unit or None, v.variability,
                                      v.type, bool(getattr(v, "dimensions", None)))
     return ModelInfo(Path(path), md.modelName, variables, units, md.coSimulation is not None, md.fmiVersion)
+
+
+def component_description(component):
+    """The FMPy ModelDescription of a component: its FMU's, or its adapter's interface for its start
+    values (orchestration.system.adapters; raises AdapterError for a bad kind or structural value)."""
+    if component.adapter:
+        from orchestration.system.adapters import adapter_description
+
+        return adapter_description(component.adapter, component.parameters)
+    from fmpy import read_model_description
+
+    return read_model_description(str(component.source))
+
+
+def component_info(component) -> ModelInfo:
+    """:func:`model_info` of a component's FMU, or the ModelInfo of its adapter's interface."""
+    if component.adapter:
+        from orchestration.system.adapters import adapter_description
+
+        return info_from_description(adapter_description(component.adapter, component.parameters),
+                                     Path(f"{component.adapter} adapter"))
+    return model_info(Path(component.source))
 
 
 def model_info(path: Path) -> ModelInfo:

@@ -22,13 +22,19 @@ from orchestration.system.backend_choice import BackendConfig
 
 @dataclass
 class Component:
-    """One FMU instance."""
+    """One FMU instance, or a port adapter the master evaluates itself (orchestration.system.adapters)."""
 
     name: str
-    source: Path                                   # the .fmu (absolute after reading)
+    source: Path | None                            # the .fmu (absolute after reading); None for an adapter
     parameters: dict[str, Any] = field(default_factory=dict)   # start values by variable name
     step_multiple: int = 1                         # multi-rate: steps every step_multiple base steps
     origin: str = ""                               # "file: element" for messages
+    adapter: str | None = None                     # the adapter kind (rigid_motion, wrench, ...) instead of an FMU
+
+    @property
+    def display_source(self) -> str:
+        """What the component is, for messages: the FMU's file name or ``<kind> adapter``."""
+        return f"{self.adapter} adapter" if self.adapter else Path(self.source).name
 
 
 @dataclass

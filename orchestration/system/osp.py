@@ -41,6 +41,11 @@ no system name: ``System.name`` is the folder's name (for ``OspSystemStructure.x
   ``unitConversion...`` give ``converts_units=True`` (that is how :func:`write_osp` marks unit
   conversions, which OSP cannot express otherwise).
 
+* A ``Simulator`` whose ``source`` is ``marine-cosim-adapter:<kind>`` is a port adapter
+  (orchestration.system.adapters): OSP has no element for one, so it is a simulator with a source
+  only marine-cosim resolves (libcosim stops at the unknown URI scheme: such a file runs in
+  marine-cosim only); its parameters are ``InitialValues``, its ports connect like an FMU's.
+
 Not supported (SystemFileError): ``Sum`` and ``VectorSum`` functions, ``SignalGroupConnection``,
 non-file URIs, connections that do not join an output and an input.
 
@@ -50,7 +55,8 @@ Writing
 (default) every FMU is copied into ``folder`` (same-named different files get ``_2``...) so the
 folder is self-contained, and so is every file a start value names (written as its name in
 ``folder``); with ``copy_fmus=False`` sources and files are paths relative to ``folder``. OSP has no
-place for the scenario (give it to the run).
+place for the scenario (give it to the run). A port adapter is written as a Simulator with
+``source="marine-cosim-adapter:<kind>"`` (no FMU to copy, no OspModelDescription).
 For every FMU an ``<modelName>_OspModelDescription.xml`` is written into ``folder`` -- beside the
 copied FMU, or, without copying, beside the system file, where libcosim also looks (and a
 ``<fmu stem>_...`` copy when the stem differs from the model name). Identity connections become
@@ -92,6 +98,9 @@ from urllib.parse import quote
 from lxml import etree
 
 from orchestration.errors import MissingFmuError
+from orchestration.system.adapters import AdapterError, KINDS as ADAPTER_KINDS, adapter_description, \
+    kind_of_osp_source, osp_source
+from orchestration.system.fmu_info import info_from_description
 from orchestration.system.file_values import names_a_file, resolve_file_value
 from orchestration.system.ssp import (BASE_UNITS, parse_typed, ModelInfo, Variable, _resource_names, _typed_text,
                                       check_connections, referenced_files,
@@ -233,6 +242,9 @@ class _OspReader:
             raise error(self.file, el, f"simulator name {name!r} contains a '.', which marine-cosim uses to "
                                        "separate component and variable")
         source = required(self.file, el, "source")
+        kind = kind_of_osp_source(source)
+        if kind is not None:
+            return self._adapter(el, name, kind, base_step)
         path = resolve_uri(self.file, el, source, self.base)
         if not path.is_file():
             raise MissingFmuError(str(error(self.file, el, f"FMU file not found: source={source!r} (resolved to "
@@ -243,6 +255,14 @@ class _OspReader:
         if el.get("stepSize") is not None:
             component.step_multiple = step_multiple(self.file, el, parse_double(self.file, el, "stepSize"),
                                                     base_step, "stepSize")
+        for var, value, variable in self._initial_values(el, name, info, path.name):
+            # a String naming a file: relative to this file's folder (orchestration.system.file_values)
+            component.parameters[var] = resolve_file_value(value, self.base) if variable.type == "String" else value
+        return component
+
+    def _initial_values(self, el, name: str, info: ModelInfo, what: str, lenient: bool = False):
+        """Yield (variable, value, Variable) of a Simulator's InitialValues; ``lenient``: skip names
+        ``info`` does not have (an adapter's first pass)."""
         initial = el.find(f"{{{OSP_NS}}}InitialValues")
         for iv in (elements(initial) if initial is not None else ()):
             var = required(self.file, iv, "variable")
@@ -252,11 +272,35 @@ class _OspReader:
             t = typed[0]
             variable = info.variables.get(var)
             if variable is None:
-                raise error(self.file, iv, f"{path.name} (simulator {name!r}) has no variable {var!r}"
+                if lenient:
+                    continue
+                raise error(self.file, iv, f"{what} (simulator {name!r}) has no variable {var!r}"
                                            f"{suggest(var, info.variables)}")
-            value = self._value(t, local(t), variable, path.name)
-            # a String naming a file: relative to this file's folder (orchestration.system.file_values)
-            component.parameters[var] = resolve_file_value(value, self.base) if variable.type == "String" else value
+            yield var, self._value(t, local(t), variable, what), variable
+
+    def _adapter(self, el, name: str, kind: str, base_step: float | None) -> Component:
+        """A port adapter (``source="marine-cosim-adapter:<kind>"``, orchestration.system.adapters): its
+        initial values are read first for those that shape its interface, then with the interface."""
+        if kind not in ADAPTER_KINDS:
+            raise error(self.file, el, f"unknown adapter kind {kind!r}{suggest(kind, ADAPTER_KINDS)} (kinds: "
+                                       f"{', '.join(ADAPTER_KINDS)})")
+
+        def interface(values) -> ModelInfo:
+            try:
+                return info_from_description(adapter_description(kind, values), Path(f"{kind} adapter"))
+            except AdapterError as exc:
+                raise error(self.file, el, f"{kind} adapter: {exc}") from None
+
+        component = Component(name=name, source=None, adapter=kind, origin=f"{self.file}: {describe(el)}")
+        what = f"{kind} adapter"
+        structural = {var: value for var, value, _ in self._initial_values(el, name, interface({}), what, True)}
+        info = interface(structural)
+        for var, value, _ in self._initial_values(el, name, info, what):
+            component.parameters[var] = value
+        self.infos[name] = interface(component.parameters)
+        if el.get("stepSize") is not None:
+            component.step_multiple = step_multiple(self.file, el, parse_double(self.file, el, "stepSize"),
+                                                    base_step, "stepSize")
         return component
 
     def _value(self, el, kind: str, variable: Variable, fmu: str) -> Any:
@@ -620,6 +664,9 @@ def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = Tr
                  else (lambda value: relative_uri(Path(value), folder)))
     descriptions: dict[str, tuple[bytes, Path]] = {}   # file name -> (content, FMU)
     for name, comp in system.components.items():
+        if comp.adapter:        # evaluated by marine-cosim: nothing to copy, no OspModelDescription
+            sources[name] = osp_source(comp.adapter)
+            continue
         fmu = Path(os.path.abspath(comp.source))
         if copy_fmus:
             dest = folder / copies[fmu]
@@ -665,8 +712,8 @@ def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = Tr
                 kind = "Integer" if variable.type == "Enumeration" else variable.type
                 if kind not in ("Real", "Integer", "Boolean", "String"):
                     raise SystemFileError(f"{pwhere}: variables of type {variable.type} are not supported")
-                text = file_text(value) if kind == "String" and names_a_file(value) else _typed_text(kind, value,
-                                                                                                     pwhere)
+                is_file = kind == "String" and names_a_file(value) and not comp.adapter
+                text = file_text(value) if is_file else _typed_text(kind, value, pwhere)
                 _sub(_sub(initial, "InitialValue", {"variable": var}), kind, {"value": text})
 
     transformed = [c for c in system.connections if not c.is_identity]

@@ -54,8 +54,13 @@ Namespaces (SSP 1.0): ``ssd`` http://ssp-standard.org/SSP1/SystemStructureDescri
   seconds) -> ``step_multiple = value / base_step`` (must be an integer multiple).
   ``osp`` = http://opensimulationplatform.com/SSP/OSPAnnotations.
 
+* ``ssd:Component type="application/x-marine-cosim-adapter" source="<kind>"``: a port adapter the
+  master evaluates (orchestration.system.adapters): its start values as ParameterBindings (read
+  first for those that shape its interface), its ports as ssd:Connectors, connected like an FMU's.
+  Only marine-cosim runs such a file (other SSP tools stop at the unknown component type).
+
 Not supported (a SystemFileError says so): nested ``ssd:System`` elements, signal dictionaries,
-non-FMU components and ``implementation="ModelExchange"``, Enumeration/Binary parameters,
+components of other types and ``implementation="ModelExchange"``, Enumeration/Binary parameters,
 mapping transformations on connections, connections to parameters, non-``file`` URIs.
 
 The marine-cosim annotation
@@ -144,9 +149,11 @@ from urllib.request import url2pathname
 from lxml import etree
 
 from orchestration.errors import MissingFmuError, did_you_mean
+from orchestration.system.adapters import ADAPTER_TYPE, AdapterError, KINDS as ADAPTER_KINDS, adapter_description
 from orchestration.system.backend_choice import PLACEMENT_ATTRIBUTES, read_backend_element
 from orchestration.system.file_values import FileValue, names_a_file, resolve_file_value
-from orchestration.system.fmu_info import ModelInfo, Variable, is_output, model_info  # noqa: F401  (re-exported)
+from orchestration.system.fmu_info import (ModelInfo, Variable, component_info, info_from_description,  # noqa: F401
+                                           is_output, model_info)
 from orchestration.system.units import BASE_UNITS, Unit, unit_conversion  # noqa: F401  (re-exported)
 from orchestration.system.model import Component, Connection, System, SystemFileError
 
@@ -443,6 +450,7 @@ class _ComponentData:
     info: ModelInfo
     connectors: dict[str, tuple[str, str | None]] = field(default_factory=dict)   # name -> (kind, unit)
     el: Any = None
+    lenient: bool = False      # an adapter's first pass over its bindings: only the names its interface has
 
 
 class _SsdReader:
@@ -500,6 +508,17 @@ class _SsdReader:
         for name_, value, _ in self._bindings(system_el, None):
             comp_name, var = name_
             self.components[comp_name].component.parameters[var] = value
+        for data in self.components.values():
+            if data.component.adapter:          # its interface follows its start values, wherever set
+                try:
+                    info = info_from_description(adapter_description(data.component.adapter,
+                                                                     data.component.parameters), data.info.path)
+                except AdapterError as exc:
+                    raise error(self.file, data.el, f"{data.component.adapter} adapter: {exc}") from None
+                if set(info.variables) != set(data.info.variables):
+                    data.info = info
+                    data.connectors = self._connectors(data.el, data)
+                data.info = info
 
         legs = self._connections(system_el)
         system.connections.extend(self._resolve(legs))
@@ -586,8 +605,11 @@ class _SsdReader:
             raise error(self.file, el, f"component name {name!r} contains a '.', which marine-cosim uses to "
                                        "separate component and variable")
         ctype = el.get("type", FMU_TYPE)
+        if ctype == ADAPTER_TYPE:
+            return self._annotated(el, self._adapter(el, name), base_step)
         if ctype != FMU_TYPE:
-            raise error(self.file, el, f"type={ctype!r} is not supported (only {FMU_TYPE})")
+            raise error(self.file, el, f"type={ctype!r} is not supported (only {FMU_TYPE}, or {ADAPTER_TYPE} for a "
+                                       "port adapter)")
         implementation = el.get("implementation", "any")
         if implementation == "ModelExchange":
             raise error(self.file, el, "implementation='ModelExchange' is not supported (co-simulation FMUs only)")
@@ -604,7 +626,37 @@ class _SsdReader:
         data.connectors = self._connectors(el, data)
         for (_, var), value, _ in self._bindings(el, data):
             component.parameters[var] = value
+        return self._annotated(el, data, base_step)
 
+    def _adapter(self, el, name: str) -> _ComponentData:
+        """A port adapter (orchestration.system.adapters): ``source`` names its kind. Its start values
+        are read first for the parameters that shape its interface, then with the interface."""
+        kind = required(self.file, el, "source")
+        if kind not in ADAPTER_KINDS:
+            raise error(self.file, el, f"unknown adapter kind source={kind!r}{suggest(kind, ADAPTER_KINDS)} "
+                                       f"(kinds: {', '.join(ADAPTER_KINDS)})")
+        component = Component(name=name, source=None, adapter=kind, origin=f"{self.file}: {describe(el)}")
+
+        def interface(values) -> ModelInfo:
+            try:
+                return info_from_description(adapter_description(kind, values), Path(f"{kind} adapter"))
+            except AdapterError as exc:
+                raise error(self.file, el, f"{kind} adapter: {exc}") from None
+
+        data = _ComponentData(component, interface({}), el=el, lenient=True)
+        structural = {}
+        for (_, var), value, _ in self._bindings(el, data):
+            structural[var] = value
+        data.info, data.lenient = interface(structural), False
+        data.connectors = self._connectors(el, data)
+        for (_, var), value, _ in self._bindings(el, data):
+            component.parameters[var] = value
+        data.info = interface(component.parameters)
+        return data
+
+    def _annotated(self, el, data: _ComponentData, base_step: float | None) -> _ComponentData:
+        """The step multiple of a component from its OSP and marine-cosim annotations."""
+        component = data.component
         osp_hint = None
         for child in self._annotations(el, OSP_ANNOTATION_TYPE):
             if child.tag == q(OSP_ANNOTATIONS_NS, "StepSizeHint"):
@@ -648,15 +700,15 @@ class _SsdReader:
             if data is not None:
                 variable = data.info.variables.get(name)
                 if variable is None:
-                    raise error(self.file, c, f"{data.component.source.name} has no variable {name!r}"
+                    raise error(self.file, c, f"{data.component.display_source} has no variable {name!r}"
                                               f"{suggest(name, data.info.variables)}")
                 if (kind == "input" and variable.causality != "input") or \
                         (kind == "output" and not is_output(variable.causality)):
                     raise error(self.file, c, f"kind={kind!r}, but {name!r} is {variable.causality} in "
-                                              f"{data.component.source.name}")
+                                              f"{data.component.display_source}")
                 if declared is not None and CONNECTOR_TYPES[declared] != variable.type:
                     raise error(self.file, c, f"the connector is declared {declared}, but {name!r} is a "
-                                              f"{variable.kind or variable.type} in {data.component.source.name}")
+                                              f"{variable.kind or variable.type} in {data.component.display_source}")
             if name in connectors:
                 raise error(self.file, c, f"connector {name!r} is declared twice")
             connectors[name] = (kind, unit)
@@ -709,17 +761,20 @@ class _SsdReader:
                 name = prefix + entry.name
                 m = mapping.get(name)
                 target = m.target if m else name
+                if data is not None and data.lenient and target not in data.info.variables:
+                    continue
                 comp_data, var = self._parameter_target(entry, target, data, m)
                 value = self._convert_parameter(entry, comp_data, var, m)
-                if comp_data.info.variables[var].type == "String":
+                if comp_data.info.variables[var].type == "String" and not comp_data.component.adapter:
                     value = resolve_file_value(value, self.base, marked=_marked_as_file(entry.el.getparent()))
                 yield (comp_data.component.name, var), value, entry.el
 
     def _source_path(self, el, source: str, data: _ComponentData | None) -> Path:
         base = self.base
         if el.get("sourceBase", "SSD") == "component":
-            if data is None:
-                raise error(self.file, el, "sourceBase='component' on a system-level binding")
+            if data is None or data.component.adapter:
+                raise error(self.file, el, "sourceBase='component' on a system-level binding or a port adapter (no "
+                                           "FMU to be relative to)")
             base = data.component.source.parent
         path = resolve_uri(self.file, el, source, base)
         if not path.is_file():
@@ -804,7 +859,7 @@ class _SsdReader:
         else:
             var = target
         if var not in data.info.variables:
-            raise error(where_file, where_el, f"parameter {var!r}: {data.component.source.name} (component "
+            raise error(where_file, where_el, f"parameter {var!r}: {data.component.display_source} (component "
                                               f"{data.component.name!r}) has no such variable"
                                               f"{suggest(var, data.info.variables)}")
         return data, var
@@ -817,7 +872,7 @@ class _SsdReader:
                       "Boolean": ("Boolean",), "String": ("String",)}.get(vtype, ())
         if kind not in compatible:
             raise error(entry.file, entry.el, f"parameter {entry.name!r} is ssv:{kind} but variable {var!r} of "
-                                              f"{data.component.source.name} is {vtype}")
+                                              f"{data.component.display_source} is {vtype}")
         if vtype == "Real":
             value = float(value)
             if entry.unit and variable.unit and entry.unit != variable.unit and not (m and m.suppress_units):
@@ -872,7 +927,7 @@ class _SsdReader:
         data = self.components[element]
         variable = data.info.variables.get(connector)
         if variable is None:
-            raise error(self.file, el, f"component {element!r} ({data.component.source.name}) has no variable "
+            raise error(self.file, el, f"component {element!r} ({data.component.display_source}) has no variable "
                                        f"{connector!r}{suggest(connector, data.info.variables)}")
         declared = data.connectors.get(connector)
         unit = declared[1] if declared and declared[1] else variable.unit
@@ -1143,6 +1198,11 @@ def python_kind(value: Any) -> str:
 def writer_model_info(system: System, name: str) -> ModelInfo:
     comp = system.components[name]
     where = f"write {system.name}: component {name!r}"
+    if comp.adapter:
+        try:
+            return component_info(comp)
+        except AdapterError as exc:
+            raise SystemFileError(f"{where}: {comp.adapter} adapter: {exc}") from None
     if not Path(comp.source).is_file():
         raise SystemFileError(f"{where}: FMU file not found: {comp.source}")
     try:
@@ -1207,7 +1267,7 @@ def _parameter_set(system: System, name: str, info: ModelInfo, file_text, parent
         if kind not in ("Real", "Integer", "Boolean", "String"):
             raise SystemFileError(f"{where}: variables of type {variable.type} are not supported")
         p_el = _sub(params, SSV_NS, "Parameter", {"name": var})
-        is_file = kind == "String" and names_a_file(value)
+        is_file = kind == "String" and names_a_file(value) and not system.components[name].adapter
         _sub(p_el, SSV_NS, kind, {"value": file_text(value) if is_file else _typed_text(kind, value, where)})
         if is_file:
             _sub(_mc_annotation(_sub(p_el, SSV_NS, "Annotations")), MC_NS, "File")
@@ -1236,8 +1296,12 @@ def _build_ssd(system: System, sources: dict[str, str], backend=None, file_text=
     elements_el = _sub(sys_el, SSD_NS, "Elements")
     for name, comp in system.components.items():
         info = infos[name]
-        comp_el = _sub(elements_el, SSD_NS, "Component", {"name": name, "type": FMU_TYPE, "source": sources[name],
-                                                           "implementation": "CoSimulation"})
+        if comp.adapter:
+            comp_el = _sub(elements_el, SSD_NS, "Component", {"name": name, "type": ADAPTER_TYPE,
+                                                               "source": comp.adapter})
+        else:
+            comp_el = _sub(elements_el, SSD_NS, "Component", {"name": name, "type": FMU_TYPE, "source": sources[name],
+                                                               "implementation": "CoSimulation"})
         if used[name]:
             connectors = _sub(comp_el, SSD_NS, "Connectors")
             for var in sorted(used[name], key=list(info.variables).index):
@@ -1323,7 +1387,7 @@ def _resource_names(system: System, files: Any = ()) -> dict[Path, str]:
     same-named different files get a suffix."""
     names: dict[Path, str] = {}
     taken: set[str] = set()
-    paths = [Path(os.path.abspath(comp.source)) for comp in system.components.values()]
+    paths = [Path(os.path.abspath(comp.source)) for comp in system.components.values() if not comp.adapter]
     for path in paths + [Path(os.path.abspath(f)) for f in files]:
         if path in names:
             continue
@@ -1342,7 +1406,7 @@ def referenced_files(system: System) -> list[tuple[str, Path]]:
     (orchestration.system.file_values) and the scenario."""
     found = [(f"component {name!r} parameter {var!r}", Path(os.path.abspath(value)))
              for name, comp in system.components.items() for var, value in comp.parameters.items()
-             if names_a_file(value)]
+             if names_a_file(value) and not comp.adapter]
     if system.scenario is not None:
         found.append(("scenario", Path(os.path.abspath(system.scenario))))
     return found
@@ -1368,14 +1432,15 @@ def write_ssp(system: System, path: str | os.PathLike, backend: Any = _FROM_SOUR
     if suffix not in (".ssd", ".ssp"):
         raise SystemFileError(f"{path}: write_ssp writes .ssd or .ssp files, not {path.suffix or 'no suffix'!r}")
     for name, comp in system.components.items():
-        if not Path(comp.source).is_file():
+        if not comp.adapter and not Path(comp.source).is_file():
             raise SystemFileError(f"write {path}: component {name!r}: FMU file not found: {comp.source}")
     if parameter_files is None:
         parameter_files = suffix == ".ssp"
     with_parameters = [name for name, comp in system.components.items() if comp.parameters]
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".ssd":
-        sources = {name: relative_uri(Path(comp.source), path.parent) for name, comp in system.components.items()}
+        sources = {name: relative_uri(Path(comp.source), path.parent) for name, comp in system.components.items()
+                   if not comp.adapter}
         ssv_names = {name: quote(f"{path.stem}.{name}.ssv") for name in with_parameters} if parameter_files else None
         ssd, ssv_files = _build_ssd(system, sources, backend, lambda value: relative_uri(Path(value), path.parent),
                                     ssv_names)
@@ -1392,7 +1457,7 @@ def write_ssp(system: System, path: str | os.PathLike, backend: Any = _FROM_SOUR
     ssv_paths = [Path(os.path.abspath(path)) / "ssv" / f"{name}.ssv" for name in with_parameters]
     resources = _resource_names(system, [file for _, file in files] + (ssv_paths if parameter_files else []))
     sources = {name: f"resources/{quote(resources[Path(os.path.abspath(comp.source))])}"
-               for name, comp in system.components.items()}
+               for name, comp in system.components.items() if not comp.adapter}
     ssv_names = ({name: f"resources/{quote(resources[p])}" for name, p in zip(with_parameters, ssv_paths)}
                  if parameter_files else None)
     ssd, ssv_files = _build_ssd(system, sources, backend,

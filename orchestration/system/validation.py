@@ -23,6 +23,11 @@ Checks (docs/cosimulation.md, "Validation"; docs/ship_swap.md shows the messages
   into its force inputs (e.g. a crane on a ship whose force inputs were not mapped); start values
   on the force inputs mark such a coupling as intended. A force that comes back without the
   moment about the same point is a warning (the moment may be zero by design: a swivel);
+* mechanical ports connected in part (a warning): some motion input vectors of a port (position,
+  attitude, velocities, accelerations) connected and others neither connected nor given start
+  values, e.g. a crane base with a position but no velocity or acceleration;
+* port adapters (orchestration.system.adapters): their kind and the parameters that shape their
+  interface; then every check above, on their interface as on an FMU's;
 * an input connected twice; unconnected inputs (a warning); algebraic loops through
   direct-feedthrough outputs (a warning, with the cycle).
 """
@@ -38,7 +43,8 @@ from fmpy import read_model_description
 
 from orchestration.errors import did_you_mean
 from orchestration.system.file_values import FileValue
-from orchestration.system.fmu_info import NUMERIC, INTEGER_RANGE, connection_problem, family
+from orchestration.system.adapters import AdapterError
+from orchestration.system.fmu_info import NUMERIC, INTEGER_RANGE, component_description, connection_problem, family
 from orchestration.system.graphs import strongly_connected_components
 from orchestration.system.model import Connection, System
 
@@ -174,22 +180,29 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
     descriptions = {}
     for component in system.components.values():
         where = _loc(system, component.origin) + f" (component {component.name})"
-        source = Path(component.source)
-        if not source.exists():
-            add("error", where, f"FMU file not found: {source}")
-            continue
-        try:
-            md = read_model_description(str(source))
-        except Exception as exc:
-            add("error", where, f"cannot read {source.name}: {exc}")
-            continue
-        if md.coSimulation is None:
-            add("error", where, f"{source.name} has no co-simulation interface")
-            continue
-        if md.fmiVersion not in ("1.0", "2.0", "3.0"):
-            add("error", where, f"{source.name} is FMI {md.fmiVersion}; FMI 1.0, 2.0 and 3.0 co-simulation are "
-                                "supported")
-            continue
+        if component.adapter:
+            try:
+                md = component_description(component)
+            except AdapterError as exc:
+                add("error", where, f"{component.adapter} adapter: {exc}")
+                continue
+        else:
+            source = Path(component.source)
+            if not source.exists():
+                add("error", where, f"FMU file not found: {source}")
+                continue
+            try:
+                md = read_model_description(str(source))
+            except Exception as exc:
+                add("error", where, f"cannot read {source.name}: {exc}")
+                continue
+            if md.coSimulation is None:
+                add("error", where, f"{source.name} has no co-simulation interface")
+                continue
+            if md.fmiVersion not in ("1.0", "2.0", "3.0"):
+                add("error", where, f"{source.name} is FMI {md.fmiVersion}; FMI 1.0, 2.0 and 3.0 co-simulation are "
+                                    "supported")
+                continue
         arrays = {v.name for v in md.modelVariables if getattr(v, "dimensions", None)}
         used = sorted(arrays & set(component.parameters))
         if used:
@@ -234,7 +247,7 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
                 continue
             variables = {v.name: v for v in md.modelVariables}
             if var not in variables:
-                add("error", where, f"{comp} ({Path(system.components[comp].source).name}) has no variable "
+                add("error", where, f"{comp} ({system.components[comp].display_source}) has no variable "
                                     f"{var!r}{did_you_mean(var, variables)}")
                 ends.append(None)
                 continue
@@ -271,6 +284,7 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
             connected_inputs[c.target] = c
 
     _check_vectors(system, descriptions, connected_inputs, add)
+    _check_ports(system, descriptions, connected_inputs, add)
     _check_attachments(system, descriptions, add)
 
     for name, md in descriptions.items():
@@ -502,6 +516,37 @@ def _check_vectors(system: System, descriptions: dict, connected: dict, add) -> 
                     "file if that is intended")
 
 
+def _check_ports(system: System, descriptions: dict, connected: dict, add) -> None:
+    """A mechanical port whose motion is connected in part: of its motion input vectors (position,
+    attitude, velocity, angular velocity, accelerations: vectors of two or more elements with those
+    units or named ``quaternion``, grouped by the name before the last dot, e.g. ``base``), some
+    connected and others neither connected nor given start values -- a crane base that gets the
+    ship's position but no velocity or acceleration moves with the ship without feeling its motion."""
+    for name, md in descriptions.items():
+        component = system.components[name]
+        members: dict[str, dict[str, list]] = {}
+        for key, variables in vectors(md).items():
+            if variables[0].causality != "input" or "." not in key:
+                continue
+            dims = (_unit_info(md, _unit(variables[0])) or _Unit("", ())).exponents
+            prefix, _, leaf = key.rpartition(".")
+            if dims in MOTION or leaf == "quaternion":
+                members.setdefault(prefix, {})[leaf] = variables
+        for prefix, group in members.items():
+            if len(group) < 2:
+                continue
+            wired = [leaf for leaf, vs in group.items() if any((name, v.name) in connected for v in vs)]
+            loose = [leaf for leaf, vs in group.items()
+                     if not any((name, v.name) in connected or v.name in component.parameters for v in vs)]
+            if wired and loose:
+                count = sum(len(group[leaf]) for leaf in loose)
+                add("warning", _loc(system, component.origin) + f" (component {name})",
+                    f"port {name}.{prefix} is connected only in part: {', '.join(wired)} connected, "
+                    f"{', '.join(loose)} not ({count} input(s) keep their start values): it follows a motion "
+                    "without the rates or accelerations that go with it; connect them, or give them start values "
+                    "in the system file if that is intended")
+
+
 def _check_attachments(system: System, descriptions: dict, add) -> None:
     """A component carrying another at a point must get its loads back (module docstring)."""
     info = {}
@@ -538,7 +583,7 @@ def _check_attachments(system: System, descriptions: dict, add) -> None:
             continue
         explicit = [v for v in a_inputs if v in system.components[a].parameters]
         where = _loc(system, system.components[a].origin) + f" (component {a})"
-        fmu_a = Path(system.components[a].source).name
+        fmu_a = system.components[a].display_source
         if not loads_back:
             if explicit:
                 continue      # start values on the force inputs: the one-way coupling is intended

@@ -1,42 +1,49 @@
 """``marine-cosim validate`` catches a wrong mapping of a swapped ship (docs/ship_swap.md): each test
-feeds one mistake into the correct mapping of the third-party ship (OsvSeakeeper, tests/models/c_fmu) under
-the crane and asserts the message; the correct mapping has no errors.
+feeds one mistake into the correct mapping of the third-party ship (OsvSeakeeper, tests/models/c_fmu)
+under the crane -- tests/data/systems/ship_crane_third_party_ship.ssd, a rigid_body port adapter
+between them -- and asserts the message; the correct mapping has no errors.
 """
 from __future__ import annotations
 
 import dataclasses
-import math
+import re
 import shutil
+from pathlib import Path
 
 import pytest
 
+from orchestration.system.files import load_system
+from orchestration.system.model import System, SystemFileError
 from orchestration.system.osp import read_osp, write_osp
 from orchestration.system.ssp import read_ssp, write_ssp
-from orchestration.system.model import System, SystemFileError
 from orchestration.system.validation import validate_system, vectors
 from tests.models.c_fmu.build import build_third_party_ship_fmu
-from tests.models.ship_swap import POA, ship_crane_system, swap_ship
+from tests.models.ship_swap import SMALL, variant_path
 
 pytestmark = [pytest.mark.gcc,
               pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the C FMU")]
-DEG = math.pi / 180.0
+VARIANT = variant_path(SMALL, "osp_vessel")
+POA = "additionalNedForce.pointOfAttackRel2APAndBL"
 
 
 @pytest.fixture(scope="module")
-def ship_fmu(tmp_path_factory):
-    return build_third_party_ship_fmu(tmp_path_factory.mktemp("osv"))
-
-
-@pytest.fixture(scope="module")
-def good(fmu_dir, ship_fmu) -> System:
-    return swap_ship(ship_crane_system(fmu_dir), ship_fmu)
+def good(fmu_dir, tmp_path_factory) -> System:
+    folder = tmp_path_factory.mktemp("osv")
+    for fmu in Path(fmu_dir).glob("*.fmu"):
+        (folder / fmu.name).symlink_to(fmu)
+    build_third_party_ship_fmu(folder)
+    text = VARIANT.read_text().replace('source="../../../build/fmus/', f'source="{folder}/')
+    text = re.sub(r'(<ssv:String value=")([^"/]+\.json)"', lambda m: f'{m[1]}{VARIANT.parent / m[2]}"', text)
+    path = folder / VARIANT.name
+    path.write_text(text)
+    return load_system(path)
 
 
 def edited(system: System, drop=(), change: dict | None = None, add=(), params: dict | None = None,
            unset: dict | None = None) -> System:
     """A copy of ``system`` with connections dropped (by target), changed ({target: {field: value}}),
     added, and start values set or removed ({component: [names]})."""
-    s = System(system.name, dict(system.components), [], system.start_time, system.stop_time, system.base_step)
+    s = System(system.name, {}, [], system.start_time, system.stop_time, system.base_step)
     s.components = {k: dataclasses.replace(c, parameters=dict(c.parameters)) for k, c in system.components.items()}
     for c in system.connections:
         label = ".".join(c.target)
@@ -70,6 +77,8 @@ def test_the_correct_mapping_is_valid(good):
     assert report.ok, report
     text = "\n".join(str(p) for p in report.warnings)
     assert "unit" not in text and "mapped incompletely" not in text and "carries" not in text
+    assert "only in part" not in text
+    assert all(c.is_identity for c in good.connections)     # the adapter converts, the connections only join
     # the vendor's triads are vectors too
     from fmpy import read_model_description
     md = read_model_description(str(good.components["ship"].source))
@@ -81,33 +90,29 @@ def test_the_correct_mapping_is_valid(good):
 
 # ---------------------------------------------------------------------- units
 
-def test_degrees_into_radians_without_the_conversion(good):
-    m = only_error(edited(good, change={"crane.base.angular_velocity[0]": {"factor": 1.0, "converts_units": False}}))
-    assert ("(connection ship.cgShipMotion.angularVelocity.roll -> crane.base.angular_velocity[0]): source unit "
-            "deg/s, target unit rad/s, factor 1.0, expected factor 0.017453292519943295 (deg/s -> rad/s; "
-            "-0.017453292519943295 to flip the sign): the unit conversion is missing") in m
+def test_the_adapter_left_in_radians(good):
+    """The vendor gives degrees; an adapter left at its default angle unit (rad) takes radians: every
+    angle, rate and angular acceleration connection says so, with the factor it would need."""
+    found = errors(edited(good, unset={"hull": ["angle_unit"]}))
+    assert len(found) == 9, "\n".join(found)
+    assert any("(connection ship.cgShipMotion.angularVelocity.roll -> hull.reference.angular_velocity[0]): source "
+               "unit deg/s, target unit rad/s, factor 1.0, expected factor 0.017453292519943295 (deg/s -> rad/s; "
+               "-0.017453292519943295 to flip the sign): the unit conversion is missing" in m for m in found)
+
+
+def test_the_adapter_left_in_newtons(good):
+    found = errors(edited(good, unset={"hull": ["force_unit"]}))
+    assert len(found) == 3, "\n".join(found)
+    assert ("(connection hull.reference.force[2] -> ship.additionalNedForce.force.down): source unit N, target unit "
+            "kN, factor 1.0, expected factor 0.001 (N -> kN; -0.001 to flip the sign): the unit conversion is "
+            "missing") in found[2]
 
 
 def test_a_conversion_the_wrong_way_round(good):
-    m = only_error(edited(good, change={"ship.additionalNedForce.force.down": {"factor": 1000.0}}))
-    assert ("crane.base.force[2] -> ship.additionalNedForce.force.down): source unit N, target unit kN, factor "
-            "1000.0, expected factor 0.001 (N -> kN; -0.001 to flip the sign): the conversion is the wrong way "
-            "round (kN -> N)") in m
-
-
-def test_a_conversion_applied_twice(good):
-    m = only_error(edited(good, change={"ship.additionalNedForce.moment.north": {"factor": 1e-6}}))
-    assert "source unit N.m, target unit kN.m, factor 1e-06, expected factor 0.001" in m
-    assert "the conversion is applied twice" in m
-
-
-def test_a_sign_flip_and_an_offset_are_mapping_not_mistakes(good):
-    s = edited(good, change={"crane.base.angular_velocity[1]": {"factor": -DEG},
-                             "crane.base.position[2]": {"offset": -1.3}})
-    assert errors(s) == []
-    # an unusual gain on top of a conversion is only a warning
-    report = validate_system(edited(good, change={"ship.additionalNedForce.force.north": {"factor": 2e-3}}))
-    assert report.ok and any("a gain of 2 on top of the unit conversion" in str(p) for p in report.warnings)
+    s = edited(good, unset={"hull": ["force_unit"]},
+               change={f"ship.additionalNedForce.force.{a}": {"factor": 1000.0} for a in ("north", "east", "down")})
+    assert "factor 1000.0, expected factor 0.001 (N -> kN; -0.001 to flip the sign): the conversion is the wrong way " \
+           "round (kN -> N)" in errors(s)[0]
 
 
 def test_a_force_into_a_position_input(good):
@@ -116,25 +121,36 @@ def test_a_force_into_a_position_input(good):
             f"crane.base.force[2] is a force ('N'), ship.{POA}.zpos is a length ('m'): different quantities") in m
 
 
+def test_an_adapter_value_that_is_not_one_of_its_choices(good):
+    m = only_error(edited(good, params={"hull": {"attitude_world": "NUW"}}))
+    assert m.endswith("(component hull): rigid_body adapter: attitude_world = 'NUW' is not one of '', 'NED', 'ENU', "
+                      "'NWU'")
+
+
 # ---------------------------------------------------------------------- names and causality
 
 def test_an_output_connected_to_an_output(good):
     found = errors(edited(good, drop={"ship.additionalNedForce.force.down"},
-                          add=[("crane.base.force[2]", "ship.cgShipMotion.nedDisplacement.down",
-                                {"factor": 1e-3, "converts_units": True})]))
-    assert len(found) == 2, found
+                          add=[("hull.reference.force[2]", "ship.cgShipMotion.nedDisplacement.down", {})]))
+    assert len(found) == 3, found
     assert ("target ship.cgShipMotion.nedDisplacement.down is a output, not an input (it connects two outputs): a "
             "connection ends at an input (close inputs of ship: 'additionalNedForce.force.down'") in found[0]
-    # and the force vector it should have completed
-    assert "vector ship.additionalNedForce.force is mapped incompletely" in found[1]
+    assert "hull.reference.force[2] is a force ('kN'), ship.cgShipMotion.nedDisplacement.down is a length" in found[1]
+    assert "vector ship.additionalNedForce.force is mapped incompletely" in found[2]
 
 
 def test_an_unknown_variable_suggests_the_vendors_name(good):
     found = errors(edited(good, change={"ship.additionalNedForce.force.down": {
         "target": ("ship", "additionalNedForce.force.dwn")}}))
-    assert ("(connection crane.base.force[2] -> ship.additionalNedForce.force.dwn): ship (OsvSeakeeper.fmu) has no "
-            "variable 'additionalNedForce.force.dwn' (did you mean 'additionalNedForce.force.down'") in found[0]
+    assert ("(connection hull.reference.force[2] -> ship.additionalNedForce.force.dwn): ship (OsvSeakeeper.fmu) has "
+            "no variable 'additionalNedForce.force.dwn' (did you mean 'additionalNedForce.force.down'") in found[0]
     assert len(found) == 2 and "vector ship.additionalNedForce.force is mapped incompletely" in found[1]
+
+
+def test_an_unknown_adapter_port(good):
+    found = errors(edited(good, change={"crane.base.velocity[1]": {"source": ("hull", "point1.velocty[1]")}}))
+    assert ("hull (rigid_body adapter) has no variable 'point1.velocty[1]' (did you mean 'point1.velocity[1]'"
+            in found[0])
 
 
 def test_an_unknown_variable_in_an_ssd_file(good, tmp_path):
@@ -145,7 +161,7 @@ def test_an_unknown_variable_in_an_ssd_file(good, tmp_path):
         read_ssp(path)
     assert ("has no variable 'additionalNedForce.forces.down' (did you mean 'additionalNedForce.force.down'"
             in str(err.value))
-    assert "ssd:Connection crane.base.force[2] -> ship.additionalNedForce.forces.down (line" in str(err.value)
+    assert "ssd:Connection hull.reference.force[2] -> ship.additionalNedForce.forces.down (line" in str(err.value)
 
 
 # ---------------------------------------------------------------------- vectors and ports
@@ -156,19 +172,24 @@ def test_a_vector_mapped_incompletely(good):
             "connected, down not (keeping the start value: down=0)") in m
 
 
-def test_the_quaternion_scalar_needs_its_start_value(good):
-    m = only_error(edited(good, unset={"crane": ["base.quaternion[0]"]}))
-    assert "vector crane.base.quaternion is mapped incompletely: [1], [2], [3] connected, [0] not" in m
+def test_a_crane_base_without_velocities_and_accelerations(good):
+    """Issue 21: a crane base that gets the ship's position and attitude but nothing else is a warning."""
+    drop = {f"crane.base.{w}[{i}]" for w in ("velocity", "angular_velocity", "acceleration", "angular_acceleration")
+            for i in range(3)}
+    report = validate_system(edited(good, drop=drop))
+    assert report.ok
+    [m] = [str(p) for p in report.warnings if "only in part" in str(p)]
+    assert "(component crane): port crane.base is connected only in part: position, quaternion connected, velocity, " \
+           "angular_velocity, acceleration, angular_acceleration not (12 input(s) keep their start values)" in m
 
 
 def test_the_ship_gets_no_load_back(good):
     loads = {f"ship.additionalNedForce.{w}.{a}" for w in ("force", "moment") for a in ("north", "east", "down")}
     m = only_error(edited(good, drop=loads))
-    assert ("(component ship): ship (OsvSeakeeper.fmu) carries crane (base.position[0..2] <- "
+    assert ("(component ship): ship (OsvSeakeeper.fmu) carries hull (reference.position[0..2] <- "
             "pointOfAttackMotion.nedDisplacement.north, pointOfAttackMotion.nedDisplacement.east, "
-            "pointOfAttackMotion.nedDisplacement.down), but no load comes back: none of crane's force or moment "
-            "outputs (base.force[0..2], base.moment[0..2]") in m
-    assert "drives ship's force inputs (additionalNedForce.force.north" in m
+            "pointOfAttackMotion.nedDisplacement.down), but no load comes back: none of hull's force or moment "
+            "outputs (reference.force[0..2], reference.moment[0..2]") in m
     # start values on the ship's force inputs say the one-way coupling is intended
     zero = {f"additionalNedForce.force.{a}": 0.0 for a in ("north", "east", "down")}
     assert errors(edited(good, drop=loads, params={"ship": zero})) == []
@@ -180,22 +201,25 @@ def test_the_force_without_its_moment(good):
     report = validate_system(edited(good, drop=moments))
     assert report.ok
     [m] = [str(p) for p in report.warnings if "without its moment" in str(p)]
-    assert ("crane.base.force drives ship.additionalNedForce.force, but crane.base.moment (the moment about the "
-            "same point) drives nothing and ship.additionalNedForce.moment is unconnected: ship gets the force "
+    assert ("hull.reference.force drives ship.additionalNedForce.force, but hull.reference.moment (the moment about "
+            "the same point) drives nothing and ship.additionalNedForce.moment is unconnected: ship gets the force "
             "without its moment") in m
 
 
 # ---------------------------------------------------------------------- the mapping in files
 
 def test_the_mapping_survives_ssp_and_osp(good, tmp_path):
-    """Written as .ssd and as OspSystemStructure.xml (LinearTransformation functions) and read back:
-    the same factors and offsets, and still valid."""
+    """Written as .ssd and as OspSystemStructure.xml (the adapter a Simulator with source
+    marine-cosim-adapter:rigid_body) and read back: the same components, start values and connections,
+    and still valid."""
     def table(s: System):
-        return sorted((c.label(), round(c.factor, 15), round(c.offset, 12)) for c in s.connections)
+        return sorted((c.label(), c.factor, c.offset) for c in s.connections)
 
     ssd = read_ssp(write_ssp(good, tmp_path / "swap.ssd"))
     osp = read_osp(write_osp(good, tmp_path / "osp"))
     assert table(ssd) == table(osp) == table(good)
-    assert validate_system(osp).ok and validate_system(ssd).ok
-    text = (tmp_path / "osp" / "OspSystemStructure.xml").read_text()
-    assert '<LinearTransformation name="unitConversion' in text and 'factor="0.001"' in text
+    for s in (ssd, osp):
+        assert s.components["hull"].adapter == "rigid_body"
+        assert s.components["hull"].parameters == good.components["hull"].parameters
+        assert validate_system(s).ok
+    assert 'source="marine-cosim-adapter:rigid_body"' in (tmp_path / "osp" / "OspSystemStructure.xml").read_text()

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from orchestration.errors import ScenarioError  # noqa: F401  (re-exported)
 from orchestration.errors import did_you_mean
 from orchestration.master.manipulators import Manipulator
-from orchestration.system.fmu_info import model_info
+from orchestration.system.fmu_info import component_info
 from orchestration.system.model import System
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class Scenario(Manipulator):
                 raise ScenarioError(f"{e.origin}: model {e.component!r} is not a component of {system.name}"
                                     f"{did_you_mean(e.component, system.components)} (components: "
                                     f"{', '.join(sorted(system.components))})")
-            variables = model_info(system.components[e.component].source).variables
+            variables = component_info(system.components[e.component]).variables
             if e.variable not in variables:
                 settable = [n for n, v in variables.items() if v.causality in ("input", "parameter")]
                 raise ScenarioError(f"{e.origin}: {e.component} has no variable {e.variable!r}"

@@ -198,7 +198,8 @@ def run_metadata(execution: Execution, extra: dict | None = None) -> dict:
         "system": {"name": system.name, "file": str(system.source_file) if system.source_file else None,
                    "sha256": system.file_hash()},
         "components": {
-            s.name: {"fmu": str(c.source), "guid": s.model_description.guid,
+            s.name: {"fmu": str(c.source) if not c.adapter else None, **({"adapter": c.adapter} if c.adapter else {}),
+                     "guid": s.model_description.guid,
                      "model": s.model_description.modelName, "fmi_version": s.model_description.fmiVersion,
                      "generation_tool": s.model_description.generationTool,
                      "parameters": {k: v for k, v in c.parameters.items()}, "step_multiple": c.step_multiple}
@@ -369,13 +370,13 @@ def load_results(path: Path) -> Results:
 
 def default_observed(system: System) -> list[tuple[str, str]]:
     """Every scalar numeric or String output and input of every component (Real, Integer,
-    Enumeration, Boolean, FMI 3.0's sized types, String): the default recording. Binaries, clocks and
-    arrays are recorded only by name (arrays not at all)."""
-    from orchestration.system.fmu_info import NUMERIC, model_info
+    Enumeration, Boolean, FMI 3.0's sized types, String; adapters' ports too): the default recording.
+    Binaries, clocks and arrays are recorded only by name (arrays not at all)."""
+    from orchestration.system.fmu_info import NUMERIC, component_info
 
     selected = []
     for component in system.components.values():
-        variables = model_info(Path(component.source)).variables
+        variables = component_info(component).variables
         selected += [(component.name, v.name) for v in variables.values()
                      if v.causality in ("output", "input") and (v.type in NUMERIC or v.type == "String")
                      and not v.array]

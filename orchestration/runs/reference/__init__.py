@@ -48,9 +48,9 @@ from orchestration.runs.reference.summaries import RECORD, describe, summarize
 
 def _available(system, names: Sequence[str], log=print) -> list[str]:
     """The recorded names that exist in the system's FMUs (a hand-edited system may lack some)."""
-    from orchestration.system.fmu_info import NUMERIC, family, model_info
+    from orchestration.system.fmu_info import NUMERIC, component_info, family
 
-    known = {comp.name: {n for n, v in model_info(Path(comp.source)).variables.items() if family(v.type) in NUMERIC}
+    known = {comp.name: {n for n, v in component_info(comp).variables.items() if family(v.type) in NUMERIC}
              for comp in system.components.values()}
     ok = [n for n in names if n.split(".", 1)[0] in known and n.split(".", 1)[1] in known[n.split(".", 1)[0]]]
     missing = [n for n in names if n not in ok]

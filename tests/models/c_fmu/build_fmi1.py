@@ -1,12 +1,13 @@
-"""Build the plain-C FMI 1.0 co-simulation Oscillator (oscillator_fmi1.c + modelDescription_fmi1.xml)
-into ``Oscillator1.fmu``.
+"""Build the plain-C FMI 1.0 co-simulation FMUs: the Oscillator (oscillator_fmi1.c +
+modelDescription_fmi1.xml) into ``Oscillator1.fmu``, the 3-DOF manoeuvring ship
+(manoeuvring_ship_fmi1.c + manoeuvring_ship_fmi1.xml) into ``ManoeuvringShip1.fmu``.
 
 The FMU is compiled with gcc from the one C file (with the model it shares with the FMI 2.0
 Oscillator, oscillator_model.h, expanded into it, as in build.py), which declares the FMI 1.0
 co-simulation API itself (every function exported as ``Oscillator1_fmi...``), so no header is
 needed; no Python and no code from this project goes into it.
 
-    python -m tests.models.c_fmu.build_fmi1 OUT_DIR
+    python -m tests.models.c_fmu.build_fmi1 OUT_DIR [oscillator|ship]
 """
 from __future__ import annotations
 
@@ -31,9 +32,16 @@ def build_oscillator_fmi1_fmu(out_dir: Path) -> Path:
     return build_c_fmu(SOURCE, MODEL_DESCRIPTION, MODEL_IDENTIFIER, out_dir)
 
 
+def build_manoeuvring_ship_fmu(out_dir: Path) -> Path:
+    """Compile ``manoeuvring_ship_fmi1.c`` and package it as ``out_dir/ManoeuvringShip1.fmu``: the
+    third-party 3-DOF manoeuvring ship of the ship swap (docs/ship_swap.md). Raises FmuBuildError."""
+    return build_c_fmu(HERE / "manoeuvring_ship_fmi1.c", HERE / "manoeuvring_ship_fmi1.xml", "ManoeuvringShip1",
+                       out_dir)
+
+
 def main(argv: list[str] | None = None) -> int:
-    return build_main(argv, "python -m tests.models.c_fmu.build_fmi1 OUT_DIR",
-                      {"oscillator": build_oscillator_fmi1_fmu})
+    return build_main(argv, "python -m tests.models.c_fmu.build_fmi1 OUT_DIR [oscillator|ship]",
+                      {"oscillator": build_oscillator_fmi1_fmu, "ship": build_manoeuvring_ship_fmu})
 
 
 if __name__ == "__main__":
