@@ -123,12 +123,11 @@ def _disabled() -> bool:
 def library() -> ctypes.CDLL | None:
     """The kernels' library, or None (see the module docstring; ``status()`` says why)."""
     global _library, _status, _tried
+    if _disabled():                  # asked each time: a process may switch it (tests do)
+        return None
     if _tried:
         return _library
     _tried = True
-    if _disabled():
-        _status = "disabled by MARINE_COSIM_KERNELS"
-        return None
     shipped = HERE / LIBRARY
     try:
         if shipped.is_file():
@@ -151,6 +150,8 @@ def library() -> ctypes.CDLL | None:
 
 def status() -> str:
     """Where the kernels come from, or why the numpy reference runs."""
+    if _disabled():
+        return "numpy reference: disabled by MARINE_COSIM_KERNELS"
     library()
     return _status
 
