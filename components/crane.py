@@ -246,7 +246,8 @@ class Crane:
         """(ABA result, actuator torques) at the current state, base and loads (cached; after a
         change of only the base acceleration or the loads, passes 2 and 3 of the ABA are redone)."""
         if self._last is None:
-            self._last = self._evaluate(0.0, self.q, self.qd, self.z)
+            self._last = self._evaluate(0.0, self.q, self.qd, self.z) if self._compiled is None else \
+                self._compiled.evaluate(self)
         elif self._stale:
             result, act, z_dot = self._last
             # base.at(0) returns the acceleration inputs themselves

@@ -1,5 +1,8 @@
 """Compiled kernels for the hot paths of the physics: C sources beside this file, built into one
-shared library (``libmc_kernels.so``) and called through ctypes.
+shared library (``libmc_kernels.so``) and called through ctypes: the articulated-body algorithm
+(aba.c) and the crane's RK4 step (crane.c), the rigid body (rigid_body.c) and the ship's
+seakeeping derivative and RK4 sub-step (ship.c). Each has its Python binding beside it (aba.py,
+crane.py, rigid_body.py, ship.py), used by the component it speeds up.
 
 The numpy code of each component stays the readable reference; a kernel computes the same
 equations in the same way, so results agree to rounding (tests/components/test_kernels.py states
@@ -32,7 +35,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LIBRARY = "libmc_kernels.so"
-SOURCES = ("aba.c", "crane.c", "rigid_body.c")
+SOURCES = ("aba.c", "crane.c", "rigid_body.c", "ship.c")
 HEADER = "kernels.h"
 # the calling conventions of the Python bindings below; kernels.h's MC_KERNELS_ABI must match
 ABI = 1
@@ -105,7 +108,7 @@ def _open(path: Path) -> ctypes.CDLL:
 
 def _declare(lib: ctypes.CDLL) -> None:
     ptr, integer = ctypes.c_void_p, ctypes.c_int
-    for name in ("mc_aba", "mc_aba_reevaluate", "mc_crane_step"):
+    for name in ("mc_aba", "mc_aba_reevaluate", "mc_crane_step", "mc_crane_evaluate"):
         getattr(lib, name).argtypes = [ptr]
         getattr(lib, name).restype = integer
     lib.mc_aba_work_size.argtypes = [integer]
@@ -114,6 +117,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.mc_rigid_body_derivative.restype = None
     lib.mc_rigid_body_step.argtypes = [ptr, ptr, ptr, integer, ctypes.c_double, ptr]
     lib.mc_rigid_body_step.restype = None
+    lib.mc_ship.argtypes = [ptr, integer]
+    lib.mc_ship.restype = integer
 
 
 def _disabled() -> bool:

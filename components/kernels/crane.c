@@ -22,7 +22,8 @@
  *   kd (position control only, else 0), torque_max (inf: none), power_max (NaN: none), lower,
  *   upper (+-inf: none), stop stiffness, stop damping, lower and upper (0 where infinite), setpoint,
  *   integrating (1 in position and velocity control),
- *   then y = [q, qd, z] (3n, in place) and k1 (3n).
+ *   then y = [q, qd, z] (3n, in place), k1 (3n), and (mc_crane_evaluate's outputs) the actuator
+ *   torques (n, end stops excluded) and the integrators' rates z' (n).
  */
 #include <math.h>
 #include <stdint.h>
@@ -81,10 +82,9 @@ static void base_at(const double *b, double s, double *in) {
     }
 }
 
-/* the joint torques and integrator rates at y (Crane._evaluate), then the joint accelerations:
-   dy = [qd, qdd, z'] */
-static void derivative(int n, const double *model, double *in, double *work, const double *cr, double t,
-                       const double *y, double *dy) {
+/* the joint torques and integrator rates at y (Crane._evaluate) into the ABA's input (base at t,
+   q, qd, tau), with the actuator torques into act (if not NULL); z' into dy[2n..3n) */
+static void joint_forces(int n, double *in, const double *cr, double t, const double *y, double *dy, double *act_out) {
     const double *J = cr + MC_CRANE_HEAD, *q = y, *qd = y + n, *z = y + 2 * n;
     double *qin = in + MC_ABA_IN_HEAD, *qdin = qin + n, *tau = qin + 2 * n;
     base_at(cr + C_BASE, t, in);
@@ -110,9 +110,17 @@ static void derivative(int n, const double *model, double *in, double *work, con
         tau[i] = act + stop;
         qin[i] = q[i];
         qdin[i] = qd[i];
-        dy[i] = qd[i];
         dy[2 * n + i] = (j[J_INT] != 0.0 && !saturated) ? err : 0.0;
+        if (act_out)
+            act_out[i] = act;
     }
+}
+
+/* dy = [qd, qdd, z'] at y, the base at t */
+static void derivative(int n, const double *model, double *in, double *work, const double *cr, double t,
+                       const double *y, double *dy) {
+    joint_forces(n, in, cr, t, y, dy, NULL);
+    memcpy(dy, y + n, n * sizeof(double));
     mc_aba_qdd(n, model, in, work);
     memcpy(dy + n, work, n * sizeof(double));
 }
@@ -135,6 +143,26 @@ static void matrix_to_quat(const double *R, double *q) {
         q[0] = (R[3] - R[1]) / s; q[1] = (R[2] + R[6]) / s; q[2] = (R[5] + R[7]) / s; q[3] = 0.25 * s;
     }
     normalise(q);
+}
+
+/* Crane._evaluate at the step start: the whole articulated-body algorithm with its outputs into
+   work (as mc_aba), the actuator torques and z' into the crane array (after k1). */
+int mc_crane_evaluate(const long long *ctx) {
+    const int n = (int)ctx[0];
+    double *in = (double *)(intptr_t)ctx[2], *cr = (double *)(intptr_t)ctx[4];
+    if (n < 1 || n > MC_ABA_MAX_LINKS)
+        return -1;
+    const double *y = cr + MC_CRANE_HEAD + MC_CRANE_JOINT * n;
+    double *act = cr + MC_CRANE_HEAD + MC_CRANE_JOINT * n + 6 * n, dy[3 * MC_ABA_MAX_LINKS];
+    in[IN_MOVING] = 1.0;
+    for (int k = 0; k < 3; k++) {
+        in[IN_G + k] = cr[C_G + k];
+        in[IN_A + k] = cr[C_BASE + 13 + k];
+        in[IN_AL + k] = cr[C_BASE + 16 + k];
+    }
+    joint_forces(n, in, cr, 0.0, y, dy, act);
+    memcpy(act + n, dy + 2 * n, n * sizeof(double));
+    return mc_aba(ctx);
 }
 
 int mc_crane_step(const long long *ctx) {

@@ -24,9 +24,14 @@ void mc_aba_qdd(int n, const double *model, const double *in, double *work);   /
 #define MC_CRANE_HEAD 39        /* doubles of the crane array before the joints */
 #define MC_CRANE_JOINT 14       /* doubles per joint */
 int mc_crane_step(const long long *ctx);
+int mc_crane_evaluate(const long long *ctx);
 
 /* ---- rigid body (rigid_body.c; components/rigid_body.py) ---- */
 void mc_rigid_body_derivative(const double *params, const double *loads, const double *y, double *dy);
 void mc_rigid_body_step(const double *params, const double *loads, double *y, int n, double h, const double *k1);
+
+/* ---- ship (ship.c; components/ship.py) ---- */
+#define MC_SHIP_MAX_RAD 512     /* fluid-memory states */
+int mc_ship(const long long *ctx, int mode);
 
 #endif
