@@ -104,8 +104,11 @@ class Crane:
         self._stale = False
         self._key = None          # the inputs in effect (set_inputs), None after a step moved the base
         self._control_arrays()
-        self._compiled = None     # step's RK4 in C (components/kernels/crane.c), with the compiled ABA
-        if self.body.compiled:
+        # step's RK4 in C (components/kernels/crane.c), with the compiled ABA, for these joint laws
+        # (a subclass with its own, components/platform.py, keeps the Python RK4 around the ABA)
+        self._compiled = None
+        if self.body.compiled and all(getattr(type(self), law) is getattr(Crane, law)
+                                      for law in ("actuator_torques", "end_stop_torques", "_evaluate")):
             from components import kernels
             from components.kernels.crane import CompiledCraneStep
             self._compiled = CompiledCraneStep(self, kernels.library())

@@ -169,6 +169,17 @@ def test_crane_steps_compiled_equal_the_numpy_reference(name):
         assert saturated[4], "the tool tilt's actuator did not saturate"
 
 
+def test_a_crane_with_its_own_joint_laws_keeps_the_python_steps():
+    """components/platform.py's Platform replaces the joint servos by its cylinders: the compiled
+    step (which has the Crane's laws built in) must not run it, the compiled ABA still does."""
+    from components.platform import Cylinders, Platform, platform_inertia
+    from tests.components.test_platform import GEO
+
+    plat = Platform(GEO, platform_inertia(1e6), Cylinders())
+    assert plat._compiled is None and plat.body.compiled
+    assert Crane(preset("knuckle_boom"))._compiled is not None
+
+
 # ------------------------------------------------------------------------------ rigid body
 
 
