@@ -6,7 +6,7 @@ import pytest
 from components import kernels
 
 
-@pytest.fixture(params=["compiled", "numpy"])
+@pytest.fixture(params=[pytest.param("compiled", marks=pytest.mark.gcc), "numpy"])
 def implementation(request, monkeypatch) -> str:
     """Runs a test twice: with the compiled kernels (components/kernels, which must be available)
     and with the numpy reference (MARINE_COSIM_KERNELS=0). Modules that test both say
