@@ -15,6 +15,11 @@ implements the FMI API and runs the Python end of the FMU (fmus/native/fmi_bridg
 * ``--portable``: in a child process running a Python runtime bundled in ``resources/runtime``
   (this Python's, or with ``--old-glibc`` one built in an old Debian for a lower glibc floor).
 
+The compiled kernels of the physics (components/kernels/*.c: the articulated-body algorithm, the
+rigid body) are compiled here too, once per build, and shipped beside their Python bindings in
+every FMU that imports them (``resources/_mc_<hash>/components/kernels/libmc_kernels.so``): no
+compiler is needed where the FMU runs. Without a C compiler the FMUs run the numpy reference.
+
 See docs/fmu_runtime.md. Default builds are reproducible: the same sources give the same archive
 entries, the same GUID and the same modelDescription.xml apart from ``generationDateAndTime``.
 """
@@ -40,6 +45,7 @@ ROOT = Path(__file__).resolve().parent
 ADAPTERS = ROOT / "fmus"
 LOADER_SOURCE = ADAPTERS / "native" / "fmi2_loader.c"
 BRIDGE_SOURCE = ADAPTERS / "native" / "fmi_bridge.py"
+KERNELS = "components/kernels/__init__.py"      # an FMU that bundles this gets the compiled kernels
 BUNDLED_PACKAGES = ("components", "fmus")
 CLASS_PATTERN = re.compile(r"^class (\w+)\(\s*Fmi2Slave\s*\)\s*:", re.MULTILINE)  # pythonfmu's own rule
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -135,8 +141,10 @@ def private_package(sources: dict[str, bytes]) -> str:
     FMUs built from different sources get different names, so several of them, and a process
     that imported the checkout's ``components``, never share a module in ``sys.modules``."""
     digest = hashlib.sha256(PRIVATE_FORMAT.encode())
-    # the FMU binary and its Python end belong to the code that runs
+    # the FMU binary and its Python end belong to the code that runs, and so do the kernels' C sources
     sources = {**sources, "<loader>": LOADER_SOURCE.read_bytes(), "<bridge>": BRIDGE_SOURCE.read_bytes()}
+    if KERNELS in sources:
+        sources["<kernels>"] = kernel_digest().encode()
     for name in sorted(sources):
         digest.update(name.encode() + b"\0" + hashlib.sha256(sources[name]).digest())
     return PRIVATE_PREFIX + digest.hexdigest()[:16]
@@ -185,6 +193,29 @@ def stage_sources(script: Path, stage: Path, root: Path = ROOT) -> tuple[str, Pa
     return package, entry
 
 
+def kernel_digest() -> str:
+    """Hash of the kernels' C sources and compiler flags (components/kernels)."""
+    from components import kernels
+
+    return kernels.source_digest()
+
+
+def compile_kernels(workdir: Path) -> Path | None:
+    """The physics kernels' shared library for this platform, or None (with a warning: the FMUs
+    then run the numpy reference)."""
+    from components import kernels
+
+    if not sys.platform.startswith("linux"):
+        log.warning("compiled kernels are shipped on Linux only: %s FMUs run the numpy reference", sys.platform)
+        return None
+    try:
+        return kernels.compile_library(workdir / kernels.LIBRARY)
+    except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+        log.warning("could not compile the physics kernels (%s); the FMUs will run the numpy reference",
+                    str(exc).strip()[:500])
+        return None
+
+
 def python_environment() -> dict[str, str]:
     """Where a non-Python host finds the Python that has numpy and scipy: this one."""
     libdir = sysconfig.get_config_var("LIBDIR") or ""
@@ -231,14 +262,20 @@ def _write_entry(archive: zipfile.ZipFile, name: str, data: bytes, executable: b
 
 
 def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir: Path,
-              root: Path = ROOT, portable: bool = False, runtime_base: Path | None = None) -> Path:
+              root: Path = ROOT, portable: bool = False, runtime_base: Path | None = None,
+              kernels: Path | None = None) -> Path:
     """Build ``out/<model>.fmu`` from ``script`` and the sources under ``root``; ``portable``
-    bundles the Python runtime (``loader`` must then be :func:`compile_process_loader`'s)."""
+    bundles the Python runtime (``loader`` must then be :func:`compile_process_loader`'s);
+    ``kernels`` is the compiled kernels' library (:func:`compile_kernels`), shipped if the model
+    imports them."""
     from pythonfmu.builder import FmuBuilder
 
     stage = workdir / f"stage_{model}"
     stage.mkdir()
     package, entry = stage_sources(script, stage, root)
+    bindings = stage / package / KERNELS
+    if kernels is not None and bindings.is_file():
+        shutil.copy2(kernels, bindings.parent / kernels.name)
     try:
         raw = FmuBuilder.build_FMU(entry, dest=workdir / f"raw_{model}.fmu",
                                    project_files=[p for p in stage.iterdir() if p != entry])
@@ -689,10 +726,12 @@ def build_all(out: Path, names: list[str] | None = None, portable: bool = False,
     with tempfile.TemporaryDirectory(prefix="marine_cosim_build_") as tmp:
         workdir = Path(tmp)
         loader = compile_process_loader(workdir) if portable else compile_loader(workdir)
+        kernels = compile_kernels(workdir)
         for model, script in adapters.items():
             if names and model not in names:
                 continue
-            path = build_fmu(model, script, out, loader, workdir, portable=portable, runtime_base=runtime_base)
+            path = build_fmu(model, script, out, loader, workdir, portable=portable, runtime_base=runtime_base,
+                             kernels=kernels)
             log.info("built %s", path)
             built.append(path)
     return built

@@ -1,11 +1,13 @@
-"""Offshore lift (scenarios/offshore_lift, issue 11): speed in-process on one core, where the time
-goes, and what the numerical levers cost in accuracy.
+"""Offshore lift (scenarios/offshore_lift, issue 11) and deck landing: speed in-process on one core,
+where the time goes, and what the numerical levers cost in accuracy.
 
     python benchmarks/bench_offshore_lift.py                 # the full 175 s lift, best of 1
     python benchmarks/bench_offshore_lift.py --repeat 3      # best of 3
     python benchmarks/bench_offshore_lift.py --profile 20    # cProfile of 20 s, grouped by module
     python benchmarks/bench_offshore_lift.py --study         # accuracy of the levers (several runs)
     python benchmarks/bench_offshore_lift.py --no-ahc        # the same lift without heave compensation
+    python benchmarks/bench_offshore_lift.py --scenario deck_landing   # the 45 s deck landing
+    MARINE_COSIM_KERNELS=0 python benchmarks/bench_offshore_lift.py    # the FMUs on their numpy reference
 
 Speed is simulated time over wall time of the run (through orchestration.runs.run; initialisation
 excluded, reported separately) and over the process's CPU time (the machine is shared: CPU time is what one core
@@ -75,18 +77,20 @@ class _Measure(Observer):
 
 
 def run_lift(stop: float | None = None, record=None, numerics: dict | None = None, ahc: bool = True,
-             fmu_dir: Path | None = None, profile: bool = False, per_fmu: bool = True, system=None):
-    """One in-process run of the lift through the run path; returns (results dict, info dict)."""
-    fmu_dir = rs.ensure_fmus(rs.MODELS["offshore_lift"], fmu_dir)
+             fmu_dir: Path | None = None, profile: bool = False, per_fmu: bool = True, system=None,
+             scenario: str = "offshore_lift"):
+    """One in-process run of the lift (or another reference scenario) through the run path;
+    returns (results dict, info dict)."""
+    fmu_dir = rs.ensure_fmus(rs.MODELS[scenario], fmu_dir)
     if system is None:
         if numerics:
             system = rs.offshore_lift_system(fmu_dir, numerics=numerics)
         else:
-            system, _, _ = rs.load_reference("offshore_lift", fmu_dir, Path("/tmp") / "bench_offshore_lift",
+            system, _, _ = rs.load_reference(scenario, fmu_dir, Path("/tmp") / f"bench_{scenario}",
                                              log=lambda m: None)
-    events = rs.events_file("offshore_lift")
+    events = rs.events_file(scenario)
     manipulators = [] if ahc else [TimeSignals({("winch", "hardpoint.velocity_down"): lambda t: 0.0})]
-    names = record if record is not None else rs.RECORD["offshore_lift"]
+    names = record if record is not None else rs.RECORD[scenario]
     measure = _Measure(per_fmu, cProfile.Profile() if profile else None)
     settings = RunSettings(system=str(system.source_file or system.name), stop=stop, scenario=str(events),
                            variables=list(names), files=False, memory=True)
@@ -228,12 +232,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sea", type=json.loads,
                    help="JSON of Ship/Cable sea.* overrides, e.g. '{\"sea.n_frequencies\": 30}'")
     p.add_argument("--fmus", type=Path)
+    p.add_argument("--scenario", default="offshore_lift", choices=["offshore_lift", "deck_landing"],
+                   help="the reference scenario (the levers, --numerics and --sea are the lift's)")
     args = p.parse_args(argv)
+    if args.scenario != "offshore_lift" and (args.study or args.numerics or args.sea or args.no_ahc):
+        p.error("--study, --numerics, --sea and --no-ahc apply to the offshore lift")
     if args.study:
         study(args.stop or 100.0, args.fmus)
         return 0
     if args.profile:
-        _, info = run_lift(args.profile, fmu_dir=args.fmus, profile=True, per_fmu=False)
+        _, info = run_lift(args.profile, fmu_dir=args.fmus, profile=True, per_fmu=False, scenario=args.scenario)
         print_speed(info, "profiled: ")
         print(grouped_profile(info["profile"]))
         return 0
@@ -241,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.all_variables:
         from orchestration.master.observers.results import default_observed
 
-        system, _, _ = rs.load_reference("offshore_lift", args.fmus, Path("/tmp") / "bench_offshore_lift",
+        system, _, _ = rs.load_reference(args.scenario, args.fmus, Path("/tmp") / f"bench_{args.scenario}",
                                          log=lambda m: None)
         record = [f"{c}.{v}" for c, v in default_observed(system)]
     best = None
@@ -250,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         fmu_dir = rs.ensure_fmus(rs.MODELS["offshore_lift"], args.fmus)
         system = rs.offshore_lift_system(fmu_dir, sea={**rs.SEA, **(args.sea or {})}, numerics=args.numerics)
     for k in range(args.repeat):
-        r, info = run_lift(args.stop, record, ahc=not args.no_ahc, fmu_dir=args.fmus, system=system)
+        r, info = run_lift(args.stop, record, ahc=not args.no_ahc, fmu_dir=args.fmus, system=system,
+                           scenario=args.scenario)
         print_speed(info, f"run {k + 1}: ")
         if best is None or info["cpu_s"] < best[1]["cpu_s"]:
             best = (r, info)
@@ -258,8 +267,11 @@ def main(argv: list[str] | None = None) -> int:
     print_speed(info, "best: ")
     from orchestration.master.observers.results import Results
 
-    summary = rs.summarize("offshore_lift", Results(r["time"], {k: v for k, v in r.items() if k != "time"}))
-    print(json.dumps({k: v for k, v in summary["lift"].items()}, indent=1, default=float))
+    from components import kernels
+
+    print(f"kernels here: {kernels.status()}")
+    summary = rs.summarize(args.scenario, Results(r["time"], {k: v for k, v in r.items() if k != "time"}))
+    print(json.dumps({k: v for k, v in summary.items() if k != "run"}, indent=1, default=float))
     return 0
 
 

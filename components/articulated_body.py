@@ -184,21 +184,25 @@ class AbaResult:
         this changes when only the base acceleration or the loads changed (reevaluate)."""
         return self._point_acceleration(link, r, vP)
 
-    def _point_motion(self, link, r):
+    def _frame(self, link: int) -> tuple[np.ndarray, np.ndarray]:
+        """(R, p): world rotation and origin of the joint-moved frame J_link."""
         T = self.joint_frames[link]
-        RJ = T[:3, :3]
+        return T[:3, :3], T[:3, 3]
+
+    def _point_motion(self, link, r):
+        RJ, pJ = self._frame(link)
         V = self._V[link]
         w, vO = V[:3].tolist(), V[3:]
         rl = r.tolist()
         vP = vO + np.asarray(_cross(w, rl))
-        return T[:3, 3] + RJ.dot(r), RJ.dot(vP), vP
+        return pJ + RJ.dot(r), RJ.dot(vP), vP
 
     def _point_acceleration(self, link, r, vP):
         A = self._spatial_acceleration(link)
         wd, aO = A[:3], A[3:]
         w = self._V[link, :3].tolist()
         aP = aO + np.asarray(_cross(wd.tolist(), r.tolist())) + np.asarray(_cross(w, vP.tolist()))
-        return self.joint_frames[link][:3, :3].dot(aP)
+        return self._frame(link)[0].dot(aP)
 
     @cached_property
     def kinetic_energy(self) -> float:
@@ -230,7 +234,7 @@ class ArticulatedBody:
     An instance keeps a small scratch buffer for the joint transforms: use one per thread.
     """
 
-    def __init__(self, mechanism: Mechanism) -> None:
+    def __init__(self, mechanism: Mechanism, compiled: Optional[bool] = None) -> None:
         problems = validate_mechanism(mechanism)
         if problems:
             raise ValueError(f"invalid mechanism {getattr(mechanism, 'name', '?')!r}: {problems}")
@@ -296,6 +300,33 @@ class ArticulatedBody:
         self._hi = np.array([x.upper if x else math.inf for x in lim])
         self._Kl = np.array([x.stiffness if x else 0.0 for x in lim])
         self._Dl = np.array([x.damping if x else 0.0 for x in lim])
+        self._compiled = self._compiled_kernel(compiled)
+        if self._compiled is not None:
+            # the kernel's methods bound in place of these two: one Python call less per evaluation
+            self.forward_dynamics = self._compiled.forward_dynamics
+            self.reevaluate = self._compiled.reevaluate
+
+    def _compiled_kernel(self, compiled: Optional[bool]):
+        """The compiled kernel (components/kernels/aba.c) for forward_dynamics and reevaluate:
+        compiled=None takes it if it can be had, True requires it (RuntimeError if not), False
+        keeps the numpy code of this module, which is the reference."""
+        if compiled is False:
+            return None
+        from components import kernels
+        from components.kernels.aba import MAX_LINKS, CompiledAba
+
+        lib = kernels.library()
+        if lib is None or self.n > MAX_LINKS:
+            if compiled:
+                raise RuntimeError(f"no compiled articulated-body kernel: {kernels.status()}"
+                                   if lib is None else f"the compiled kernel takes up to {MAX_LINKS} links")
+            return None
+        return CompiledAba(self, lib)
+
+    @property
+    def compiled(self) -> bool:
+        """True if forward_dynamics and reevaluate run the compiled kernel."""
+        return self._compiled is not None
 
     # ------------------------------------------------------------------------------------------
     # helpers
@@ -393,8 +424,12 @@ class ArticulatedBody:
         and the transforms as Y_i = [[Xup_i, Xup_i c_{i-1}], [0, 1]] (c_{-1} = 0), so that
         Y_i^T M^a_i Y_i adds both Xup^T I^a Xup and Xup^T p^a to the parent in one congruence,
         and Y_i [a_{i-1} - c_{i-1}; 1] = [Xup_i a_{i-1}; 1] in pass 3. The scalar entries (*) are
-        never used.
+        never used. The compiled kernel, when present (``compiled``), gives the same results to
+        rounding.
         """
+        if self._compiled is not None:
+            return self._compiled.forward_dynamics(q, qd, tau, base_R, base_p, base_v, base_w, base_a, base_alpha,
+                                                   gravity, link_wrenches)
         q = np.asarray(q, dtype=float)
         qd = np.asarray(qd, dtype=float)
         taul = np.asarray(tau, dtype=float).tolist()
@@ -417,6 +452,8 @@ class ArticulatedBody:
         Gives the same numbers, bit for bit, as a fresh forward_dynamics call (the same operations
         in the same order), e.g. for a co-simulation master's feedthrough refresh, where only the
         ship's acceleration and the cable's force change."""
+        if self._compiled is not None:
+            return self._compiled.reevaluate(result, base_a, base_alpha, link_wrenches)
         R, p, v, w, _, _, g = result._base
         _, _, _, a, al, _, _, a0 = self._base_motion(R, v, w, base_a, base_alpha, g)
         pass1 = result._pass1

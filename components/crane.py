@@ -77,9 +77,11 @@ def still_base(position=(0.0, 0.0, 0.0)) -> BaseMotion:
 class Crane:
     """State x = [q (n), qd (n), z (n)] of a mechanism, with its setpoints and loads."""
 
-    def __init__(self, mechanism: Mechanism, gravity: float = 9.81):
+    def __init__(self, mechanism: Mechanism, gravity: float = 9.81, compiled: bool | None = None):
+        """compiled: None runs the compiled kernels (components/kernels) if they can be had, True
+        requires them, False runs the numpy code, which is the reference."""
         self.mechanism = mechanism
-        self.body = ArticulatedBody(mechanism)
+        self.body = ArticulatedBody(mechanism, compiled)
         self.n = len(mechanism.links)
         self.gravity = np.array([0.0, 0.0, gravity])
         links = mechanism.links
@@ -102,6 +104,14 @@ class Crane:
         self._stale = False
         self._key = None          # the inputs in effect (set_inputs), None after a step moved the base
         self._control_arrays()
+        # step's RK4 in C (components/kernels/crane.c), with the compiled ABA, for these joint laws
+        # (a subclass with its own, components/platform.py, keeps the Python RK4 around the ABA)
+        self._compiled = None
+        if self.body.compiled and all(getattr(type(self), law) is getattr(Crane, law)
+                                      for law in ("actuator_torques", "end_stop_torques", "_evaluate")):
+            from components import kernels
+            from components.kernels.crane import CompiledCraneStep
+            self._compiled = CompiledCraneStep(self, kernels.library())
 
     def _control_arrays(self) -> None:
         """The joint controllers and end stops as arrays (the torques of all joints at once)."""
@@ -195,6 +205,14 @@ class Crane:
         The state is stacked as y = [q, qd, z] (elementwise the same arithmetic as three arrays)."""
         n = max(1, math.ceil(dt / max_substep - 1e-9))
         h = dt / n
+        if self._compiled is not None:                 # the same steps in C (results equal to rounding)
+            self.q, self.qd, self.z, (quat, p, v, w) = self._compiled.step(self, dt, n, h)
+            self.base = BaseMotion(p, quat, v, w, self.base.acceleration, self.base.angular_acceleration)
+            self.time += dt
+            self._last = None
+            self._stale = False
+            self._key = None
+            return
         m = self.n
         y = np.concatenate((self.q, self.qd, self.z))
         s = 0.0
@@ -231,7 +249,8 @@ class Crane:
         """(ABA result, actuator torques) at the current state, base and loads (cached; after a
         change of only the base acceleration or the loads, passes 2 and 3 of the ABA are redone)."""
         if self._last is None:
-            self._last = self._evaluate(0.0, self.q, self.qd, self.z)
+            self._last = self._evaluate(0.0, self.q, self.qd, self.z) if self._compiled is None else \
+                self._compiled.evaluate(self)
         elif self._stale:
             result, act, z_dot = self._last
             # base.at(0) returns the acceleration inputs themselves

@@ -230,11 +230,14 @@ class RigidBody:
 
     def __init__(self, params: RigidBodyParameters, position: ArrayLike = (0.0, 0.0, 0.0),
                  quaternion: ArrayLike = (1.0, 0.0, 0.0, 0.0), velocity: ArrayLike = (0.0, 0.0, 0.0),
-                 angular_velocity: ArrayLike = (0.0, 0.0, 0.0)) -> None:
+                 angular_velocity: ArrayLike = (0.0, 0.0, 0.0), compiled: bool | None = None) -> None:
         """Create the body.
 
         position: body reference origin in NED [m]; quaternion: attitude (normalised here);
         velocity: velocity of the body ORIGIN in NED [m/s]; angular_velocity: body frame [rad/s].
+        compiled: None runs the derivative and the RK4 steps compiled (components/kernels) if
+        they can be had, True requires that, False runs the Python code of this module, which is
+        the reference (results equal to rounding).
         Raises ValueError naming the bad parameter(s) if validate_parameters finds problems
         or the initial state is not finite.
         """
@@ -252,6 +255,15 @@ class RigidBody:
                 f"{name} = {_short(value)} ({reason})" for name, value, reason in problems))
 
         self.params = copy.deepcopy(params)  # later edits of the caller's object must not leak in
+        self._compiled = None
+        if compiled is not False:
+            from components import kernels
+            from components.kernels.rigid_body import CompiledRigidBody
+
+            lib = kernels.library()
+            if lib is None and compiled:
+                raise RuntimeError(f"no compiled rigid-body kernel: {kernels.status()}")
+            self._compiled = CompiledRigidBody(lib) if lib is not None else None
         self._setup_constants(self.params)
 
         q = quat_normalize(arrays["quaternion"])
@@ -302,6 +314,8 @@ class RigidBody:
             wet[4] += a[4]
             wet[8] += a[5]
             self._Iinv_wet = _inv3(tuple(wet))
+        if self._compiled is not None:
+            self._compiled.set_constants(self)
 
     @property
     def n_attachments(self) -> int:
@@ -349,6 +363,8 @@ class RigidBody:
         self._c_att = tuple((self._arms.T @ f).ravel().tolist())
         self._v_water = tuple(self._water_velocity.tolist())
         self._rates_cache = None
+        if self._compiled is not None:
+            self._compiled.set_loads(self)
 
     # ----------------------------------------------------------------------------------------
     # Dynamics
@@ -481,6 +497,11 @@ class RigidBody:
         # The 1e-9 keeps e.g. 1.1 / 0.1 = 11.000000000000002 from giving 12 sub-steps.
         n = max(1, math.ceil(dt / max_substep - 1e-9))
         h = dt / n
+        if self._compiled is not None:                 # the same RK4 in C (components/kernels/rigid_body.c)
+            self._y = self._compiled.step(self._y, n, h, self._rates_cache)
+            self.time += dt
+            self._rates_cache = None
+            return
         f = self._derivative
         y = self._y
         # first same as last: the outputs' derivative at this state and these loads, if they
@@ -503,7 +524,8 @@ class RigidBody:
     def _rates(self) -> np.ndarray:
         """Derivative at the current state and loads (cached until either changes)."""
         if self._rates_cache is None:
-            self._rates_cache = self._derivative(self._y)
+            self._rates_cache = self._derivative(self._y) if self._compiled is None else \
+                self._compiled.derivative(self._y)
         return self._rates_cache
 
     # ----------------------------------------------------------------------------------------

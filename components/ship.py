@@ -105,7 +105,10 @@ class Ship:
     and the loads held over a step."""
 
     def __init__(self, params: ShipParameters, sea=None, rao=None, position=(0.0, 0.0, 0.0),
-                 quaternion=(1.0, 0.0, 0.0, 0.0), nu=(0.0,) * 6, time: float = 0.0):
+                 quaternion=(1.0, 0.0, 0.0, 0.0), nu=(0.0,) * 6, time: float = 0.0, compiled: bool | None = None):
+        """compiled: None runs the derivative and the RK4 sub-steps compiled (components/kernels/ship.c)
+        if they can be had, True requires that, False runs the numpy code of this module, which is the
+        reference (results equal to rounding)."""
         self.p = params
         self.sea = sea
         self.rao = rao
@@ -144,6 +147,17 @@ class Ship:
         self._station = None if not (np.any(params.station_stiffness) or np.any(params.station_damping)) else (
             np.array(params.station_stiffness, float).tolist(), np.array(params.station_damping, float).tolist())
         self._aggregate_hardpoint_loads()
+        self._compiled = None
+        if compiled is not False:
+            from components import kernels
+            from components.kernels.ship import MAX_RAD, CompiledShip
+
+            lib = kernels.library()
+            if (lib is None or self.n_rad > MAX_RAD) and compiled:
+                raise RuntimeError(f"no compiled ship kernel: {kernels.status()}" if lib is None
+                                   else f"the compiled ship takes up to {MAX_RAD} fluid-memory states")
+            if lib is not None and self.n_rad <= MAX_RAD:
+                self._compiled = CompiledShip(self, lib)
 
     # ------------------------------------------------------------------ loads
 
@@ -357,6 +371,8 @@ class Ship:
         return now
 
     def derivative(self, t: float, y: np.ndarray) -> np.ndarray:
+        if self._compiled is not None:
+            return self._compiled_derivative(t, y)
         if t == self.time and y is self.y:
             _, _, tau, R, euler, _, J, a_c, L, rates = self._now_terms()
             if self._articulated:
@@ -370,6 +386,32 @@ class Ship:
         self._last_accelerations = (nu_dot, R, euler)
         dy[7:13] = nu_dot
         return dy
+
+    def _compiled_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
+        """derivative() by the compiled kernel: the same excitation (the stage's, else the scalar
+        call of _forces), the same side effects (_last_wave, _last_accelerations)."""
+        wave = None
+        if self.sea is not None and self.rao is not None:
+            wave = self._stage_waves.get(t) if self._stage_waves else None
+            if wave is None:
+                wave = self.sea.excitation(t, y[13], y[14], y[15], self.rao, heading_tol=1e-4)
+            self._last_wave = (t, wave)
+        dy, R, euler = self._compiled.derivative(self, y, wave)
+        self._last_accelerations = (dy[7:13], R, euler)
+        return dy
+
+    def _compiled_substep(self, t: float, h: float, y: np.ndarray) -> np.ndarray:
+        """One RK4 sub-step by the compiled kernel (the loop body of step), its first stage taken
+        from the outputs' derivative when that was made at this state with this stage's excitation."""
+        waves = None
+        if self.sea is not None and self.rao is not None:
+            waves = [self._stage_waves[t], self._stage_waves[t + 0.5 * h], self._stage_waves[t + h]]
+        k1 = None
+        if self._dy_now is not None and y is self.y and self._cache is not None:
+            last = getattr(self, "_last_wave", None)
+            if waves is None or (last is not None and last[0] == t and same_values(last[1], waves[0])):
+                k1 = self._dy_now
+        return self._compiled.substep(self, h, y, waves, k1)
 
     def step(self, dt: float, max_substep: float) -> None:
         """Classic RK4 in ceil(dt / max_substep) equal sub-steps, loads held (zero-order hold)."""
@@ -392,6 +434,10 @@ class Ship:
                     # what was kept at t used the scalar excitation call, the stages use the
                     # vectorised one (they differ by rounding): the first stage is recomputed
                     self._now = self._cache = None
+            if self._compiled is not None:              # the same sub-step in C
+                y = self._compiled_substep(t, h, y)
+                t += h
+                continue
             k1 = self._dy_now if (self._dy_now is not None and y is self.y and self._cache is not None) \
                 else self.derivative(t, y)
             k2 = self.derivative(t + 0.5 * h, y + 0.5 * h * k1)

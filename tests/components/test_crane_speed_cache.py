@@ -16,6 +16,10 @@ from components.rotations import quat_normalize
 from components.spatial import euler_zyx
 from fmus.crane import Crane as CraneFmu
 
+# every test twice, the compiled kernels and the numpy reference (tests/components/conftest.py): each
+# has its own shortcuts
+pytestmark = pytest.mark.usefixtures("implementation")
+
 
 def random_base(rng) -> BaseMotion:
     return BaseMotion(rng.normal(size=3) * 5, quat_normalize(np.array([1.0, *(0.05 * rng.normal(size=3))])),

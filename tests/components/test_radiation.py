@@ -275,8 +275,7 @@ def test_given_A_inf_and_fixed_order():
 
 def test_deterministic_save_load_and_fit_time(tmp_path):
     """The fit is deterministic (bit-identical on a refit); a model round-trips through
-    save_model/load_model (.npz); the fit time is reported (a precomputed model can be
-    bundled because it exceeds 0.5 s)."""
+    save_model/load_model (.npz); fit and load times are printed, not asserted."""
     w, A, B, _, m, t_fit = _fitted("supply")
     t0 = time.perf_counter()
     m2 = rad.fit_radiation(w, A, B)
@@ -289,13 +288,12 @@ def test_deterministic_save_load_and_fit_time(tmp_path):
     t0 = time.perf_counter()
     m3 = rad.load_model(path)
     t_load = time.perf_counter() - t0
-    assert t_load < 0.1
+    print(f"load time {t_load:.3f} s (measured, not asserted: speed belongs in benchmarks/)")
     for name in ("A_inf", "B_inf", "Ar", "Br", "Cr", "omega_fit", "omega_excluded"):
         np.testing.assert_array_equal(getattr(m, name), getattr(m3, name))
     assert [(e.i, e.j, e.order) for e in m3.entries] == [(e.i, e.j, e.order) for e in m.entries]
     wt = np.linspace(0.1, 4.0, 50)
     np.testing.assert_allclose(m3.K(wt), m.K(wt), rtol=1e-12, atol=0)
-    assert t_fit < 5.0
 
 
 def test_state_dimension_reported():

@@ -12,6 +12,10 @@ from components.ship import Ship
 from components.waves import make_sea
 from tests.components.test_ship import make_ship, radiation, vessel  # noqa: F401  (fixtures)
 
+# every test twice, the compiled kernels and the numpy reference (tests/components/conftest.py): each
+# has its own shortcuts
+pytestmark = pytest.mark.usefixtures("implementation")
+
 HARDPOINTS = ((-30.0, 4.0, -12.0), (25.0, 0.0, -8.0))
 
 

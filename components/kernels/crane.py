@@ -1,0 +1,100 @@
+"""The compiled RK4 steps of a crane (crane.c) behind components.crane.Crane.step.
+
+``CompiledCraneStep.step`` takes a Crane and the step's partition into sub-steps and returns the
+new joint state and the base at the step's end, as the numpy reference in Crane.step computes them
+(to rounding): the joint controllers, end stops and base extrapolation of every RK4 stage and the
+articulated-body algorithm of the crane's compiled ArticulatedBody, in one call. ``evaluate`` is
+Crane._evaluate at the step start (the outputs' evaluation) in one call too.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from components import kernels
+from components.kernels.aba import CompiledAbaResult
+
+HEAD = 39            # MC_CRANE_HEAD
+JOINT = 14           # MC_CRANE_JOINT
+SP = 12              # the setpoint's place in a joint's block
+MODE_CODES = {"position": 1.0, "velocity": 2.0, "torque": 3.0}
+
+
+class CompiledCraneStep:
+    """The kernel bound to one Crane (whose ArticulatedBody runs the compiled ABA)."""
+
+    def __init__(self, crane, lib) -> None:
+        aba = crane.body._compiled
+        if aba is None:
+            raise ValueError("the compiled crane step needs the compiled articulated-body algorithm")
+        n = self.n = crane.n
+        self._aba = aba
+        self._cr = np.zeros(HEAD + JOINT * n + 8 * n)
+        self._joints = self._cr[HEAD:HEAD + JOINT * n].reshape(n, JOINT)
+        self._setpoints = self._joints[:, SP]
+        self._base = self._cr[7:26]
+        self._y = self._cr[HEAD + JOINT * n:HEAD + JOINT * n + 3 * n]
+        self._k1 = self._cr[HEAD + JOINT * n + 3 * n:HEAD + JOINT * n + 6 * n]
+        self._act = self._cr[HEAD + JOINT * n + 6 * n:HEAD + JOINT * n + 7 * n]
+        self._z_dot = self._cr[HEAD + JOINT * n + 7 * n:]
+        self._fn, self._evaluate = lib.mc_crane_step, lib.mc_crane_evaluate
+        self._packed = None
+        self._in = None
+
+    def _pack_controls(self, crane) -> None:
+        """The joint controllers and end stops (Crane._control_arrays) into the kernel's array."""
+        J = self._joints
+        J[:, 0] = np.where(crane._pos, 1.0, np.where(crane._vel, 2.0, np.where(crane._torque, 3.0, 0.0)))
+        J[:, 1], J[:, 2], J[:, 3] = crane._kp, crane._ki, crane._kd0
+        J[:, 4], J[:, 5] = crane._tmax, crane._pmax
+        J[:, 6], J[:, 7], J[:, 8], J[:, 9] = crane._lo, crane._hi, crane._Ks, crane._Ds
+        J[:, 10], J[:, 11] = crane._lo0, crane._hi0
+        J[:, 13] = crane._integrating
+        self._packed = crane._kp
+
+    def _inputs(self, crane) -> None:
+        """The crane's controllers, setpoints, base, state and loads into the kernel's arrays."""
+        cr, aba = self._cr, self._aba
+        if crane._kp is not self._packed:            # Crane._control_arrays made new ones
+            self._pack_controls(crane)
+        cr[4:7] = crane.gravity
+        self._setpoints[:] = crane.setpoint
+        b = crane.base
+        np.concatenate((b.position, b.quaternion, b.velocity, b.angular_velocity, b.acceleration,
+                        b.angular_acceleration), out=self._base)
+        np.concatenate((crane.q, crane.qd, crane.z), out=self._y)
+        aba._set_wrenches(crane.loads)
+        if aba._in is not self._in:                   # the ABA's input buffer was (re)allocated
+            self._in = aba._in
+            self._ctx = np.array([self.n, *aba._ctx[1:4], kernels.address(cr)], dtype=np.int64)
+            self._ctx_address = kernels.address(self._ctx)
+
+    def evaluate(self, crane) -> tuple:
+        """(ABA result, actuator torques, z') at the crane's state and inputs (Crane._evaluate at
+        the step start, the base as given)."""
+        self._inputs(crane)
+        if self._evaluate(self._ctx_address):
+            raise ValueError(f"the compiled crane evaluation refused {self.n} joints")
+        aba, b = self._aba, crane.base
+        R = aba._in[2:11].reshape(3, 3).copy()         # the base's rotation, as the kernel formed it
+        base = (R, b.position, b.velocity, b.angular_velocity, b.acceleration, b.angular_acceleration, crane.gravity)
+        result = CompiledAbaResult(aba, crane.q, aba._work.copy(), base, None, True)
+        return result, self._act.copy(), self._z_dot.copy()
+
+    def step(self, crane, dt: float, substeps: int, h: float) -> tuple:
+        """RK4 over dt in ``substeps`` sub-steps of h, the inputs held (Crane.step). Returns
+        (q, qd, z, (quaternion, position, velocity, angular velocity) of the base at dt)."""
+        n, cr = self.n, self._cr
+        self._inputs(crane)
+        cr[0], cr[1], cr[3] = substeps, h, dt
+        reuse = crane._last if (crane._last is not None and not crane._stale) else None
+        if reuse is not None:                         # first same as last: the outputs' evaluation
+            result, _, z_dot = reuse
+            np.concatenate((crane.qd, result.qdd, z_dot), out=self._k1)
+            cr[2] = 1.0
+        else:
+            cr[2] = 0.0
+        if self._fn(self._ctx_address):
+            raise ValueError(f"the compiled crane step refused {n} joints")
+        y = self._y
+        return (y[:n].copy(), y[n:2 * n].copy(), y[2 * n:].copy(),
+                (cr[26:30].copy(), cr[30:33].copy(), cr[33:36].copy(), cr[36:39].copy()))

@@ -1,0 +1,37 @@
+/* Compiled kernels of marine-cosim's physics (components/kernels/__init__.py loads them).
+ *
+ * Every function works on caller-owned float64 arrays with the layouts documented beside it and
+ * allocates nothing; the numpy code in components/ is the reference they reproduce to rounding.
+ */
+#ifndef MC_KERNELS_H
+#define MC_KERNELS_H
+
+/* must equal ABI in components/kernels/__init__.py */
+#define MC_KERNELS_ABI 1
+
+int mc_kernels_abi(void);
+
+/* ---- articulated-body algorithm (aba.c; components/articulated_body.py) ---- */
+#define MC_ABA_MAX_LINKS 64
+#define MC_ABA_LINK 51          /* doubles per link in the model array */
+#define MC_ABA_IN_HEAD 29       /* doubles of the input array before q */
+int mc_aba_work_size(int n);
+int mc_aba(const long long *ctx);
+int mc_aba_reevaluate(const long long *ctx);
+void mc_aba_qdd(int n, const double *model, const double *in, double *work);   /* qdd at work[0..n) */
+
+/* ---- crane (crane.c; components/crane.py) ---- */
+#define MC_CRANE_HEAD 39        /* doubles of the crane array before the joints */
+#define MC_CRANE_JOINT 14       /* doubles per joint */
+int mc_crane_step(const long long *ctx);
+int mc_crane_evaluate(const long long *ctx);
+
+/* ---- rigid body (rigid_body.c; components/rigid_body.py) ---- */
+void mc_rigid_body_derivative(const double *params, const double *loads, const double *y, double *dy);
+void mc_rigid_body_step(const double *params, const double *loads, double *y, int n, double h, const double *k1);
+
+/* ---- ship (ship.c; components/ship.py) ---- */
+#define MC_SHIP_MAX_RAD 512     /* fluid-memory states */
+int mc_ship(const long long *ctx, int mode);
+
+#endif

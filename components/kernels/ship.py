@@ -1,0 +1,101 @@
+"""The compiled ship derivative and RK4 sub-step (ship.c) behind components.ship.Ship.
+
+The ship's constants are packed once, its held loads when they change (and the articulated
+inertia, bias, current and station-keeping reference at every call, as the reference reads them
+then); the wave excitation of each stage is the caller's (components/waves.py), as in Ship.step.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from components import kernels
+
+HEAD = 184           # P_CR in ship.c: doubles of the parameter array before C_r
+N_LOADS = 65
+MAX_RAD = 512        # MC_SHIP_MAX_RAD
+
+
+class CompiledShip:
+    """The kernel bound to one Ship (one per thread, like the ship)."""
+
+    def __init__(self, ship, lib) -> None:
+        p = ship.p
+        n = self.n_rad = ship.n_rad
+        if n > MAX_RAD:
+            raise ValueError(f"the compiled ship takes up to {MAX_RAD} fluid-memory states, not {n}")
+        P = np.zeros(HEAD + 6 * n + n * n + 6 * n)
+        G = np.asarray(p.G, float)
+        r1 = ship._r1 if ship._r1 is not None else (0.0, 0.0, 0.0)
+        ks, cs = ship._station if ship._station else ((0.0,) * 3, (0.0,) * 3)
+        P[:HEAD] = (n, p.lowpass_time, p.roll_quadratic, ship._B_inf is not None, ship._viscous is not None,
+                    bool(ship._station), ship._r1 is not None, *np.asarray(p.MRB, float).ravel(),
+                    *ship.M0.ravel(), *ship._Minv.ravel(),
+                    *(np.zeros(36) if ship._B_inf is None else ship._B_inf.ravel()),
+                    *(ship._viscous or (0.0,) * 6), *ks, *cs, *r1, *G[:, 2:5].ravel())
+        P[HEAD:HEAD + 6 * n] = np.asarray(p.Cr, float).ravel()
+        P[HEAD + 6 * n:HEAD + 6 * n + n * n] = np.asarray(p.Ar, float).ravel()
+        P[HEAD + 6 * n + n * n:] = np.asarray(p.Br, float).ravel()
+        self._P = P
+        self._L = np.zeros(N_LOADS)
+        self._varying = self._L[17:65]                # current, I_A, p_A, reference: read at every call
+        m = self.m = 16 + n
+        self._y = np.zeros(m)
+        self._waves = np.zeros(18)
+        self._k1 = np.zeros(m)
+        self._out = np.zeros(m + 12)
+        self._waves_address, self._k1_address = kernels.address(self._waves), kernels.address(self._k1)
+        # P, L, y, waves (or 0), k1 (or 0), out, h (a double's bits)
+        self._ctx = np.array([kernels.address(P), kernels.address(self._L), kernels.address(self._y), 0, 0,
+                              kernels.address(self._out), 0], dtype=np.int64)
+        self._h = self._ctx.view(np.float64)[6:7]
+        self._ctx_address = kernels.address(self._ctx)
+        self._fn = lib.mc_ship
+        self._summed = None
+
+    def _loads(self, ship) -> None:
+        if ship._hp_force_sum is not self._summed:    # Ship._aggregate_hardpoint_loads made new sums
+            L = self._L
+            L[0] = 1.0 if ship._hp_loaded else 0.0
+            L[2:5], L[5:8] = ship._hp_force_sum, ship._hp_moment_sum
+            L[8:17] = np.asarray(ship._hp_arm, float).ravel()
+            self._summed = ship._hp_force_sum
+        self._L[1] = 1.0 if ship._articulated else 0.0
+        np.concatenate((ship.current, ship.IA.ravel(), ship.pA, ship.reference[:2], (ship.reference_heading,)),
+                       out=self._varying)
+
+    def _call(self, mode: int) -> None:
+        if self._fn(self._ctx_address, mode):
+            raise np.linalg.LinAlgError("singular mass matrix (compiled ship)")
+
+    def derivative(self, ship, y: np.ndarray, wave) -> tuple:
+        """(dy, R, (phi, theta, psi)) at y under the held loads and the excitation ``wave`` (or None)."""
+        self._loads(ship)
+        self._y[:] = y
+        if wave is None:
+            self._ctx[3] = 0
+        else:
+            self._ctx[3] = self._waves_address
+            self._waves[:6] = wave
+        self._call(1)
+        m = self.m
+        out = self._out.copy()
+        return out[:m], out[m:m + 9].reshape(3, 3), tuple(out[m + 9:m + 12].tolist())
+
+    def substep(self, ship, h: float, y: np.ndarray, waves, k1) -> np.ndarray:
+        """One RK4 sub-step of h from y with the stage excitations ``waves`` ((3, 6) at t, t + h/2,
+        t + h, or None) and k1 (the derivative at y, or None); the new state."""
+        self._loads(ship)
+        self._y[:] = y
+        if waves is None:
+            self._ctx[3] = 0
+        else:
+            self._ctx[3] = self._waves_address
+            np.concatenate(waves, out=self._waves)
+        if k1 is None:
+            self._ctx[4] = 0
+        else:
+            self._ctx[4] = self._k1_address
+            self._k1[:] = k1
+        self._h[0] = h
+        self._call(0)
+        return self._y.copy()

@@ -1,0 +1,284 @@
+"""The compiled kernels (components/kernels) against the numpy reference they reproduce.
+
+Each kernel computes the reference's equations with the same operations, in C; results agree to
+rounding. Stated tolerances: relative 1e-12 of the largest magnitude for one evaluation of the
+articulated-body algorithm and the rigid-body derivative (measured 2e-14; accelerations of a crane
+near its static balance, small differences of large forces: 1e-12 of 1 m/s2 or rad/s2), and for trajectories of
+the crane (RK4 with its controllers, end stops and moving base), the rigid body (RK4 through
+the splash zone) and the ship (waves, hardpoint loads, an attached mechanism, fluid memory) over
+100-300 steps, relative 1e-10 (measured up to 6e-14). Also: the fallback to numpy when the
+kernels are disabled, and the shipped library's glibc floor.
+"""
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import build_fmus
+from components import kernels
+from components.articulated_body import ArticulatedBody
+from components.crane import BaseMotion, Crane
+from components.mechanism import JointControl, JointLimits, preset
+from components.rigid_body import HydroParameters, RigidBody, RigidBodyParameters
+from components.rotations import quat_from_euler_zyx, quat_normalize
+from components.spatial import euler_zyx
+from components.waves import make_sea
+from tests.components.test_articulated_body import random_chain
+from tests.components.test_ship import make_ship, radiation, vessel  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.gcc          # the kernels are compiled once per source hash (user cache)
+
+REL = 1e-12
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def rel_err(x, ref) -> float:
+    x, ref = np.asarray(x, float), np.asarray(ref, float)
+    return float(np.abs(x - ref).max() / max(np.abs(ref).max(), 1e-300))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled_available():
+    assert kernels.library() is not None, kernels.status()
+
+
+# ------------------------------------------------------------------------------ articulated body
+
+MECHANISMS = {"knuckle_boom": lambda: preset("knuckle_boom"), "sms_palfinger": lambda: preset("sms_palfinger"),
+              "sms_prismatic": lambda: preset("sms_prismatic"), "random7": lambda: random_chain(11),
+              "random12": lambda: random_chain(5, n=12)}
+
+
+@pytest.mark.parametrize("name", sorted(MECHANISMS))
+def test_articulated_body_kernel_equals_the_numpy_reference(name):
+    m = MECHANISMS[name]()
+    ref, ker = ArticulatedBody(m, compiled=False), ArticulatedBody(m, compiled=True)
+    assert ker.compiled and not ref.compiled
+    n = ref.n
+    rng = np.random.default_rng(7)
+    scale = 9.81 * m.total_mass() * 5.0
+    for trial in range(40):
+        q, qd, tau = rng.uniform(-2, 2, n), rng.uniform(-1, 1, n), rng.normal(size=n) * scale
+        R = euler_zyx(*rng.uniform(-math.pi, math.pi, 3))
+        p, v, w = rng.normal(size=3) * 10, rng.normal(size=3), rng.normal(size=3) * 0.3
+        a, al, g = rng.normal(size=3), rng.normal(size=3) * 0.3, np.array([0.0, 0.0, 9.81])
+        wrenches = [(int(rng.integers(n)), rng.normal(size=3), rng.normal(size=3) * scale / 10,
+                     rng.normal(size=3) * scale) for _ in range(int(rng.integers(0, 6)))]
+        calls = [((q, qd, tau), {}), ((q, qd, tau, R, p, v, w, a, al, g, wrenches), {}),
+                 ((q, qd, tau), {"base_a": a, "gravity": (0.0, 0.0, -9.81)}),
+                 ((q, qd, tau), {"link_wrenches": wrenches})]
+        args, kwargs = calls[trial % len(calls)]
+        r0, r1 = ref.forward_dynamics(*args, **kwargs), ker.forward_dynamics(*args, **kwargs)
+        a2, al2 = rng.normal(size=3), rng.normal(size=3) * 0.3
+        e0, e1 = ref.reevaluate(r0, a2, al2, wrenches[:1]), ker.reevaluate(r1, a2, al2, wrenches[:1])
+        for x, y in ((r0, r1), (e0, e1)):
+            for attr in ("qdd", "articulated_inertia", "bias", "base_wrench", "spatial_accelerations"):
+                assert rel_err(getattr(y, attr), getattr(x, attr)) < REL, (trial, attr)
+            assert abs(y.kinetic_energy - x.kinetic_energy) <= REL * abs(x.kinetic_energy)
+            assert abs(y.potential_energy() - x.potential_energy()) <= REL * m.total_mass() * 9.81 * (
+                1.0 + np.abs(p).max() + 50.0)
+            for F0, F1 in zip(x.joint_frames, y.joint_frames):
+                assert np.abs(F1 - F0).max() < REL * (1.0 + np.abs(p).max() + 50.0)
+            for link in range(n):
+                point = rng.normal(size=3)
+                for u, u_ref in zip(y.point_kinematics(link, point), x.point_kinematics(link, point)):
+                    assert rel_err(u, u_ref) < REL
+            for (R0, p0), (R1, p1) in zip(x.link_poses, y.link_poses):
+                assert np.abs(R1 - R0).max() < REL and rel_err(p1, p0) < REL
+        # a fresh call with the reevaluated inputs gives the kernel's reevaluation bit for bit
+        fresh = ker.forward_dynamics(*args[:3], *e1._base[:6], e1._base[6], wrenches[:1]) if len(args) > 3 else None
+        if fresh is not None:
+            np.testing.assert_array_equal(fresh.qdd, e1.qdd)
+            np.testing.assert_array_equal(fresh.base_wrench, e1.base_wrench)
+
+
+def test_many_link_wrenches_grow_the_kernel_input():
+    m = random_chain(3)
+    ref, ker = ArticulatedBody(m, compiled=False), ArticulatedBody(m, compiled=True)
+    rng = np.random.default_rng(1)
+    q, qd, tau = rng.normal(size=7), rng.normal(size=7), rng.normal(size=7) * 1e3
+    for count in (1, 9, 30, 0, 2):
+        wr = [(int(rng.integers(7)), rng.normal(size=3), rng.normal(size=3) * 100, rng.normal(size=3) * 10)
+              for _ in range(count)]
+        assert rel_err(ker.forward_dynamics(q, qd, tau, link_wrenches=wr).qdd,
+                       ref.forward_dynamics(q, qd, tau, link_wrenches=wr).qdd) < REL
+
+
+# ------------------------------------------------------------------------------ crane
+
+
+def _crane_mechanism(name: str):
+    """A preset with its joints' controllers varied so that every branch of the actuator law runs:
+    torque control, a saturating position controller and a joint driven into its end stop."""
+    m = preset(name)
+    if name == "knuckle_boom":
+        m.links[2].control = JointControl("torque", torque_max=4e5)
+        m.links[4].control = JointControl("position", kp=1e7, ki=1e5, kd=1e5, torque_max=2e4, power_max=5e3)
+        m.links[1].limits = JointLimits(lower=-0.1, upper=math.radians(61.0), stiffness=5e9, damping=5e8)
+    return m
+
+
+@pytest.mark.parametrize("name", ["knuckle_boom", "tysse_egeland", "sms_revolute", "sms_double_pendulum"])
+def test_crane_steps_compiled_equal_the_numpy_reference(name):
+    rng = np.random.default_rng(3)
+    m = _crane_mechanism(name)
+    a, b = Crane(m, compiled=False), Crane(m, compiled=True)
+    assert b._compiled is not None and a._compiled is None
+    base = BaseMotion(rng.normal(size=3) * 5, quat_normalize(np.array([1.0, *(0.03 * rng.normal(size=3))])),
+                      rng.normal(size=3) * 0.5, 0.02 * rng.normal(size=3), rng.normal(size=3) * 0.5,
+                      0.02 * rng.normal(size=3))
+    weight = 9.81 * m.total_mass() * 0.05
+    loads = [(att.link, np.asarray(att.point, float), rng.normal(size=3) * weight, np.zeros(3))
+             for att in m.attachments]
+    setpoint = a.setpoint + np.where([c == "position" for c in a.mode], 0.05, 0.0)
+    if name == "knuckle_boom":
+        setpoint[2] = 3e5               # the knuckle's torque command
+        setpoint[4] += 0.5              # saturates the tool tilt
+    for crane in (a, b):
+        crane.set_inputs(base, setpoint, loads)
+    worst = 0.0
+    for k in range(120):
+        if k % 3 == 0:                  # the outputs' evaluation: also the first RK4 stage of the next step
+            (ra, act_a), (rb, act_b) = a.evaluate(), b.evaluate()
+            assert rel_err(act_b, act_a) < REL
+            for attr in ("articulated_inertia", "bias", "base_wrench"):
+                assert rel_err(getattr(rb, attr), getattr(ra, attr)) < REL, attr
+            # accelerations near a static balance are small differences of large forces: against 1 (SI)
+            for attr in ("qdd", "spatial_accelerations"):
+                x, x_ref = getattr(rb, attr), getattr(ra, attr)
+                assert np.abs(x - x_ref).max() < REL * max(1.0, np.abs(x_ref).max()), attr
+            for att in m.attachments:
+                for u, u_ref in zip(rb.point_kinematics(att.link, att.point), ra.point_kinematics(att.link, att.point)):
+                    assert np.abs(u - u_ref).max() < REL * max(1.0, np.abs(u_ref).max())
+        for crane in (a, b):
+            crane.step(0.02, 0.01 if k % 2 else 0.02)
+            crane.set_inputs(crane.base, setpoint, loads)
+        worst = max(worst, rel_err(b.q, a.q), rel_err(b.qd, a.qd), rel_err(b.z, a.z) if a.z.any() else 0.0,
+                    rel_err(b.base.position, a.base.position), rel_err(b.base.quaternion, a.base.quaternion))
+    assert np.all(np.isfinite(a.q))
+    assert worst < 1e-10, worst
+    if name == "knuckle_boom":
+        assert a.q[1] > a._hi[1], "the end stop was never engaged"
+        act, saturated = a.actuator_torques(a.q, a.qd, a.z)
+        assert saturated[4], "the tool tilt's actuator did not saturate"
+
+
+def test_a_crane_with_its_own_joint_laws_keeps_the_python_steps():
+    """components/platform.py's Platform replaces the joint servos by its cylinders: the compiled
+    step (which has the Crane's laws built in) must not run it, the compiled ABA still does."""
+    from components.platform import Cylinders, Platform, platform_inertia
+    from tests.components.test_platform import GEO
+
+    plat = Platform(GEO, platform_inertia(1e6), Cylinders())
+    assert plat._compiled is None and plat.body.compiled
+    assert Crane(preset("knuckle_boom"))._compiled is not None
+
+
+# ------------------------------------------------------------------------------ rigid body
+
+
+def _body(hydro: bool, compiled: bool) -> RigidBody:
+    h = None
+    if hydro:
+        h = HydroParameters(volume=20.0, cb=np.array([0.1, 0.0, -0.2]),
+                            added_mass=np.array([1e4, 2e4, 3e4, 5e3, 6e3, 7e3]), drag_linear=np.full(6, 1e3),
+                            drag_quadratic=np.full(6, 5e3), splash_height=2.0)
+    p = RigidBodyParameters(mass=1e4, inertia=np.diag([2e4, 3e4, 2.5e4]) + 100.0, cg=np.array([0.1, -0.2, 0.3]),
+                            attachments=np.array([[1.0, 0.5, -1.0], [-1.0, 0.5, -1.0], [0.0, -0.5, -1.0]]), hydro=h)
+    return RigidBody(p, position=(0.0, 0.0, -1.5), quaternion=(1.0, 0.1, 0.2, 0.05), velocity=(0.5, 0.1, 0.3),
+                     angular_velocity=(0.1, -0.2, 0.3), compiled=compiled)
+
+
+@pytest.mark.parametrize("hydro", [False, True])
+def test_rigid_body_compiled_equals_the_numpy_reference(hydro):
+    rng = np.random.default_rng(5)
+    a, b = _body(hydro, False), _body(hydro, True)
+    fractions = set()
+    worst = 0.0
+    for k in range(200):
+        forces = rng.normal(size=(3, 3)) * 1e4
+        for body in (a, b):
+            body.set_loads(forces, np.array([100.0, -50.0, 20.0]), np.array([10.0, 20.0, 30.0]),
+                           np.array([0.3, 0.1, 0.0]), 0.5 * math.sin(0.1 * k))
+        if k % 2:
+            outa, outb = a.outputs(), b.outputs()
+            for key, value in outa.items():
+                if key != "euler":
+                    assert rel_err(np.asarray(outb[key]), np.asarray(value)) < REL, key
+        np.testing.assert_allclose(b._compiled.derivative(a._y), a._derivative(a._y), rtol=0, atol=REL * np.abs(
+            a._derivative(a._y)).max())
+        a.step(0.025, 0.01)
+        b.step(0.025, 0.01)
+        fractions.add(round(a.submerged_fraction, 1))
+        worst = max(worst, rel_err(b._y, a._y))
+    assert worst < 1e-10, worst
+    if hydro:
+        assert len(fractions) > 3, f"the body did not cross the splash zone: {fractions}"
+
+
+# ------------------------------------------------------------------------------ ship
+
+
+def test_ship_compiled_equals_the_numpy_reference(vessel, radiation):  # noqa: F811
+    """Waves, two loaded hardpoints, an attached mechanism's inertia and bias switched on and off,
+    station keeping, fluid memory; the outputs read between steps (their derivative is the first
+    stage of the next step) in some steps only, one and five sub-steps per step."""
+    sea = make_sea("jonswap", hs=2.5, period=8.0, mean_direction=2.9, n_frequencies=60, seed=1)
+    ships = [make_ship(vessel, radiation, hardpoints=((-30.0, 5.0, -21.0), (10.0, 0.0, -2.0)), sea=sea,
+                       quaternion=quat_from_euler_zyx(0.02, -0.01, 0.3), compiled=compiled)
+             for compiled in (False, True)]
+    assert ships[1]._compiled is not None and ships[0]._compiled is None and ships[0].n_rad > 0
+    rng = np.random.default_rng(0)
+    IA = np.diag([1e5, 1e5, 1e5, 1e7, 1e7, 1e7])
+    IA[0, 4] = IA[4, 0] = 2e5
+    worst = 0.0
+    points = np.array([[-30.0, 5.0, -21.0]])
+    for k in range(300):
+        F, M, pA = rng.normal(size=(2, 3)) * 1e5, rng.normal(size=(2, 3)) * 1e4, rng.normal(size=6) * 1e5
+        attached = (k // 50) % 2 == 1
+        for ship in ships:
+            ship.set_loads(F, M, (0.3, 0.1, 0.0), IA if attached else None, pA if attached else None)
+            if k % 3:
+                ship.nu_dot, ship.points_kinematics(points)
+        a, b = ships
+        if k % 3:
+            for x, y in zip((a.nu_dot, *a.points_kinematics(points), a.euler), (b.nu_dot, *b.points_kinematics(points),
+                                                                                 b.euler)):
+                assert rel_err(y, x) < REL
+        for ship in ships:
+            ship.step(0.025, 0.05 if k % 5 else 0.005)
+        worst = max(worst, rel_err(b.y, a.y))
+    assert worst < 1e-10, worst
+    assert np.abs(a.y[16:]).max() > 0.0, "the fluid memory never moved"
+
+
+# ------------------------------------------------------------------------------ fallback, library
+
+
+def test_without_kernels_the_numpy_reference_runs_and_compiled_true_says_why():
+    code = ("from components.mechanism import preset\n"
+            "from components.articulated_body import ArticulatedBody\n"
+            "from components.crane import Crane\n"
+            "ab = ArticulatedBody(preset('knuckle_boom'))\n"
+            "assert not ab.compiled and Crane(preset('knuckle_boom'))._compiled is None\n"
+            "try:\n"
+            "    ArticulatedBody(preset('knuckle_boom'), compiled=True)\n"
+            "except RuntimeError as exc:\n"
+            "    print(exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                         env={**os.environ, "MARINE_COSIM_KERNELS": "0"})
+    assert out.returncode == 0, out.stderr
+    assert "disabled by MARINE_COSIM_KERNELS" in out.stdout
+
+
+def test_the_library_needs_nothing_newer_than_an_old_glibc(tmp_path):
+    lib = kernels.compile_library(tmp_path / kernels.LIBRARY)
+    assert build_fmus.glibc_floor([lib.read_bytes()]) <= (2, 17)
+    # built from the sources' names only: no path of this machine inside (reproducible FMUs)
+    assert str(kernels.HERE).encode() not in lib.read_bytes()
