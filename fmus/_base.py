@@ -150,6 +150,10 @@ class Fmi2Slave(_PythonFmuSlave):
         self._stale: set[str] = set()             # lazy output methods to run before the next read
         self._lazy_groups: dict[str, tuple] = {}  # lazy output method -> its output groups (checked)
         self.input_version = 0                    # counts input changes (adapters skip re-applying)
+        # input groups whose value changed since the last step (or the end of initialisation): an
+        # adapter whose step carried an input on (a position moved on with its velocity) keeps
+        # that end-of-step value for the inputs nobody has set since
+        self.changed_inputs: set[str] = set()
         self._real_by_vr: dict[int, VariableInfo] = {}   # Real variables by value reference
         self._get_plans: dict[tuple, tuple] = {}  # value references of a getReal -> what to read
         self._set_plans: dict[tuple, tuple] = {}  # value references of a setReal -> where to write
@@ -187,13 +191,15 @@ class Fmi2Slave(_PythonFmuSlave):
                            minimum, maximum, deps, variability)
 
     def integer(self, name: str, causality: str, start: int, description: str, *,
-                minimum: int | None = None, maximum: int | None = None) -> None:
+                minimum: int | None = None, maximum: int | None = None, depends_on: Iterable[str] = ()) -> None:
         self.v[name] = int(start)
-        self._register(Integer, name, name, None, causality, description, None, minimum, maximum, (), None)
+        self._register(Integer, name, name, None, causality, description, None, minimum, maximum,
+                       tuple(depends_on), None)
 
-    def boolean(self, name: str, causality: str, start: bool, description: str) -> None:
+    def boolean(self, name: str, causality: str, start: bool, description: str, *,
+                depends_on: Iterable[str] = ()) -> None:
         self.v[name] = bool(start)
-        self._register(Boolean, name, name, None, causality, description, None, None, None, (), None)
+        self._register(Boolean, name, name, None, causality, description, None, None, None, tuple(depends_on), None)
 
     def string(self, name: str, causality: str, start: str, description: str) -> None:
         self.v[name] = str(start)
@@ -270,6 +276,7 @@ class Fmi2Slave(_PythonFmuSlave):
             self.v[info.group][index] = value
         self._init_dirty = True
         if info.causality == "input":
+            self.changed_inputs.add(info.group)
             self._input_changed()
 
     def _input_changed(self) -> None:
@@ -458,7 +465,9 @@ class Fmi2Slave(_PythonFmuSlave):
                     continue
                 array[where] = new
             changed = True
-            inputs_changed = inputs_changed or is_input
+            if is_input:
+                inputs_changed = True
+                self.changed_inputs.add(group)
         if changed:
             self._init_dirty = True
         if inputs_changed:
@@ -534,6 +543,7 @@ class Fmi2Slave(_PythonFmuSlave):
         try:
             self.initialize_model()
             self.initialized = True
+            self.changed_inputs.clear()
             self.update_outputs()
             self._stale = set(type(self).lazy_outputs.values())
         except Exception as exc:  # a bug or an unforeseen bad combination: report, don't crash the host
@@ -556,6 +566,7 @@ class Fmi2Slave(_PythonFmuSlave):
             with np.errstate(all="ignore"):
                 self.step_model(current_time, step_size)
                 self.time = current_time + step_size
+                self.changed_inputs.clear()
                 self.update_outputs()
             self._inputs_changed = False
             self._stale = set(type(self).lazy_outputs.values())
@@ -633,6 +644,7 @@ class Fmi2Slave(_PythonFmuSlave):
         self.failure = state["failure"]
         self.set_model_state(state["model"])
         self._stale = set(type(self).lazy_outputs.values())
+        self.changed_inputs.clear()
 
     # pythonfmu calls these two on the class, so they cannot log: a failure travels inside the
     # state value and is reported by the setFMUstate that tries to use it.

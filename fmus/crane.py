@@ -97,16 +97,19 @@ class Crane(Fmi2Slave):
                   depends_on=deps)
         self.real("base.moment", O, None, "N.m", "Moment the crane exerts on the ship about the base", frame="NED",
                   size=3, depends_on=deps)
+        # NED axes: the articulated inertia turns with the base
         self.real("base.inertia_linear", O, None, "kg", "Articulated inertia at the base, force/linear-acceleration "
-                  "block (symmetric; 0,0 1,1 2,2 0,1 0,2 1,2), NED axes", size=6, labels=SYM)
+                  "block (symmetric; 0,0 1,1 2,2 0,1 0,2 1,2), NED axes", size=6, labels=SYM,
+                  depends_on=("base.quaternion",))
         self.real("base.inertia_coupling", O, None, "kg.m", "Articulated inertia, force/angular-acceleration block "
-                  "(row-major), NED axes", size=9, labels=FULL)
+                  "(row-major), NED axes", size=9, labels=FULL, depends_on=("base.quaternion",))
         self.real("base.inertia_angular", O, None, "kg.m2", "Articulated inertia, moment/angular-acceleration block "
-                  "(symmetric), NED axes", size=6, labels=SYM)
+                  "(symmetric), NED axes", size=6, labels=SYM, depends_on=("base.quaternion",))
+        bias_deps = LOAD_INPUTS + ("base.quaternion", "base.velocity", "base.angular_velocity")
         self.real("base.bias_force", O, None, "N", "Bias force: what the base must apply at zero base acceleration",
-                  frame="NED", size=3, depends_on=LOAD_INPUTS + ("base.velocity", "base.angular_velocity"))
+                  frame="NED", size=3, depends_on=bias_deps)
         self.real("base.bias_moment", O, None, "N.m", "Bias moment about the base", frame="NED", size=3,
-                  depends_on=LOAD_INPUTS + ("base.velocity", "base.angular_velocity"))
+                  depends_on=bias_deps)
         for k in range(1, N_JOINTS + 1):
             self.real(f"joint{k}.position", O, None, "1", f"Position of joint {k} (rad or m)")
             self.real(f"joint{k}.rate", O, None, "1", f"Rate of joint {k} (rad/s or m/s)")
@@ -115,10 +118,11 @@ class Crane(Fmi2Slave):
             self.real(f"joint{k}.power", O, None, "W", f"Actuator power of joint {k}",
                       depends_on=(f"joint{k}.setpoint",))
         for k in range(1, N_ATTACHMENTS + 1):
+            # the base pose and velocity carry the attachments at once (the joints are states)
             self.real(f"attachment{k}.position", O, None, "m", f"Position of attachment point {k}", frame="NED",
-                      size=3)
+                      size=3, depends_on=("base.position", "base.quaternion"))
             self.real(f"attachment{k}.velocity", O, None, "m/s", f"Velocity of attachment point {k}", frame="NED",
-                      size=3)
+                      size=3, depends_on=("base.quaternion", "base.velocity", "base.angular_velocity"))
             self.real(f"attachment{k}.acceleration", O, None, "m/s2", f"Acceleration of attachment point {k}",
                       frame="NED", size=3, depends_on=deps)
 
@@ -159,6 +163,7 @@ class Crane(Fmi2Slave):
         self.crane = CraneModel(mech, gravity=self.v["gravity"])
         self.crane.time = self.time
         self._prepare_attachments()
+        self._fresh = True                  # the next inputs applied are all of them
         # A setpoint still at its declared start (0) means "hold": a position-controlled joint keeps
         # its initial position instead of swinging to 0 (set the setpoint to command anything else).
         for i in range(self.crane.n):
@@ -185,17 +190,27 @@ class Crane(Fmi2Slave):
         # the master sets every input before each call; nothing to do when none was set since
         c = self.crane
         if self._applied is not None and self._applied[0] == self.input_version:
-            if c.base is not self._applied[1]:
-                c.set_inputs(*self._applied[1:])       # step() moved the base: the inputs apply anew
+            # nothing set since these inputs were applied: after a step the crane's base is where
+            # it moved to over the step (Crane.step), the end-of-step state the outputs describe
             return
         v = self.v
-        q = v["base.quaternion"].copy()
+        # the base inputs set since the last step; the others keep the base where the step moved
+        # it (all of them at initialisation)
+        changed, now = (None if self._fresh else self.changed_inputs), c.base
+
+        def given(name):
+            return changed is None or name in changed
+
+        q = v["base.quaternion"].copy() if given("base.quaternion") else now.quaternion
         if not np.dot(q, q) > 1e-12:
             # an all-zero quaternion is a source that has no output yet (initialisation): level
             q = np.array([1.0, 0.0, 0.0, 0.0])
-        base = BaseMotion(v["base.position"].copy(), q, v["base.velocity"].copy(),
-                          v["base.angular_velocity"].copy(), v["base.acceleration"].copy(),
-                          v["base.angular_acceleration"].copy())
+        base = BaseMotion(*(v[name].copy() if given(name) else current for name, current in (
+            ("base.position", now.position), ("base.quaternion", q), ("base.velocity", now.velocity),
+            ("base.angular_velocity", now.angular_velocity), ("base.acceleration", now.acceleration),
+            ("base.angular_acceleration", now.angular_acceleration))))
+        base.quaternion = q
+        self._fresh = False
         setpoints = np.array([v[name] for name in _SETPOINT[:c.n]])
         loads = []
         for name, (link, point) in zip(_FORCE, self._load_points):
@@ -294,5 +309,6 @@ class Crane(Fmi2Slave):
             self.crane = CraneModel(self._mechanism, gravity=self.v["gravity"])
             self.crane.set_state(state["crane"])
             self._prepare_attachments()
+            self._fresh = False
         else:
             self.crane = None

@@ -140,7 +140,8 @@ class Ship(Fmi2Slave):
             self.real(f"{hp}.angular_acceleration", O, None, "rad/s2", f"Angular acceleration at hardpoint {k}",
                       frame="NED", size=3, depends_on=deps)
             self.real(f"{hp}.wave_elevation", O, None, "m", f"Wave elevation (up) at hardpoint {k}'s north/east")
-            self.real(f"{hp}.power", O, None, "W", f"Power delivered to the ship at hardpoint {k} (F.v + M.omega)")
+            self.real(f"{hp}.power", O, None, "W", f"Power delivered to the ship at hardpoint {k} (F.v + M.omega)",
+                      depends_on=(f"{hp}.force", f"{hp}.moment"))
         self.real("wave.elevation", O, None, "m", "Wave elevation (up) at CO's north/east")
         self.real("wave_probe.elevation", O, None, "m", "Wave elevation (up) at the wave probe",
                   depends_on=("wave_probe.position",))

@@ -39,6 +39,12 @@ PARAMS = (  # FMU name, WinchParams field, unit, description, minimum
 )
 
 
+# inputs the drive's torque and reference answer within a step (the rest act through states): the
+# torque holds the line tension and the reference's acceleration, which turns at once when a
+# setpoint passes the present reference
+DRIVE_INPUTS = ("mode", "brake", "line.tension", "hardpoint.velocity_down", "speed_setpoint", "tension_setpoint")
+
+
 class Winch(Fmi2Slave):
 
     description = ("Winch with drum, gear, motor (torque and power limits) and brake; velocity mode with "
@@ -71,14 +77,18 @@ class Winch(Fmi2Slave):
         self.real("payout.speed", O, None, "m/s", "Pay-out speed (> 0 pays out)")
         self.real("payout.length", O, None, "m", "Length paid out since the start")
         self.real("payout.line_length", O, None, "m", "Unstretched line length: initial_line_length + paid out")
-        self.real("payout.reference_speed", O, None, "m/s", "Speed the drive is asked to follow")
+        self.real("payout.reference_speed", O, None, "m/s", "Speed the drive is asked to follow",
+                  depends_on=DRIVE_INPUTS)
         self.real("drum.speed", O, None, "rad/s", "Drum speed (> 0 pays out)")
         self.real("drum.effective_radius", O, None, "m", "Present drum radius")
         self.real("motor.speed", O, None, "rad/s", "Motor speed")
-        self.real("motor.torque", O, None, "N.m", "Motor torque (> 0 hoists)")
-        self.real("motor.power", O, None, "W", "Motor mechanical power (> 0 motoring, < 0 regenerating)")
-        self.boolean("motor.saturated", O, False, "The motor is at its torque or power limit")
-        self.boolean("brake.engaged", O, False, "The brake is acting")
+        # the drive holds the drum's speed: its torque answers the line tension at once
+        self.real("motor.torque", O, None, "N.m", "Motor torque (> 0 hoists)", depends_on=DRIVE_INPUTS)
+        self.real("motor.power", O, None, "W", "Motor mechanical power (> 0 motoring, < 0 regenerating)",
+                  depends_on=DRIVE_INPUTS)
+        self.boolean("motor.saturated", O, False, "The motor is at its torque or power limit",
+                     depends_on=DRIVE_INPUTS)
+        self.boolean("brake.engaged", O, False, "The brake is acting", depends_on=("mode", "brake"))
 
     def _params(self) -> WinchParams:
         return WinchParams(**{field: self.v[name] for name, field, *_ in PARAMS})
@@ -122,17 +132,20 @@ class Winch(Fmi2Slave):
 
     def update_outputs(self) -> None:
         v, w = self.v, self.winch
+        # the drive at this instant (not over the last sub-step) for the inputs now
+        self._apply_inputs()
+        torque, reference, saturated = w.present_drive()
         v["payout.speed"] = w.speed
         v["payout.length"] = w.paid_out
         v["payout.line_length"] = v["initial_line_length"] + w.paid_out
-        v["payout.reference_speed"] = w.v_ref
+        v["payout.reference_speed"] = reference
         v["drum.speed"] = w.omega
         v["drum.effective_radius"] = w.radius
         v["motor.speed"] = w.motor_speed
-        v["motor.torque"] = w.motor_torque
-        v["motor.power"] = w.motor_power
-        v["motor.saturated"] = bool(w.saturated)
-        v["brake.engaged"] = bool(w.braking)
+        v["motor.torque"] = torque
+        v["motor.power"] = -torque * w.motor_speed
+        v["motor.saturated"] = bool(saturated)
+        v["brake.engaged"] = bool((w.brake or w.mode == 3) and w.p.brake_torque > 0.0)
 
     def get_model_state(self) -> dict:
         return {} if self.winch is None else {"winch": self.winch.get_state(), "warned": sorted(self._warned)}
