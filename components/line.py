@@ -104,7 +104,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.linalg.lapack import dpbsv
 
 from components.catenary import node_positions_3d, solve_catenary
-from components.rod import SplineBending, Twist
+from components.rod import SplineBending, Twist, rotate_about, transport
 
 __all__ = ["LineParams", "Line", "EndLoads"]
 
@@ -209,7 +209,8 @@ class Line:
                  swivel_a: bool = True, swivel_b: bool = True, free_b: bool = False,
                  tip_mass: float = 0.0, winch_end: str | None = None,
                  current_profile: np.ndarray | None = None, sea=None,
-                 max_segments: int = 2000, static_init: bool = True) -> None:
+                 max_segments: int = 2000, static_init: bool = True,
+                 attitude_a: bool = False, attitude_b: bool = False) -> None:
         """Build the line at rest on its static shape between ``anchor`` (end A) and ``fairlead``
         (end B), both NED.
 
@@ -222,7 +223,10 @@ class Line:
         torsionally free ends (GJ acts only when neither end swivels).  free_b: end B is a
         dynamic node (point mass ``tip_mass``, force from ``set_tip_force``).  winch_end: "a",
         "b" or None, the end whose element changes length with ``set_payout``.  sea: a
-        components.waves.Sea for wave kinematics (optional).
+        components.waves.Sea for wave kinematics (optional).  attitude_a/b: the end is fixed to
+        a body whose attitude comes from ``set_end_attitudes``: a clamped end takes its tangent
+        from the body, a torsionally held end its twist (``set_end_tangents`` and
+        ``set_end_twist`` are then ignored at that end).
         """
         p = params
         problems = p.check()
@@ -258,6 +262,15 @@ class Line:
         self.t_a = np.array([1.0, 0.0, 0.0])
         self.t_b = np.array([1.0, 0.0, 0.0])
         self.phi_a = self.phi_b = 0.0
+        # ends fixed to bodies: the body's attitude (body -> NED) and angular velocity (NED) at
+        # time _att_t, and the line's tangent and twist reference at the end in body axes
+        self.attitude = {"a": bool(attitude_a), "b": bool(attitude_b)}
+        self._R = {"a": np.eye(3), "b": np.eye(3)}
+        self._w = {"a": np.zeros(3), "b": np.zeros(3)}
+        self._att_t = 0.0
+        self._t_body = {"a": None, "b": None}
+        self._m_body = {"a": None, "b": None}
+        self._tab = None          # clamped end tangents of the last _forces call
         self._table = np.asarray(p.tension_strain, dtype=float) if p.tension_strain else None
         self._kdn = 0.5 * p.rho_water * p.Cdn * p.diameter
         self._kdt = 0.5 * p.rho_water * p.Cdt * math.pi * p.diameter
@@ -290,13 +303,63 @@ class Line:
             self.t_b = self._unit(self.r[-1] - self.r[-2])
         self.twist = Twist(self._tangents(self.r)) if self.torsion else None
         if static_init:
+            # (without it the caller sets the ends' inputs, then calls static_equilibrium and
+            # reset_twist, which binds ends fixed to bodies to their attitudes)
             self.static_equilibrium()
-        self.reset_twist()
+            self.reset_twist()
 
     def reset_twist(self) -> None:
-        """Declare the present shape torque-free (twist references re-chosen so that tau = 0)."""
+        """Declare the present shape torque-free and unbent at clamped ends: twist references
+        re-chosen so that tau = 0, and the line's tangent and twist reference at an end fixed to
+        a body (``attitude_a/b``) bound to that body's present attitude."""
+        q = self._tangents(self.r)
         if self.torsion:
-            self.twist = Twist(self._tangents(self.r))
+            self.twist = Twist(q)
+        for end, tangent, m in (("a", self.t_a if self.clamped_a else q[0], None if self.twist is None else
+                                 self.twist.m_a),
+                                ("b", self.t_b if self.clamped_b else q[-1], None if self.twist is None else
+                                 self.twist.m_b)):
+            if self.attitude[end]:
+                R = self._R[end]
+                self._t_body[end] = R.T @ tangent
+                self._m_body[end] = None if m is None else R.T @ m
+
+    def _body_vector(self, end: str, u: np.ndarray, t: float) -> np.ndarray:
+        """A body-fixed vector u (body axes) of the body at ``end``, in NED at time t: the attitude
+        set at _att_t turned by its angular velocity over t - _att_t."""
+        x = self._R[end] @ u
+        w = self._w[end]
+        wn = math.sqrt(float(w @ w))
+        s = t - self._att_t
+        if wn > 0.0 and s != 0.0:
+            x = rotate_about(x, w / wn, wn * s)
+        return x
+
+    def _end_tangents(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """Clamped end tangents at time t: the bodies' for ends fixed to bodies, else t_a, t_b."""
+        ta, tb = self.t_a, self.t_b
+        if self.clamped_a and self._t_body["a"] is not None:
+            ta = self._body_vector("a", self._t_body["a"], t)
+        if self.clamped_b and self._t_body["b"] is not None:
+            tb = self._body_vector("b", self._t_body["b"], t)
+        return ta, tb
+
+    def _end_references(self, q: np.ndarray, t: float) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Material twist references of ends fixed to bodies at time t (None: the carried
+        reference turned by the twist input): the body-fixed reference, parallel-transported from
+        the body's line direction to the end element's tangent [BE08] (they differ by the
+        bending of a pinned end, or the spline's end slope of a clamped one)."""
+        out = []
+        for end, e in (("a", 0), ("b", -1)):
+            if self._m_body[end] is None:
+                out.append(None)
+                continue
+            m = self._body_vector(end, self._m_body[end], t)
+            tb = self._body_vector(end, self._t_body[end], t)
+            m = transport(m[None, :], tb[None, :], q[e][None, :])[0]
+            m = m - float(m @ q[e]) * q[e]
+            out.append(m / max(math.sqrt(float(m @ m)), 1e-300))
+        return out[0], out[1]
 
     # ------------------------------------------------------------------ set-up helpers
     @staticmethod
@@ -492,13 +555,14 @@ class Line:
         # bending and torsion
         k = None
         if self._bend is not None:
-            k = self._bend.curvature(r, self.t_a, self.t_b)
+            ta, tb = self._tab = self._end_tangents(t)
+            k = self._bend.curvature(r, ta, tb)
             if p.EI > 0:
                 F += p.EI * self._bend.force(k)
             if p.bending_damping > 0:
                 F += p.bending_damping * self._bend.force(self._bend.B @ v)
             if self.twist is not None:
-                self._Theta = self.twist.total_twist(q, self.phi_a, self.phi_b)
+                self._Theta = self.twist.total_twist(q, self.phi_a, self.phi_b, *self._end_references(q, t))
                 tau = self._Theta / float(np.sum(self.l))
                 n = p.GJ * tau * np.cross(q, 0.5 * (k[:-1] + k[1:]))
                 F[:-1] += n
@@ -874,6 +938,38 @@ class Line:
         if t_b is not None and np.count_nonzero(np.asarray(t_b, dtype=float)):
             self.t_b = self._unit(np.asarray(t_b, dtype=float).reshape(3))
 
+    def set_end_attitudes(self, R_a: np.ndarray | None = None, w_a: np.ndarray | None = None,
+                          R_b: np.ndarray | None = None, w_b: np.ndarray | None = None) -> None:
+        """Attitude (rotation matrix, body axes -> NED) and angular velocity (NED) [rad/s] of the
+        bodies ends A and B are fixed to (``attitude_a/b``), at the current time; they turn at
+        these rates during step()."""
+        for end, R, w in (("a", R_a, w_a), ("b", R_b, w_b)):
+            if R is not None:
+                self._R[end] = np.asarray(R, dtype=float).reshape(3, 3).copy()
+                self._w[end] = np.zeros(3) if w is None else np.asarray(w, dtype=float).reshape(3).copy()
+        self._att_t = self.t
+
+    def start_moving(self) -> None:
+        """Give the line the motion of its ends instead of rest: node velocities interpolated
+        between the end velocities along the unstretched length (a rigid translation when both
+        ends move alike).  Ends moving alike through the water first settle the line on its steady
+        shape in their frame (the static equilibrium with the relative current), so a line towed
+        at constant speed starts without a transient."""
+        va, vb = self.va, (self.vb if not self.free_b else self.va)
+        if np.allclose(va, vb, rtol=0.0, atol=1e-9 * max(1.0, float(np.max(np.abs(va))))) and va.any():
+            current = self.current
+            self.current = current - va
+            try:
+                if self.current_profile is None and self.sea is None:
+                    self.static_equilibrium()
+            finally:
+                self.current = current
+        s = np.concatenate([[0.0], np.cumsum(self.l)]) / float(np.sum(self.l))
+        self.v = va[None, :] + s[:, None] * (vb - va)[None, :]
+        self.v[0] = self.va
+        if not self.free_b:
+            self.v[-1] = self.vb
+
     def set_end_twist(self, phi_a: float = 0.0, phi_b: float = 0.0) -> None:
         """Rotation of the end fittings about the line axis [rad] (torsion, both ends held)."""
         self.phi_a, self.phi_b = float(phi_a), float(phi_b)
@@ -903,7 +999,12 @@ class Line:
                 self._substep(h)
         if self.twist is not None:
             q = self._tangents(self.r)
-            self.twist.accept(q, self.twist.total_twist(q, self.phi_a, self.phi_b))
+            self.twist.accept(q, self.twist.total_twist(q, self.phi_a, self.phi_b, *self._end_references(q, self.t)))
+        # ends fixed to bodies turned with them over the step: their attitudes at its end
+        for end in ("a", "b"):
+            if self.attitude[end]:
+                self._R[end] = np.column_stack([self._body_vector(end, e, self.t) for e in np.eye(3)])
+        self._att_t = self.t
 
     def _payout_increment(self, h: float) -> float:
         """Rest-length increment of the winch element over a sub-step, as _payout will apply it."""
@@ -985,10 +1086,11 @@ class Line:
         q = self._tangents(self.r)
         ma, mb = np.zeros(3), np.zeros(3)
         if self._k is not None and p.EI > 0:
+            ta, tb = self._tab
             if self.clamped_a:
-                ma += p.EI * np.cross(self.t_a, self._k[0])
+                ma += p.EI * np.cross(ta, self._k[0])
             if self.clamped_b:
-                mb -= p.EI * np.cross(self.t_b, self._k[-1])
+                mb -= p.EI * np.cross(tb, self._k[-1])
         if self.twist is not None:
             tau = self._Theta / float(np.sum(self.l))
             ma += p.GJ * tau * q[0]
@@ -1002,12 +1104,24 @@ class Line:
         self._forces(self.r, self.v, self.t)
         return self._Theta / float(np.sum(self.l))
 
-    def end_loads(self) -> EndLoads:
+    def end_loads(self, length: float | None = None) -> EndLoads:
         """What the outputs of a line read, at the present state, in one evaluation: the forces on
         ends A and B (``anchor_force``, ``fairlead_force``), the moments on them
         (``end_moments``), ``twist_rate`` and the element ``tensions``.  Without bending only the
         two end nodes are evaluated besides the tensions (_end_forces: the same values as
-        node_forces())."""
+        node_forces()).  ``length``: the loads as if the winch had already brought the
+        unstretched length to this value (the winch element's rest length changed, no node
+        added or removed; the state is left as it was)."""
+        if length is not None and self.winch_end is not None and length != self.length:
+            e = 0 if self.winch_end == "a" else self.N - 1
+            kept = float(self.l[e])
+            self.l[e] = max(kept + length - self.length, 0.05 * self.l0)
+            self._geometry_changed_fast()
+            try:
+                return self.end_loads()
+            finally:
+                self.l[e] = kept
+                self._geometry_changed_fast()
         q, lam, T = self._tension_terms()
         if self._bend is None:
             Fa, Fb = self._end_forces(q, lam, T)
@@ -1144,14 +1258,22 @@ class Line:
         """Spline curvature vectors r'' at the nodes (N+1, 3) [1/m] (zeros without bending)."""
         if self._bend is None:
             return np.zeros_like(self.r)
-        return self._bend.curvature(self.r, self.t_a, self.t_b)
+        return self._bend.curvature(self.r, *self._end_tangents(self.t))
 
     def get_state(self) -> dict:
         """Copy of the full state (time, nodes, element lengths, end motion, twist memory)."""
         s = {"t": self.t, "r": self.r.copy(), "v": self.v.copy(), "l": self.l.copy(),
              "va": self.va.copy(), "vb": self.vb.copy(), "rb": self.r[-1].copy(),
              "payout": self.payout_speed, "tip_force": self.tip_force.copy(),
-             "t_a": self.t_a.copy(), "t_b": self.t_b.copy(), "phi": np.array([self.phi_a, self.phi_b])}
+             "t_a": self.t_a.copy(), "t_b": self.t_b.copy(), "phi": np.array([self.phi_a, self.phi_b]),
+             "att_t": self._att_t}
+        for end in ("a", "b"):
+            if self.attitude[end]:
+                s[f"R_{end}"], s[f"w_{end}"] = self._R[end].copy(), self._w[end].copy()
+                if self._t_body[end] is not None:
+                    s[f"t_body_{end}"] = self._t_body[end].copy()
+                if self._m_body[end] is not None:
+                    s[f"m_body_{end}"] = self._m_body[end].copy()
         if self.twist is not None:
             s["twist"] = self.twist.get_state()
         return s
@@ -1163,6 +1285,13 @@ class Line:
             setattr(self, k, np.array(state[k], dtype=float, copy=True))
         self.payout_speed = float(state["payout"])
         self.phi_a, self.phi_b = (float(x) for x in state["phi"])
+        self._att_t = float(state.get("att_t", self.t))
+        for end in ("a", "b"):
+            if f"R_{end}" in state:
+                self._R[end] = np.array(state[f"R_{end}"], dtype=float)
+                self._w[end] = np.array(state[f"w_{end}"], dtype=float)
+            for key, store in (("t_body", self._t_body), ("m_body", self._m_body)):
+                store[end] = np.array(state[f"{key}_{end}"], dtype=float) if f"{key}_{end}" in state else None
         if self.twist is not None and "twist" in state:
             self.twist.set_state(state["twist"])
         self._geometry_changed()
