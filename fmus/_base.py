@@ -136,6 +136,11 @@ class Fmi2Slave(_PythonFmuSlave):
     # output group -> method computing it on first read after a step (for outputs that cost more
     # than most masters want to pay every step); update_outputs leaves these groups alone
     lazy_outputs: dict[str, str] = {}
+    # input groups a step carries on (a position moved on with its velocity over the step): set
+    # after the step, even to the value they had, they are in force again and the feedthrough
+    # outputs are formed anew (a Gauss-Seidel master gives an FMU its sources' end-of-step values
+    # at the step's start, and the same values again when it refreshes the feedthrough)
+    carried_inputs: frozenset[str] = frozenset()
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -150,9 +155,9 @@ class Fmi2Slave(_PythonFmuSlave):
         self._stale: set[str] = set()             # lazy output methods to run before the next read
         self._lazy_groups: dict[str, tuple] = {}  # lazy output method -> its output groups (checked)
         self.input_version = 0                    # counts input changes (adapters skip re-applying)
-        # input groups whose value changed since the last step (or the end of initialisation): an
-        # adapter whose step carried an input on (a position moved on with its velocity) keeps
-        # that end-of-step value for the inputs nobody has set since
+        # input groups set since the last step (or the end of initialisation), whatever the
+        # value: an adapter whose step carried an input on (a position moved on with its
+        # velocity, see carried_inputs) keeps that end-of-step value for the inputs not set since
         self.changed_inputs: set[str] = set()
         self._real_by_vr: dict[int, VariableInfo] = {}   # Real variables by value reference
         self._get_plans: dict[tuple, tuple] = {}  # value references of a getReal -> what to read
@@ -268,6 +273,10 @@ class Fmi2Slave(_PythonFmuSlave):
         if info.causality == "parameter" and info.variability == "fixed" and self.initialized:
             self.error(f"parameter '{info.name}' is fixed and cannot be set after initialisation")
             return
+        if info.causality == "input" and info.group not in self.changed_inputs:
+            self.changed_inputs.add(info.group)
+            if info.group in self.carried_inputs:
+                self._input_changed()       # a value the step carried on is in force again
         if info.kind == "Real" and _same_float(self._get_scalar(info, index), value):
             return   # bit for bit what it is: nothing to recompute (a master re-setting its inputs)
         if index is None:
@@ -276,7 +285,6 @@ class Fmi2Slave(_PythonFmuSlave):
             self.v[info.group][index] = value
         self._init_dirty = True
         if info.causality == "input":
-            self.changed_inputs.add(info.group)
             self._input_changed()
 
     def _input_changed(self) -> None:
@@ -453,6 +461,10 @@ class Fmi2Slave(_PythonFmuSlave):
         v = self.v
         changed = inputs_changed = False
         for group, where, start, stop, is_input in segments:
+            if is_input and group not in self.changed_inputs:
+                self.changed_inputs.add(group)
+                # a value the step carried on is in force again, even if set to what it was
+                inputs_changed = inputs_changed or group in self.carried_inputs
             if where is None:
                 new = float(values[start])
                 if _same_float(v[group], new):
@@ -465,9 +477,7 @@ class Fmi2Slave(_PythonFmuSlave):
                     continue
                 array[where] = new
             changed = True
-            if is_input:
-                inputs_changed = True
-                self.changed_inputs.add(group)
+            inputs_changed = inputs_changed or is_input
         if changed:
             self._init_dirty = True
         if inputs_changed:

@@ -46,6 +46,8 @@ class Cable(Fmi2Slave):
                    "catenary at the start")
     default_stop_time = 60.0
     default_step_size = 0.1
+    # the step moves the ends on with their velocities and turns the bodies with theirs
+    carried_inputs = frozenset(("end_a.position", "end_b.position", "end_a.quaternion", "end_b.quaternion"))
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

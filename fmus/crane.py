@@ -51,6 +51,8 @@ class Crane(Fmi2Slave):
                    "articulated inertia for the ship")
     default_stop_time = 30.0
     default_step_size = 0.01
+    # the step moves the base on with its velocity and acceleration
+    carried_inputs = frozenset(("base.position", "base.quaternion", "base.velocity", "base.angular_velocity"))
     # formed on first read after a step or an input change (fmus/_base.py): a master that reads
     # the inertia, bias and attachment positions only does not pay for pass 3 of the ABA
     lazy_outputs = {**{f"attachment{k}.{x}": "update_attachment_motion" for k in range(1, N_ATTACHMENTS + 1)
