@@ -54,7 +54,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["WinchParams", "Winch", "MODES"]
+from components.stability import step_limit
+
+__all__ = ["WinchParams", "Winch", "MODES", "stability_limit"]
 
 MODES = {0: "velocity", 1: "tension", 2: "heave_compensation", 3: "brake"}
 
@@ -99,6 +101,14 @@ class WinchParams:
         if math.isfinite(self.efficiency) and self.efficiency > 1.0:
             bad.append(("efficiency", self.efficiency, "must be at most 1"))
         return bad
+
+
+def stability_limit(params: WinchParams) -> float:
+    """Longest stable sub-step [s]: the drum's speed is integrated by explicit Euler, whose
+    viscous-friction mode -c / J is stable for h < 2 J / c (components/stability.py); the drive's
+    speed error decays exactly and the derivative filter holds for any step."""
+    J = params.drum_inertia + params.gear_ratio ** 2 * params.motor_inertia
+    return step_limit([-params.viscous / J], "euler") if params.viscous > 0.0 else math.inf
 
 
 class Winch:

@@ -159,6 +159,7 @@ class Fmi2Slave(_PythonFmuSlave):
         # value: an adapter whose step carried an input on (a position moved on with its
         # velocity, see carried_inputs) keeps that end-of-step value for the inputs not set since
         self.changed_inputs: set[str] = set()
+        self._substep_warned: set[str] = set()    # causes stable_substep has warned about
         self._real_by_vr: dict[int, VariableInfo] = {}   # Real variables by value reference
         self._get_plans: dict[tuple, tuple] = {}  # value references of a getReal -> what to read
         self._set_plans: dict[tuple, tuple] = {}  # value references of a setReal -> where to write
@@ -585,6 +586,18 @@ class Fmi2Slave(_PythonFmuSlave):
             return True
         self._check_outputs(f"t = {self.time} s")
         return True
+
+    def stable_substep(self, requested: float, limit: float, safety: float, cause: str) -> float:
+        """The internal sub-step to take: ``requested`` (max_substep), or ``safety`` times the
+        integrator's stability ``limit`` (components/stability.py) where that is shorter, said
+        once in a warning that names the ``cause``."""
+        if safety * limit >= requested:
+            return requested
+        if not self._in_init and cause not in self._substep_warned:
+            self._substep_warned.add(cause)
+            self.warning(f"max_substep = {requested:g} s is longer than {cause} allows (stable to {limit:.3g} s): "
+                         f"sub-steps of {safety * limit:.3g} s are taken")
+        return safety * limit
 
     def _fail(self, message: str) -> None:
         self.failure = message

@@ -25,10 +25,13 @@ import numpy as np
 
 from components.line import Line, LineParams
 from components.rotations import quat_to_matrix
+from components.stability import MIN_SUBSTEP
 from fmus._base import Fmi2Slave
 from fmus._sea import build_sea, check_sea, declare_sea
 
 SCHEMES = {0: "implicit", 1: "rk2", 2: "rk4"}
+# sub-steps of the explicit schemes as a fraction of 2 / omega_max (components/line.py's defaults)
+EXPLICIT_SAFETY = {"rk2": 0.7, "rk4": 1.0}
 # inputs the end loads depend on within a step (winch.length: the length the winch reaches at the
 # step's end, whatever the step)
 END_INPUTS = ("end_a.position", "end_a.velocity", "end_b.position", "end_b.velocity", "end_a.tangent",
@@ -86,7 +89,8 @@ class Cable(Fmi2Slave):
         self.real("solver.theta", P, 0.6, "1", "Implicitness of the theta-method (0.5 trapezoidal .. 1 backward "
                                               "Euler)", minimum=0.5, maximum=1.0)
         self.real("max_substep", P, 0.0, "s", "Largest internal sub-step (0: 0.02 s implicit; 0.7 x the explicit "
-                                               "stability limit for RK2)", minimum=0.0)
+                                               "stability limit for RK2, 1.0 x for RK4; an explicit scheme never takes "
+                                               "more than that)", minimum=0.0)
         self.boolean("end_a.clamped", P, False, "End A is clamped in bending (tangent from end_a.tangent)")
         self.boolean("end_b.clamped", P, False, "End B is clamped in bending (tangent from end_b.tangent)")
         self.boolean("end_a.swivel", P, True, "End A turns freely about the line axis (no torsion)")
@@ -200,6 +204,13 @@ class Cable(Fmi2Slave):
             problems.append(("winch.end", 2, "a free end B cannot carry the winch; put it at end A (1)"))
         if int(v["winch.end"]) and int(v["winch.mode"]) == 1 and not v["winch.length"] > 0.0:
             problems.append(("winch.length", v["winch.length"], "must be positive when the winch commands the length"))
+        scheme = SCHEMES[int(v["solver.scheme"])]
+        if scheme != "implicit":
+            # the explicit schemes' limit, one element's axial mode: 2 / omega = l sqrt(m' / EA)
+            limit = v["length"] / int(v["n_segments"]) * math.sqrt(v["mass_per_length"] / v["EA"])
+            if EXPLICIT_SAFETY[scheme] * limit < MIN_SUBSTEP:
+                problems.append(("solver.scheme", int(v["solver.scheme"]), f"explicit: this line needs sub-steps below "
+                                 f"{limit:.3g} s (stability); use the implicit scheme (0) or fewer n_segments"))
         return problems
 
     def _current_profile(self):
@@ -221,6 +232,10 @@ class Cable(Fmi2Slave):
                          winch_end=WINCH_ENDS[int(v["winch.end"])], current_profile=self._current_profile(),
                          sea=build_sea(v), static_init=False, attitude_a=bool(v["end_a.body_attitude"]),
                          attitude_b=bool(v["end_b.body_attitude"]))
+        if self.line.scheme != "implicit" and v["max_substep"] > 0.0:
+            self.line.substep = self.stable_substep(v["max_substep"], self.line.dt_stable,
+                                                    EXPLICIT_SAFETY[self.line.scheme],
+                                                    "the line's highest axial and bending mode (explicit scheme)")
         self._apply_inputs(0.0)
         self.line.static_equilibrium()
         self.line.reset_twist()

@@ -10,12 +10,14 @@ beyond the mechanism's count stay at zero. Every variable is in docs/interfaces.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 
 from components.crane import BaseMotion, Crane as CraneModel
 from components.mechanism import PRESET_DIR, load_mechanism, validate_mechanism
+from components.stability import MIN_SUBSTEP
 from fmus._base import Fmi2Slave
 
 FMU_RESOURCES = ("components/data/cranes/knuckle_boom.json", "components/data/cranes/sms_revolute.json",
@@ -38,6 +40,7 @@ _ACC = tuple(f"attachment{k}.acceleration" for k in range(1, N_ATTACHMENTS + 1))
 _SETPOINT = tuple(f"joint{k}.setpoint" for k in range(1, N_JOINTS + 1))
 _FORCE = tuple(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1))
 _ZERO3 = np.zeros(3)
+SAFETY = 0.8          # sub-steps at most this fraction of the RK4 stability limit
 _JOINT = tuple((f"joint{k}.position", f"joint{k}.rate", f"joint{k}.torque", f"joint{k}.power")
                for k in range(1, N_JOINTS + 1))
 LOAD_INPUTS = (*(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1)),
@@ -68,7 +71,8 @@ class Crane(Fmi2Slave):
                                                     "sms_prismatic, sms_double_pendulum, sms_centripetal, "
                                                     "sms_palfinger, tysse_egeland) or a JSON/YAML file (docs/crane_format.md)")
         self.real("gravity", P, 9.81, "m/s2", "Acceleration of gravity (along NED down)", minimum=0.0)
-        self.real("max_substep", P, 0.002, "s", "Largest internal RK4 sub-step", minimum=0.0)
+        self.real("max_substep", P, 0.002, "s", "Largest internal RK4 sub-step (shorter ones are taken where the "
+                                                 "joint gains or end stops need them for stability)", minimum=0.0)
         for k in range(1, N_JOINTS + 1):
             self.real(f"joint{k}.initial_position", P, 0.0, "1",
                       f"Initial position of joint {k} (rad or m by joint type); used when joint{k}.use_initial "
@@ -155,15 +159,51 @@ class Crane(Fmi2Slave):
                                                                f"exposes {N_JOINTS}"))
         if not self.v["max_substep"] > 0.0:
             problems.append(("max_substep", self.v["max_substep"], "must be positive"))
+        if not problems:
+            problems += self._stability_problems()
         return problems
 
-    def initialize_model(self) -> None:
+    def _initial_mechanism(self):
         mech = self._mechanism
         if self.v["use_initial"]:
             for i, link in enumerate(mech.links):
                 link.initial_position = float(self.v[f"joint{i + 1}.initial_position"])
-        self.crane = CraneModel(mech, gravity=self.v["gravity"])
+        return mech
+
+    def _stability_problems(self) -> list:
+        """The joint gains and end stops against the shortest sub-step we take (MIN_SUBSTEP): the
+        parameter that sets the limit, named as in the mechanism file."""
+        crane = CraneModel(self._initial_mechanism(), gravity=self.v["gravity"])
+        self._limits = crane.limit_substeps(SAFETY)
+        problems = []
+        H = crane.body.mass_matrix(crane.q)
+        for (limit, joint), stops in zip(self._limits, (False, True)):
+            if joint is None or SAFETY * limit >= MIN_SUBSTEP:
+                continue
+            link, m = self._mechanism.links[joint], H[joint, joint]
+            if stops:
+                stiff, damp, where = link.limits.stiffness, link.limits.damping, "limits"
+                names = ("stiffness", "damping")
+            else:
+                c = link.control
+                stiff, damp, where = c.kp, (c.kd if c.mode == "position" else c.kp), "control"
+                names = ("kp", "kd" if c.mode == "position" else "kp")
+            # a damping rate above the natural frequency sets the limit, else the stiffness
+            name, value = (names[1], damp) if damp / m > math.sqrt(stiff / m) else (names[0], stiff)
+            problems.append((f"mechanism:links[{joint}].{where}.{name}", value,
+                             f"with joint {joint + 1}'s inertia {m:.4g} needs RK4 sub-steps below {limit:.3g} s "
+                             f"(stability), shorter than {MIN_SUBSTEP:g} s: lower it"))
+        return problems
+
+    def initialize_model(self) -> None:
+        self.crane = CraneModel(self._initial_mechanism(), gravity=self.v["gravity"])
         self.crane.time = self.time
+        (free, joint), (stops, stop_joint) = self.crane.limit_substeps(SAFETY)
+        if joint is not None:          # (the crane keeps its sub-steps within the limits itself)
+            self.stable_substep(self.v["max_substep"], free, SAFETY, f"joint {joint + 1}'s controller (RK4)")
+        if SAFETY * stops < min(self.v["max_substep"], SAFETY * free) and not self._in_init:
+            self.log(f"joint {stop_joint + 1}'s end stop needs sub-steps of {SAFETY * stops:.3g} s: taken in steps "
+                     "where a joint reaches a stop")
         self._prepare_attachments()
         self._fresh = True                  # the next inputs applied are all of them
         # A setpoint still at its declared start (0) means "hold": a position-controlled joint keeps

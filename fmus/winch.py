@@ -8,7 +8,8 @@ compensation, connect the vertical velocity of the winch's hardpoint (the Ship's
 """
 from __future__ import annotations
 
-from components.winch import MODES
+from components.stability import MIN_SUBSTEP
+from components.winch import MODES, stability_limit
 from components.winch import Winch as WinchModel
 from components.winch import WinchParams
 from fmus._base import Fmi2Slave
@@ -45,6 +46,9 @@ PARAMS = (  # FMU name, WinchParams field, unit, description, minimum
 DRIVE_INPUTS = ("mode", "brake", "line.tension", "hardpoint.velocity_down", "speed_setpoint", "tension_setpoint")
 
 
+SAFETY = 0.8          # sub-steps at most this fraction of the stability limit
+
+
 class Winch(Fmi2Slave):
 
     description = ("Winch with drum, gear, motor (torque and power limits) and brake; velocity mode with "
@@ -62,7 +66,8 @@ class Winch(Fmi2Slave):
             self.real(name, P, getattr(defaults, field), unit, desc, minimum=minimum)
         self.real("initial_line_length", P, 0.0, "m", "Unstretched line length at the start (payout.line_length "
                                                       "= this + paid-out length)", minimum=0.0)
-        self.real("max_substep", P, 1e-3, "s", "Largest internal sub-step", minimum=0.0)
+        self.real("max_substep", P, 1e-3, "s", "Largest internal sub-step (shorter ones are taken where the drum's "
+                                               "viscous friction needs them for stability)", minimum=0.0)
         # inputs
         self.integer("mode", I, 0, "Control mode: " + ", ".join(f"{k} {v.replace('_', ' ')}" for k, v in
                                                                   MODES.items()), minimum=0, maximum=3)
@@ -98,10 +103,16 @@ class Winch(Fmi2Slave):
                     for field, value, why in self._params().check()]
         if not self.v["max_substep"] > 0.0:
             problems.append(("max_substep", self.v["max_substep"], "must be positive"))
+        if not problems and SAFETY * stability_limit(self._params()) < MIN_SUBSTEP:
+            problems.append(("drum.viscous_friction", self.v["drum.viscous_friction"],
+                             f"on the drum's inertia needs sub-steps below {MIN_SUBSTEP:g} s (stability)"))
         return problems
 
     def initialize_model(self) -> None:
-        self.winch = WinchModel(self._params(), substep=self.v["max_substep"])
+        params = self._params()
+        substep = self.stable_substep(self.v["max_substep"], stability_limit(params), SAFETY,
+                                      "drum.viscous_friction on the drum's inertia (explicit Euler)")
+        self.winch = WinchModel(params, substep=substep)
         self._apply_inputs()
 
     def _warn_once(self, key: str, message: str) -> None:

@@ -2,13 +2,15 @@
 fixed and a heaving base, end stops, strong-coupling outputs, state, and the crane on the ship."""
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from components.crane import BaseMotion, Crane, still_base
-from components.mechanism import JointControl, JointLimits, preset
+from components.mechanism import JointControl, JointLimits, load_mechanism, mechanism_to_dict, preset
 from orchestration.execution import simulate
 from orchestration.system import Component, System
 from tests.support.fmu_runner import FmuUnderTest
@@ -200,5 +202,52 @@ def test_tip_on_a_base_moving_at_5_m_s_is_where_the_crane_alone_puts_it(crane_fm
             assert np.allclose(tip[3:], vel, atol=1e-3), (t, tip[3:], vel)
         assert worst < 1e-3, worst
         assert tip[0] > speed * steps * h - 50.0          # it went along with the base
+    finally:
+        fmu.close()
+
+
+def _stiff_boom(tmp_path, factor: float) -> Path:
+    """The knuckle boom with its main-boom joint's P and D gains times ``factor``, as a file."""
+    mech = preset("knuckle_boom")
+    control = mech.links[1].control
+    control.kp *= factor
+    control.kd *= factor
+    path = tmp_path / f"stiff_boom_{factor:g}.json"
+    path.write_text(json.dumps(mechanism_to_dict(mech)))
+    return path
+
+
+def test_stiff_joint_gains_get_stable_sub_steps(crane_fmu, tmp_path):
+    """Issue 22: main-boom gains 100 times the preset's need RK4 sub-steps below 1.1 ms; at the
+    default 2 ms the crane alone chatters, held only by its torque and power limits. The FMU finds
+    the limit at initialisation, says so, and takes stable sub-steps: the boom holds still and
+    the base carries the crane's weight."""
+    path = _stiff_boom(tmp_path, 100.0)
+    alone = Crane(load_mechanism(path), gravity=G)
+    alone.set_inputs(still_base(), alone.setpoint, [])
+    settle(alone, 2.0, sub=0.002)
+    assert abs(alone.qd[1]) > 1e-4                        # the defect: chatter
+
+    fmu = FmuUnderTest(crane_fmu)
+    try:
+        fmu.initialize({"mechanism": str(path), "max_substep": 0.002})
+        warnings = [m for s, m in fmu.messages if s == 1]
+        assert any("max_substep" in m and "joint 2" in m for m in warnings), warnings
+        _, rows = fmu.run(0.0, 2.0, 0.01, ["joint2.rate", "base.force[2]"])
+        assert not fmu.errors()
+    finally:
+        fmu.close()
+    mass = sum(l.mass for l in preset("knuckle_boom").links)
+    assert np.max(np.abs(rows[-50:, 0])) < 1e-6
+    assert rows[-1, 1] == pytest.approx(mass * G, rel=1e-3)
+
+
+def test_gains_beyond_any_sub_step_are_refused_by_name(crane_fmu, tmp_path):
+    path = _stiff_boom(tmp_path, 1e10)
+    fmu = FmuUnderTest(crane_fmu)
+    try:
+        with pytest.raises(Exception):
+            fmu.initialize({"mechanism": str(path)})
+        assert any("mechanism:links[1].control.kd" in m and "lower it" in m for m in fmu.errors()), fmu.errors()
     finally:
         fmu.close()
