@@ -12,10 +12,17 @@ then outputs).  A winch at either end pays out with the ``winch.speed`` input (o
 then the discrete static equilibrium) between the end positions present at the end of
 initialisation, at rest or (``start_moving``) with the motion of its ends.
 
-The end loads are direct feedthrough: the end nodes are massless and follow the end inputs, so a
-force or moment read after new end inputs were set is computed from them.  Right after a step
-(no input set since) the outputs describe the end of the step: the ends moved on with their
-velocities (and bodies turned with their angular velocities) over it.
+The ends' translation and the winch are part of the line's state: over a step the end nodes move
+on with their velocities from the positions given at the step's start, and the winch pays out at
+its speed (or to its commanded length), so the outputs after a step describe the end of the step
+(positions and velocities of the same instant) and do not depend on end positions, velocities or
+winch inputs set after it.  Declared as direct feedthrough, a master would form the forces of the
+axially stiff line from its bodies' positions (or the winch's length) of the same instant and hold
+them over the next step, an explicit coupling that gains energy every step (the offshore lift's
+payload came off its wire at h = 0.025 s).  Everything else acts at once, so the loads are direct
+feedthrough of it: the attitude of bodies the ends are fixed to (bending and torsion are soft
+against the bodies' inertia, and a torsion moment from the twist of its own instant keeps a torsion
+pendulum's energy), the twist and tangent of an end, the current and a free end's force.
 """
 from __future__ import annotations
 
@@ -32,12 +39,11 @@ from fmus._sea import build_sea, check_sea, declare_sea
 SCHEMES = {0: "implicit", 1: "rk2", 2: "rk4"}
 # sub-steps of the explicit schemes as a fraction of 2 / omega_max (components/line.py's defaults)
 EXPLICIT_SAFETY = {"rk2": 0.7, "rk4": 1.0}
-# inputs the end loads depend on within a step (winch.length: the length the winch reaches at the
-# step's end, whatever the step)
-END_INPUTS = ("end_a.position", "end_a.velocity", "end_b.position", "end_b.velocity", "end_a.tangent",
-              "end_b.tangent", "end_a.twist", "end_b.twist", "end_a.quaternion", "end_a.angular_velocity",
-              "end_b.quaternion", "end_b.angular_velocity", "end_b.external_force", "winch.speed",
-              "winch.length", "current.velocity")
+# inputs the end loads depend on within a step; the ends' positions and velocities and the winch
+# are carried over the step as state (module docstring)
+END_INPUTS = ("end_a.tangent", "end_b.tangent", "end_a.twist", "end_b.twist", "end_a.quaternion",
+              "end_a.angular_velocity", "end_b.quaternion", "end_b.angular_velocity", "end_b.external_force",
+              "current.velocity")
 WINCH_ENDS = {0: None, 1: "a", 2: "b"}
 
 
@@ -49,14 +55,14 @@ class Cable(Fmi2Slave):
                    "catenary at the start")
     default_stop_time = 60.0
     default_step_size = 0.1
-    # the step moves the ends on with their velocities and turns the bodies with theirs
-    carried_inputs = frozenset(("end_a.position", "end_b.position", "end_a.quaternion", "end_b.quaternion"))
+    # the step turns the bodies the ends are fixed to with their angular velocities: an attitude set
+    # after the step, even to the value it had at the step's start, is in force again
+    carried_inputs = frozenset(("end_a.quaternion", "end_b.quaternion"))
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.line = None
         self._applied_version = None      # input_version the line's ends were last given
-        self._commanded = False           # outputs show the winch.length set since the last step
         self._limit_warned = False
         P, I, O = "parameter", "input", "output"
         # defaults: the 50 m studless chain of MoorDyn's test deck (anchors_marine.md §3a)
@@ -149,16 +155,12 @@ class Cable(Fmi2Slave):
         self.real("end_a.tension", O, None, "N", "Tension of the element at end A", depends_on=ft)
         self.real("end_b.tension", O, None, "N", "Tension of the element at end B", depends_on=ft)
         self.real("tip.position", O, None, "m", "Position of end B (moves on its own when end B is free)",
-                  frame="NED", size=3, depends_on=("end_b.position",))
-        self.real("tip.velocity", O, None, "m/s", "Velocity of end B", frame="NED", size=3,
-                  depends_on=("end_b.velocity",))
+                  frame="NED", size=3)
+        self.real("tip.velocity", O, None, "m/s", "Velocity of end B", frame="NED", size=3)
         self.real("winch.tension", O, None, "N", "Magnitude of the force the line exerts on the winch end (a load "
                                                   "cell's reading; 0 without a winch)", depends_on=ft)
-        self.real("line_length", O, None, "m", "Present unstretched length (with winch.mode 1: the commanded "
-                                               "length, which the winch reaches by the step's end)",
-                  depends_on=("winch.length",))
-        self.real("line_mass", O, None, "kg", "Present mass of the line (mass per length x unstretched length)",
-                  depends_on=("winch.length",))
+        self.real("line_length", O, None, "m", "Present unstretched length")
+        self.real("line_mass", O, None, "kg", "Present mass of the line (mass per length x unstretched length)")
         self.real("segment_count", O, None, "1", "Present number of elements (changes with the winch)")
         self.real("twist_rate", O, None, "rad/m", "Uniform twist rate (0 unless both ends hold the twist)",
                   depends_on=ft)
@@ -243,10 +245,12 @@ class Cable(Fmi2Slave):
             self.line.start_moving()
         self._applied_version = self.input_version
 
-    def _apply_inputs(self, h: float, changed: set[str] | None = None) -> None:
+    def _apply_inputs(self, h: float, changed: set[str] | None = None, translation: bool = True) -> None:
         """Hand the inputs to the line.  ``changed``: the input groups set since the last step;
         the ends' positions and the bodies' attitudes, which the step carried on with their
-        velocities, are taken from the inputs only if set since (None: all inputs)."""
+        velocities, are taken from the inputs only if set since (None: all inputs).
+        ``translation`` False: not the ends' positions and velocities nor the winch (between steps:
+        state)."""
         v, line = self.v, self.line
 
         def given(name):
@@ -255,8 +259,10 @@ class Cable(Fmi2Slave):
         line.current = v["current.velocity"].copy()
         if line.current_profile is not None:
             line.current_profile = self._current_profile()
-        line.set_ends(v["end_a.position"] if given("end_a.position") else line.r[0], v["end_a.velocity"],
-                      v["end_b.position"] if given("end_b.position") else line.r[-1], v["end_b.velocity"])   # copies
+        if translation:
+            line.set_ends(v["end_a.position"] if given("end_a.position") else line.r[0], v["end_a.velocity"],
+                          v["end_b.position"] if given("end_b.position") else line.r[-1],
+                          v["end_b.velocity"])   # copies
         line.set_end_tangents(v["end_a.tangent"], v["end_b.tangent"])
         line.set_end_twist(v["end_a.twist"], v["end_b.twist"])
         if v["end_a.body_attitude"] or v["end_b.body_attitude"]:
@@ -266,7 +272,7 @@ class Cable(Fmi2Slave):
                                    v["end_b.angular_velocity"])
         if line.free_b:
             line.set_tip_force(v["end_b.external_force"])
-        if line.winch_end is not None:
+        if line.winch_end is not None and translation:
             if int(v["winch.mode"]) == 1:
                 if h > 0.0:
                     line.set_payout((v["winch.length"] - line.length) / h)
@@ -279,24 +285,20 @@ class Cable(Fmi2Slave):
         self._apply_inputs(h, self.changed_inputs)
         self.line.step(h)
         self._applied_version = self.input_version
-        self._commanded = False
         if self.line.length_limited and not self._limit_warned:
             self._limit_warned = True
             self.warning(f"winch: line length held at {self.line.length:.3f} m (limit of the discretisation)")
 
     def update_outputs(self) -> None:
         v, line = self.v, self.line
-        length = None
         if self._applied_version != self.input_version:
-            # inputs set since the step (a master's feedthrough refresh): the ends follow them now
-            self._apply_inputs(0.0, self.changed_inputs)
+            # inputs set since the step (a master's feedthrough refresh) act now, but the ends'
+            # translation and the winch, which the step carried (module docstring)
+            self._apply_inputs(0.0, self.changed_inputs, translation=False)
             self._applied_version = self.input_version
-            self._commanded = line.winch_end is not None and int(v["winch.mode"]) == 1 and v["winch.length"] > 0.0
-        if self._commanded:
-            length = float(v["winch.length"])       # the winch reaches it by the next step's end
         # one evaluation for forces, moments, twist and tensions (without bending only the end
         # nodes besides the tensions): the outputs are the end loads, not every node's force
-        Fa, Fb, ma, mb, tau, tensions = line.end_loads(length)
+        Fa, Fb, ma, mb, tau, tensions = line.end_loads()
         v["end_a.force"][:] = Fa
         v["end_b.force"][:] = Fb
         v["end_a.moment"][:] = ma
@@ -313,8 +315,8 @@ class Cable(Fmi2Slave):
         else:
             Fw = Fa if we == "a" else Fb
             v["winch.tension"] = math.sqrt(float(Fw.dot(Fw)))     # np.linalg.norm's arithmetic, less overhead
-        v["line_length"] = line.length if length is None else length
-        v["line_mass"] = line.mass if length is None else self.v["mass_per_length"] * length
+        v["line_length"] = line.length
+        v["line_mass"] = line.mass
         v["segment_count"] = float(line.N)
         v["twist_rate"] = tau
         v["max_tension"] = float(tensions.max())
@@ -330,7 +332,6 @@ class Cable(Fmi2Slave):
             self.line.set_state(state["line"])
             # the restored line holds the restored inputs' ends: nothing to re-apply
             self._applied_version = self.input_version
-            self._commanded = False
         else:
             self.line = None
 
