@@ -222,7 +222,7 @@ class Line:
         clamped_a/b: bending-clamped ends (tangent from ``set_end_tangents``).  swivel_a/b:
         torsionally free ends (GJ acts only when neither end swivels).  free_b: end B is a
         dynamic node (point mass ``tip_mass``, force from ``set_tip_force``).  winch_end: "a",
-        "b" or None, the end whose element changes length with ``set_payout``.  sea: a
+        "b", "both" or None, the end(s) whose element changes length with ``set_payout``.  sea: a
         components.waves.Sea for wave kinematics (optional).  attitude_a/b: the end is fixed to
         a body whose attitude comes from ``set_end_attitudes``: a clamped end takes its tangent
         from the body, a torsionally held end its twist (``set_end_tangents`` and
@@ -239,9 +239,9 @@ class Line:
             raise ValueError(f"scheme = {scheme!r} must be 'rk2', 'rk4' or 'implicit'")
         if not 0.5 <= theta <= 1.0:
             raise ValueError(f"theta = {theta} must be in [0.5, 1]")
-        if winch_end not in (None, "a", "b"):
-            raise ValueError(f"winch_end = {winch_end!r} must be 'a', 'b' or None")
-        if free_b and winch_end == "b":
+        if winch_end not in (None, "a", "b", "both"):
+            raise ValueError(f"winch_end = {winch_end!r} must be 'a', 'b', 'both' or None")
+        if free_b and winch_end in ("b", "both"):
             raise ValueError("a free end B cannot carry the winch (pay out at end A)")
         self.p = p
         self.N = int(n_segments)
@@ -254,9 +254,10 @@ class Line:
         self.torsion = p.GJ > 0.0 and not (swivel_a or swivel_b)
         self.free_b, self.tip_mass = bool(free_b), float(tip_mass)
         self.winch_end, self.max_segments = winch_end, int(max_segments)
+        self.winch_ends = {"a": ("a",), "b": ("b",), "both": ("a", "b")}.get(winch_end, ())
         self.l0 = p.length / self.N                       # nominal element length
         self.l = np.full(self.N, self.l0)
-        self.payout_speed = 0.0
+        self.payout = {"a": 0.0, "b": 0.0}       # pay-out speed at each winch end [m/s]
         self.length_limited = False
         self.tip_force = np.zeros(3)
         self.t_a = np.array([1.0, 0.0, 0.0])
@@ -486,9 +487,11 @@ class Line:
         # strain rate d(lambda/l)/dt: the winch element's rest length grows at the pay-out speed
         # (without this term its damping would read the pay-out as stretching)
         epsd = rate / self.l
-        if self.winch_end is not None and self.payout_speed != 0.0:
-            e = 0 if self.winch_end == "a" else self.N - 1
-            epsd[e] -= lam[e] / self.l[e] ** 2 * self.payout_speed
+        for end in self.winch_ends:
+            u = self.payout[end]
+            if u != 0.0:
+                e = self._winch_element(end)
+                epsd[e] -= lam[e] / self.l[e] ** 2 * u
         T = f + self.c_el * epsd
         if self.p.compression > 0.0:         # a rod: compression carried with CE * EA (SMS's $CE)
             neg = eps < 0.0
@@ -684,14 +687,19 @@ class Line:
             return np.linalg.solve(A, rhs.ravel()).reshape(n, 3)
 
     def _implicit_step(self, r: np.ndarray, v: np.ndarray, t: float, h: float,
-                       va: np.ndarray, vb: np.ndarray, dl: float = 0.0,
+                       va: np.ndarray, vb: np.ndarray, dl: tuple = (0.0, 0.0),
                        depth: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """One theta-method step (module docstring).  The first iterate is the linearly implicit
         step; if an element changes between slack and taut during it (a snap), Newton iterations
         on  M dv = h F(x + th dx, v + th dv)  follow at the theta point, and if they do not
-        converge the step is split in two (up to 16 pieces)."""
+        converge the step is split in two (up to 16 pieces).  ``dl``: the rest-length increments
+        of the winch elements at ends A and B over the step."""
         p, th, d = self.p, self.theta, self._dyn
-        e_w = (0 if self.winch_end == "a" else self.N - 1) if dl else None
+        grows = [(e, x) for e, x in ((0, dl[0]), (self.N - 1, dl[1])) if x]
+
+        def lengthen(factor):
+            for e, x in grows:
+                self.l[e] += factor * x
 
         def ends(x, xd, tau):
             x[0], xd[0] = r[0] + va * tau, va
@@ -711,12 +719,12 @@ class Line:
         taut0 = self._j["T"] > 0.0
         j0 = self._j                 # the mass at the start of the step, for a snap (below)
         diag, off, extra, Kv = solve(F, v)
-        if dl:
+        for e_w, x in grows:
             # the winch element's rest length grows by dl over the step: add th dF/dl dl to the
             # force (dT/dl = -dT/dlambda lambda / l) so a taut wire follows the pay-out smoothly
             # instead of going slack for a step and snapping back
             j = self._j
-            dT = -j["kax"][e_w] * j["lam"][e_w] / self.l[e_w] * dl
+            dT = -j["kax"][e_w] * j["lam"][e_w] / self.l[e_w] * x
             dF = th * dT * j["q"][e_w]       # F is this step's own array: changed in place
             F[e_w] += dF
             F[e_w + 1] -= dF
@@ -744,8 +752,7 @@ class Line:
             return rn, vn
         # snap: Newton at the theta point
         M = self._mass_blocks(j0["qh"], j0["ma_n"], j0["ma_t"])[d]
-        if dl:
-            self.l[e_w] += th * dl
+        lengthen(th)
         try:
             for _ in range(8):
                 x_th, v_th = r.copy(), v.copy()
@@ -761,20 +768,18 @@ class Line:
                 if np.max(np.abs(delta)) <= 1e-9 + 1e-6 * np.max(np.abs(dv)):
                     return rn, vn
         finally:
-            if dl:
-                self.l[e_w] -= th * dl
+            lengthen(-th)
         if depth >= 4 or not np.all(np.isfinite(rn)):
             return rn, vn
         # not converged: two half steps
         hh = 0.5 * h
-        r1, v1 = self._implicit_step(r, v, t, hh, va, vb, 0.5 * dl, depth + 1)
-        if dl:
-            self.l[e_w] += 0.5 * dl
+        half = (0.5 * dl[0], 0.5 * dl[1])
+        r1, v1 = self._implicit_step(r, v, t, hh, va, vb, half, depth + 1)
+        lengthen(0.5)
         try:
-            return self._implicit_step(r1, v1, t + hh, hh, va, vb, 0.5 * dl, depth + 1)
+            return self._implicit_step(r1, v1, t + hh, hh, va, vb, half, depth + 1)
         finally:
-            if dl:
-                self.l[e_w] -= 0.5 * dl
+            lengthen(-0.5)
 
     # ------------------------------------------------------------------ statics
     def static_equilibrium(self, max_iter: int = 200, tol: float = 1e-9) -> float:
@@ -837,26 +842,32 @@ class Line:
         return best_err
 
     # ------------------------------------------------------------------ winch
+    def _winch_element(self, end: str) -> int:
+        return 0 if end == "a" else self.N - 1
+
     def _payout(self, h: float) -> None:
-        """Grow or shrink the winch element by u h; split or merge elements (module docstring).
+        """Grow or shrink each winch element by u h; split or merge elements (module docstring).
         A haul-in longer than the winch element merges as many elements as it needs; the line
         never gets shorter than 2 elements with a winch element of 0.05 l0 (length_limited)."""
-        if self.winch_end is None or self.payout_speed == 0.0:
-            return
-        e = self.N - 1 if self.winch_end == "b" else 0
-        lw = self.l[e] + self.payout_speed * h
-        floor = 0.05 * self.l0
         self.length_limited = False
+        for end in self.winch_ends:
+            if self.payout[end] != 0.0:
+                self._payout_end(end, h)
+
+    def _payout_end(self, end: str, h: float) -> None:
+        e = self._winch_element(end)
+        lw = self.l[e] + self.payout[end] * h
+        floor = 0.05 * self.l0
         while lw < 0.4 * self.l0 and self.N > 2:
             self.l[e] = lw
-            self._merge(e)
-            e = self.N - 1 if self.winch_end == "b" else 0
+            self._merge(end)
+            e = self._winch_element(end)
             lw = self.l[e]
         if lw < floor:
             lw, self.length_limited = floor, True
         self.l[e] = lw
         if lw > 1.6 * self.l0 and self.N < self.max_segments:
-            self._split(e)
+            self._split(end)
         else:
             self._geometry_changed_fast()
         if lw > 1.6 * self.l0 and self.N >= self.max_segments:
@@ -870,8 +881,7 @@ class Line:
             self._geometry_changed()
             return
         p, l, N = self.p, self.l, self.N
-        e = N - 1 if self.winch_end == "b" else 0
-        for i in (e, e + 1):
+        for e, i in ((e, i) for end in self.winch_ends for e in (self._winch_element(end),) for i in (e, e + 1)):
             if i == 0:
                 self.l_node[0] = 0.5 * l[0]
             elif i == N:
@@ -884,12 +894,13 @@ class Line:
             self._man_l[i] = p.Can * self._rhoA * self.l_node[i]
             self._mat_l[i] = p.Cat * self._rhoA * self.l_node[i]
             self._rhoA_l[i] = self._rhoA * self.l_node[i]
-        if p.damping < 0:
-            self.c_el[e] = -p.damping * l[e] * math.sqrt(p.EA * p.mass_per_length)
+            if p.damping < 0:
+                self.c_el[e] = -p.damping * l[e] * math.sqrt(p.EA * p.mass_per_length)
 
-    def _split(self, e: int) -> None:
+    def _split(self, end: str) -> None:
+        e = self._winch_element(end)
         l0, lw = self.l0, self.l[e]
-        if self.winch_end == "b":       # element e = (N-1, N): new node l0 from node N-1
+        if end == "b":                  # element e = (N-1, N): new node l0 from node N-1
             i, j, frac = e, e + 1, l0 / lw
             new_l = (l0, lw - l0)
         else:                           # element 0 = (0, 1): new node l0 from node 1
@@ -899,15 +910,15 @@ class Line:
         # the material velocity of the new node: the element's points also stream away from the
         # drum at the pay-out speed (d/dt of r_j + (s/l)(r_i - r_j) with s' = l' = u); the chord
         # interpolation alone reads as stretching of the new element (a tension spike at each split)
-        vn = self.v[i] + frac * (self.v[j] - self.v[i]) + frac * self.payout_speed * (self.r[i] - self.r[j]) / lw
+        vn = self.v[i] + frac * (self.v[j] - self.v[i]) + frac * self.payout[end] * (self.r[i] - self.r[j]) / lw
         pos = e + 1
         self.r = np.insert(self.r, pos, rn, axis=0)
         self.v = np.insert(self.v, pos, vn, axis=0)
         self.l = np.concatenate([self.l[:e], new_l, self.l[e + 1:]])
         self._geometry_changed()
 
-    def _merge(self, e: int) -> None:
-        if self.winch_end == "b":       # drop node N-1: elements N-2 and N-1 become one
+    def _merge(self, end: str) -> None:
+        if end == "b":                  # drop node N-1: elements N-2 and N-1 become one
             drop, keep = self.N - 1, slice(None, self.N - 2)
             self.l = np.concatenate([self.l[keep], [self.l[-2] + self.l[-1]]])
         else:                           # drop node 1
@@ -978,11 +989,25 @@ class Line:
         """Point force on a free end B (NED) [N]."""
         self.tip_force = np.asarray(force, dtype=float).reshape(3).copy()
 
-    def set_payout(self, speed: float) -> None:
-        """Winch pay-out speed [m/s] (> 0 pays out, < 0 hauls in) at ``winch_end``."""
-        if self.winch_end is None and speed != 0.0:
-            raise ValueError("this line has no winch end (winch_end=None)")
-        self.payout_speed = float(speed)
+    def set_payout(self, speed: float, end: str | None = None) -> None:
+        """Winch pay-out speed [m/s] (> 0 pays out, < 0 hauls in) at ``end`` (default: the one
+        winch end)."""
+        if end is None:
+            if len(self.winch_ends) > 1:
+                raise ValueError("this line has winches at both ends: say which end pays out")
+            if not self.winch_ends:
+                if speed != 0.0:
+                    raise ValueError("this line has no winch end (winch_end=None)")
+                return
+            end = self.winch_ends[0]
+        if end not in self.winch_ends:
+            raise ValueError(f"end {end!r} has no winch (winch_end={self.winch_end!r})")
+        self.payout[end] = float(speed)
+
+    @property
+    def payout_speed(self) -> float:
+        """Pay-out speed of the one winch end (the sum of both ends' with two winches) [m/s]."""
+        return sum(self.payout.values())
 
     def step(self, dt: float, substep: float | None = None) -> None:
         """Advance by dt [s] with n = ceil(dt / substep) equal sub-steps."""
@@ -990,8 +1015,8 @@ class Line:
         n = max(1, int(math.ceil(dt / h_max - 1e-9)))
         h = dt / n
         for _ in range(n):
-            dl = self._payout_increment(h) if self.scheme == "implicit" else math.nan
-            if not math.isnan(dl):
+            dl = self._payout_increment(h) if self.scheme == "implicit" else None
+            if dl is not None:
                 self._substep(h, dl)
                 self._payout(h)
             else:
@@ -1006,17 +1031,22 @@ class Line:
                 self._R[end] = np.column_stack([self._body_vector(end, e, self.t) for e in np.eye(3)])
         self._att_t = self.t
 
-    def _payout_increment(self, h: float) -> float:
-        """Rest-length increment of the winch element over a sub-step, as _payout will apply it."""
-        if self.winch_end is None or self.payout_speed == 0.0:
-            return 0.0
-        e = self.N - 1 if self.winch_end == "b" else 0
-        lw = self.l[e] + self.payout_speed * h
-        # inside the solve unless the haul-in would eat the whole winch element: then _payout
-        # merges elements first (splits and ordinary merges happen after the step)
-        return lw - self.l[e] if lw >= 0.05 * self.l0 else math.nan
+    def _payout_increment(self, h: float) -> tuple[float, float] | None:
+        """Rest-length increments of the winch elements at ends A and B over a sub-step, as
+        _payout will apply them; None when a haul-in would eat a whole winch element (then
+        _payout merges elements first; splits and ordinary merges happen after the step)."""
+        out = [0.0, 0.0]
+        for k, end in enumerate(("a", "b")):
+            u = self.payout[end] if end in self.winch_ends else 0.0
+            if u != 0.0:
+                e = self._winch_element(end)
+                lw = self.l[e] + u * h
+                if lw < 0.05 * self.l0:
+                    return None
+                out[k] = lw - self.l[e]
+        return out[0], out[1]
 
-    def _substep(self, h: float, dl: float = 0.0) -> None:
+    def _substep(self, h: float, dl: tuple = (0.0, 0.0)) -> None:
         t, r, v, va, vb = self.t, self.r, self.v, self.va, self.vb
         d = self._dyn
 
@@ -1104,24 +1134,12 @@ class Line:
         self._forces(self.r, self.v, self.t)
         return self._Theta / float(np.sum(self.l))
 
-    def end_loads(self, length: float | None = None) -> EndLoads:
+    def end_loads(self) -> EndLoads:
         """What the outputs of a line read, at the present state, in one evaluation: the forces on
         ends A and B (``anchor_force``, ``fairlead_force``), the moments on them
         (``end_moments``), ``twist_rate`` and the element ``tensions``.  Without bending only the
         two end nodes are evaluated besides the tensions (_end_forces: the same values as
-        node_forces()).  ``length``: the loads as if the winch had already brought the
-        unstretched length to this value (the winch element's rest length changed, no node
-        added or removed; the state is left as it was)."""
-        if length is not None and self.winch_end is not None and length != self.length:
-            e = 0 if self.winch_end == "a" else self.N - 1
-            kept = float(self.l[e])
-            self.l[e] = max(kept + length - self.length, 0.05 * self.l0)
-            self._geometry_changed_fast()
-            try:
-                return self.end_loads()
-            finally:
-                self.l[e] = kept
-                self._geometry_changed_fast()
+        node_forces())."""
         q, lam, T = self._tension_terms()
         if self._bend is None:
             Fa, Fb = self._end_forces(q, lam, T)
@@ -1264,7 +1282,7 @@ class Line:
         """Copy of the full state (time, nodes, element lengths, end motion, twist memory)."""
         s = {"t": self.t, "r": self.r.copy(), "v": self.v.copy(), "l": self.l.copy(),
              "va": self.va.copy(), "vb": self.vb.copy(), "rb": self.r[-1].copy(),
-             "payout": self.payout_speed, "tip_force": self.tip_force.copy(),
+             "payout": np.array([self.payout["a"], self.payout["b"]]), "tip_force": self.tip_force.copy(),
              "t_a": self.t_a.copy(), "t_b": self.t_b.copy(), "phi": np.array([self.phi_a, self.phi_b]),
              "att_t": self._att_t}
         for end in ("a", "b"):
@@ -1283,7 +1301,10 @@ class Line:
         self.t = float(state["t"])
         for k in ("r", "v", "l", "va", "vb", "tip_force", "t_a", "t_b"):
             setattr(self, k, np.array(state[k], dtype=float, copy=True))
-        self.payout_speed = float(state["payout"])
+        payout = np.atleast_1d(np.asarray(state["payout"], dtype=float))
+        if payout.size == 1:       # a state of a one-winch line
+            payout = np.array([payout[0], 0.0]) if self.winch_end == "a" else np.array([0.0, payout[0]])
+        self.payout = {"a": float(payout[0]), "b": float(payout[1])}
         self.phi_a, self.phi_b = (float(x) for x in state["phi"])
         self._att_t = float(state.get("att_t", self.t))
         for end in ("a", "b"):
