@@ -45,28 +45,29 @@ def step_limit(eigenvalues, method: str = "rk4") -> float:
     """Longest step h with |R(h lambda)| <= 1 for every eigenvalue (inf if none limits it).
 
     Along each ray h lambda (h > 0) the stable set starts at 0; its end is found by a scan and
-    bisection on |R|, to 1e-6 relative."""
+    bisection on |R| (all rays at once), to 1e-6 relative."""
     coefficients = STABILITY_POLYNOMIALS[method]
     lam = np.asarray(eigenvalues, dtype=complex).ravel()
     size = np.abs(lam)
-    keep = (size > 0.0) & (lam.real <= 1e-9 * size)
-    limit = math.inf
-    for l in lam[keep]:
-        # every method here is unstable beyond |z| = 3 in the left half plane: scan up to there
-        s = np.linspace(0.0, 3.0 / abs(l), 301)[1:]
-        bad = _amplification(coefficients, s * l) > 1.0 + 1e-12
-        if not bad.any():
-            continue
-        k = int(np.argmax(bad))
-        lo, hi = (s[k - 1] if k else 0.0), s[k]
-        while hi - lo > 1e-6 * hi:
-            mid = 0.5 * (lo + hi)
-            if _amplification(coefficients, np.array([mid * l]))[0] > 1.0 + 1e-12:
-                hi = mid
-            else:
-                lo = mid
-        limit = min(limit, lo)
-    return limit
+    lam = lam[(size > 0.0) & (lam.real <= 1e-9 * size)]
+    if lam.size == 0:
+        return math.inf
+    # every method here is unstable beyond |z| = 3 in the left half plane: scan up to there
+    s = np.linspace(0.0, 3.0, 301)[1:, None] / np.abs(lam)[None, :]          # (300, rays)
+    bad = _amplification(coefficients, s * lam[None, :]) > 1.0 + 1e-12
+    limited = bad.any(axis=0)
+    if not limited.any():
+        return math.inf
+    lam, s, bad = lam[limited], s[:, limited], bad[:, limited]
+    k = np.argmax(bad, axis=0)
+    cols = np.arange(lam.size)
+    lo = np.where(k > 0, s[np.maximum(k - 1, 0), cols], 0.0)
+    hi = s[k, cols]
+    while np.any(hi - lo > 1e-6 * hi):
+        mid = 0.5 * (lo + hi)
+        over = _amplification(coefficients, mid * lam) > 1.0 + 1e-12
+        hi, lo = np.where(over, mid, hi), np.where(over, lo, mid)
+    return float(np.min(lo))
 
 
 def jacobian_eigenvalues(f, y: np.ndarray, rel: float = 1e-6) -> np.ndarray:

@@ -173,6 +173,10 @@ class Crane(Fmi2Slave):
     def _stability_problems(self) -> list:
         """The joint gains and end stops against the shortest sub-step we take (MIN_SUBSTEP): the
         parameter that sets the limit, named as in the mechanism file."""
+        key = (self.v["mechanism"], self.v["gravity"], bool(self.v["use_initial"]),
+               tuple(float(self.v[f"joint{k}.initial_position"]) for k in range(1, N_JOINTS + 1)))
+        if getattr(self, "_stability_key", None) == key:
+            return self._stability_found          # the same crane checked already (initialisation mode)
         crane = CraneModel(self._initial_mechanism(), gravity=self.v["gravity"])
         self._limits = crane.limit_substeps(SAFETY)
         problems = []
@@ -193,6 +197,7 @@ class Crane(Fmi2Slave):
             problems.append((f"mechanism:links[{joint}].{where}.{name}", value,
                              f"with joint {joint + 1}'s inertia {m:.4g} needs RK4 sub-steps below {limit:.3g} s "
                              f"(stability), shorter than {MIN_SUBSTEP:g} s: lower it"))
+        self._stability_key, self._stability_found = key, problems
         return problems
 
     def initialize_model(self) -> None:
