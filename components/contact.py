@@ -7,23 +7,42 @@ Sources
        interference polyhedron, the Kelvin-Voigt-Winkler volumetric normal force (eqs. 78-89),
        Karnopp friction (eqs. 90-92), the force applied at the interference centroid.
 [HC75] K. H. Hunt & F. R. E. Crossley, "Coefficient of restitution interpreted as damping in
-       vibroimpact", J. Appl. Mech. 42 (1975): f = K d^n (1 + 3 (1 - e)/2 * d'/v_impact).
+       vibroimpact", J. Appl. Mech. 42 (1975): f = K d^n (1 + 3 (1 - e)/2 * d'/v_impact); damping
+       that vanishes with the penetration, so the force starts from zero at first contact.
 [CS79] P. A. Cundall & O. D. L. Strack, "A discrete numerical model for granular assemblies",
        Geotechnique 29 (1979): the tangential spring with a Coulomb slider (stick-slip).
 
 Normal force [SMS eqs. 83/87, 89]
 ---------------------------------
-    f_n = max(E_eff V + B_eff dV/dt, 0),   E_eff = E_A E_B / (h_B E_A + h_A E_B),
-                                           B_eff = B_A B_B / (h_B B_A + h_A B_B),
-    h_X = (3 Vol_X / (4 pi))^(1/3)  (the equivalent-sphere radius: the spring-bed depth),
+The SMS model is a Winkler bed of springs and dashpots along the contact normal n (GJK/EPA, from A
+towards B): at a point x of the contact's footprint (the interference polyhedron's shadow on the
+contact plane), where the bodies overlap by the thickness d(x) and approach at
+ddot(x) = n . (u_A(x) - u_B(x)) (u_X the rigid velocity field v_X + w_X x (x - p_X)),
 
-V the volume of the interference polyhedron (components/interference.py).  dV/dt = A_n v_n, with
-A_n the polyhedron's area projected on the contact plane (half the sum of |n . area vector| over its
-faces) and v_n the approach speed at the centroid: exact for a translation along the normal, the
-rotation's share neglected; it needs no second interference and carries no step delay.  The report leaves the clamp
-open; f_n >= 0 here (no
-adhesion while the bodies separate).  The force acts at the interference centroid along the
-contact normal n (GJK/EPA, from A towards B).
+    p(x) = E_eff d(x) + p_d(x),        E_eff = E_A E_B / (h_B E_A + h_A E_B),
+                                       B_eff = B_A B_B / (h_B B_A + h_A B_B),
+    h_X = (3 Vol_X / (4 pi))^(1/3)     (the equivalent-sphere radius: the spring-bed depth).
+
+The springs sum to E_eff V at the interference centroid [SMS eq. 87] (V = int d dA; the volume and
+centroid from components/interference.py).  The dashpots are the report's B_eff dV/dt made
+pointwise, with one bound:
+
+    p_d(x) = B_eff ddot(x), limited to [-E_eff d(x), +E_eff d(x)]
+
+* over the footprint with the exact velocity field, so rotation counts: a rocking or tumbling body
+  is damped like a translating one.  The damping power int p_d ddot dA is never negative, for any
+  motion (the report's B_eff dV/dt at the centroid's normal speed ignored rotation: a box landing
+  on a corner kept 78 % of its kinetic energy and rocked on);
+* bounded by the spring at the same point, the damping grows with the penetration from zero at
+  first touch, Hunt-Crossley's remedy for a Kelvin-Voigt contact's force jump [HC75]: a face
+  landing flat no longer meets the full face's dashpots at once (570 times the weight);
+* from below, no point of the bed pulls (p >= 0 pointwise, where the report only clamps the total).
+  Where B_eff ddot is within the bound (the contact established) this is the report's law.
+
+The footprint integrals use the interference polyhedron's faces that face B (their shadows tile the
+footprint), each cut in 9 triangles with the thickness d at their centroids (the chord of the
+polyhedron along n).  The spring's share is exact; the quadrature error of the dashpots' cannot
+make them push energy in.
 
 Hunt-Crossley alternative [HC75]: f_n = K d^n (1 + 3 (1 - e) / 2 * d' / v_impact), d the EPA
 penetration depth, v_impact the approach speed when the contact began (a state).
@@ -49,7 +68,7 @@ from scipy.spatial import ConvexHull
 from components.convex import closest
 from components.interference import interference
 
-__all__ = ["ContactMaterial", "ContactParams", "ContactPair", "ContactResult", "rotate_small"]
+__all__ = ["ContactMaterial", "ContactParams", "ContactPair", "ContactResult", "footprint", "rotate_small"]
 
 
 @dataclass(frozen=True)
@@ -114,15 +133,41 @@ class ContactResult:
     normal_force: float = 0.0
 
 
-def projected_area(vertices: np.ndarray, n: np.ndarray) -> float:
-    """Area of a convex polyhedron's shadow on the plane normal to n: 1/2 sum_f |A_f . n|."""
+# barycentric coordinates of the centroids of a triangle cut in 9 (3 x 3), each of 1/9 of its area
+_SUB = np.array([[(i + 1 / 3 + (k == 1) / 3), (j + 1 / 3 + (k == 1) / 3)]
+                 for i in range(3) for j in range(3 - i) for k in range(2) if (k == 0 or i + j < 2)]) / 3.0
+
+
+def footprint(vertices: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Quadrature of a convex polyhedron's shadow on the plane normal to n: points (on the
+    polyhedron's faces that face +n), their weights (shadow areas) and the polyhedron's thickness
+    along n there (module docstring).  Empty arrays for a flat or degenerate polyhedron."""
+    none = (np.zeros((0, 3)), np.zeros(0), np.zeros(0))
     try:
         hull = ConvexHull(np.asarray(vertices, dtype=float))
-    except Exception:            # flat or degenerate interference: no area to speak of
-        return 0.0
+    except Exception:            # flat or degenerate interference: no footprint to speak of
+        return none
     tri = hull.points[hull.simplices]
-    areas = 0.5 * np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-    return 0.5 * float(np.sum(np.abs(areas @ n)))
+    # the facets' outward normals are qhull's equations (the simplices' vertex order is not)
+    up = hull.equations[:, :3] @ n > 0.0
+    if not up.any():
+        return none
+    tri = tri[up]
+    shadow = np.abs(0.5 * np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]) @ n)
+    b = _SUB                     # (9, 2): x = v0 + b0 (v1 - v0) + b1 (v2 - v0)
+    points = (tri[:, None, 0] + b[None, :, 0, None] * (tri[:, None, 1] - tri[:, None, 0])
+              + b[None, :, 1, None] * (tri[:, None, 2] - tri[:, None, 0])).reshape(-1, 3)
+    weights = np.repeat(shadow / len(b), len(b))
+    # chord along n through each point: a . (x + s n) + c <= 0 for every face plane (a, c)
+    a, c = hull.equations[:, :3], hull.equations[:, 3]
+    an = a @ n
+    rhs = -(points @ a.T + c)                       # (k, faces): s an <= rhs
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = rhs / an
+    hi = np.min(np.where(an > 1e-12, bound, np.inf), axis=1)
+    lo = np.max(np.where(an < -1e-12, bound, -np.inf), axis=1)
+    thickness = np.maximum(hi - lo, 0.0)
+    return points, weights, np.where(np.isfinite(thickness), thickness, 0.0)
 
 
 def rotate_small(R: np.ndarray, omega: np.ndarray, dt: float) -> np.ndarray:
@@ -175,14 +220,27 @@ class ContactPair:
         if c.distance > self.p.tolerance:
             return res
         n = np.asarray(c.normal, dtype=float)
+        damping_a = damping_b = None
         if self.p.model == "volume":
             it = self._volume(pa, Ra, pb, Rb)
             if it.volume <= 0.0:
                 return res
             point = np.asarray(it.centroid, dtype=float)
-            vrel = (va + np.cross(wa, point - pa)) - (vb + np.cross(wb, point - pb))
-            dVdt = projected_area(it.vertices, n) * float(vrel @ n) if self.B_eff > 0.0 else 0.0
-            fn = max(self.E_eff * it.volume + self.B_eff * dVdt, 0.0)
+            fn = self.E_eff * it.volume
+            if self.B_eff > 0.0:
+                # the dashpots over the footprint (module docstring): force on A, its moments
+                x, w, d = footprint(it.vertices, n)
+                if w.size:
+                    approach = ((va + np.cross(wa, x - pa)) - (vb + np.cross(wb, x - pb))) @ n
+                    spring = self.E_eff * d
+                    pd = np.clip(self.B_eff * approach, -spring, spring) * w
+                    fd = float(np.sum(pd))
+                    fn += fd
+                    lever = np.cross(x, n)                       # (x - p) x n = x x n - p x n
+                    arm = pd @ lever
+                    damping_a = -(arm - fd * np.cross(pa, n))
+                    damping_b = arm - fd * np.cross(pb, n)
+            fn = max(fn, 0.0)
             res.volume = it.volume
         else:
             depth = max(-c.distance, 0.0)
@@ -200,8 +258,14 @@ class ContactPair:
         ft = self._friction(fn, n, vt, self.z)[0]
         F_a = -fn * n + ft
         res.force_a, res.force_b = F_a, -F_a
-        res.moment_a = np.cross(point - pa, F_a)
-        res.moment_b = np.cross(point - pb, -F_a)
+        if damping_a is None:
+            res.moment_a = np.cross(point - pa, F_a)
+            res.moment_b = np.cross(point - pb, -F_a)
+        else:
+            # the springs and friction at the centroid, the dashpots where they act
+            F_c = F_a + fd * n
+            res.moment_a = np.cross(point - pa, F_c) + damping_a
+            res.moment_b = np.cross(point - pb, -F_c) + damping_b
         return res
 
     def _friction(self, fn: float, n: np.ndarray, vt: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -18,6 +18,18 @@ Per joint (sms_api_digest §2.4, eqs. 67-72, errata applied):
 The base moves as prescribed by the ship hardpoint: its pose, velocity and acceleration at the start
 of a step, extrapolated with constant acceleration over the step (the acceleration is the input
 held over the step, like every co-simulation input). State: q, qd, z; RK4 with sub-steps.
+
+Stability of the sub-steps (``stability_limit``): linearised about a configuration, the joints obey
+
+    H qdd = -(Kp_pos + Ks) q - (Kd_pos + Kp_vel + Ds) qd + Ki z,   z' = -q (position) or -qd (velocity)
+
+(H the joint-space inertia, Kp_pos the position-controlled joints' P gains, Kp_vel the
+velocity-controlled joints' (their P term acts on qd), Ks, Ds the end stops' penalty when
+engaged); RK4 is stable while every eigenvalue of this system keeps |R(h lambda)| <= 1
+(components/stability.py).  Torque and power limits only lower the effective gains.
+``limit_substeps`` evaluates this at the present configuration, with the end stops free and with
+them engaged; ``step`` then keeps its sub-steps within the first, and within the second in steps
+where a joint is at a stop or reaches one at its present rate.
 """
 from __future__ import annotations
 
@@ -29,6 +41,7 @@ import numpy as np
 from components.articulated_body import ArticulatedBody
 from components.mechanism import Mechanism
 from components.rotations import quat_multiply, quat_normalize, quat_to_matrix
+from components.stability import step_limit
 
 MODES = ("passive", "position", "velocity", "torque")
 
@@ -103,6 +116,7 @@ class Crane:
         self._last = None
         self._stale = False
         self._key = None          # the inputs in effect (set_inputs), None after a step moved the base
+        self._substep_free = self._substep_stops = math.inf      # limit_substeps
         self._control_arrays()
         # step's RK4 in C (components/kernels/crane.c), with the compiled ABA, for these joint laws
         # (a subclass with its own, components/platform.py, keeps the Python RK4 around the ABA)
@@ -138,6 +152,56 @@ class Crane:
         self._Ds = np.array([x.damping if x else 0.0 for x in lim], float)
         self._lo0 = np.where(np.isfinite(self._lo), self._lo, 0.0)     # finite stand-ins for the arithmetic
         self._hi0 = np.where(np.isfinite(self._hi), self._hi, 0.0)
+
+    # ------------------------------------------------------------------ stability
+    def _linear_system(self, H: np.ndarray, joints=None) -> np.ndarray:
+        """State matrix of the linearised joint dynamics (module docstring) for the joints listed
+        (all by default), with inertia H of those joints."""
+        idx = np.arange(self.n) if joints is None else np.asarray(joints)
+        m = idx.size
+        K = np.diag((np.where(self._pos, self._kp, 0.0) + self._Ks)[idx])
+        C = np.diag((self._kd0 + np.where(self._vel, self._kp, 0.0) + self._Ds)[idx])
+        Ki = np.diag(np.where(self._integrating, self._ki, 0.0)[idx])
+        Hinv = np.linalg.inv(H)
+        A = np.zeros((3 * m, 3 * m))
+        A[0:m, m:2 * m] = np.eye(m)
+        A[m:2 * m, 0:m] = -Hinv @ K
+        A[m:2 * m, m:2 * m] = -Hinv @ C
+        A[m:2 * m, 2 * m:] = Hinv @ Ki
+        A[2 * m:, 0:m] = -np.diag(self._pos[idx].astype(float))
+        A[2 * m:, m:2 * m] = -np.diag(self._vel[idx].astype(float))
+        return A
+
+    def stability_limit(self, stops: bool = True) -> tuple[float, int | None]:
+        """(longest stable RK4 sub-step [s], the joint that sets it) at the present configuration
+        (module docstring), with the end stops engaged or not.  The joint is the one whose own
+        mode (the other joints held) is the fastest."""
+        H = self.body.mass_matrix(self.q)
+        kept = self._Ks, self._Ds
+        if not stops:
+            self._Ks, self._Ds = np.zeros(self.n), np.zeros(self.n)
+        try:
+            limit = step_limit(np.linalg.eigvals(self._linear_system(H)), "rk4")
+            if not math.isfinite(limit):
+                return limit, None
+            own = [step_limit(np.linalg.eigvals(self._linear_system(H[i:i + 1, i:i + 1], [i])), "rk4")
+                   for i in range(self.n)]
+            return limit, int(np.argmin(own))
+        finally:
+            self._Ks, self._Ds = kept
+
+    def limit_substeps(self, safety: float = 0.8) -> tuple[tuple[float, int | None], tuple[float, int | None]]:
+        """Keep the sub-steps of ``step`` within ``safety`` times the stability limits at the present
+        configuration (end stops free, and engaged for steps that reach a stop); returns both
+        limits with the joints that set them (``stability_limit``)."""
+        free, engaged = self.stability_limit(stops=False), self.stability_limit(stops=True)
+        self._substep_free, self._substep_stops = safety * free[0], safety * engaged[0]
+        return free, engaged
+
+    def _at_a_stop(self, dt: float) -> bool:
+        """A joint is beyond an end stop, or gets there within dt at its present rate."""
+        q = self.q + np.minimum(self.qd * dt, 0.0), self.q + np.maximum(self.qd * dt, 0.0)
+        return bool(np.any(q[0] < self._lo) or np.any(q[1] > self._hi))
 
     # ------------------------------------------------------------------ inputs
 
@@ -202,7 +266,12 @@ class Crane:
     def step(self, dt: float, max_substep: float) -> None:
         """RK4 on (q, qd, z) in ceil(dt / max_substep) sub-steps, inputs held over the step.
 
-        The state is stacked as y = [q, qd, z] (elementwise the same arithmetic as three arrays)."""
+        The state is stacked as y = [q, qd, z] (elementwise the same arithmetic as three arrays).
+        After ``limit_substeps`` the sub-steps also keep within the stability limits."""
+        if max_substep > self._substep_free:
+            max_substep = self._substep_free
+        if max_substep > self._substep_stops and self._at_a_stop(dt):
+            max_substep = self._substep_stops
         n = max(1, math.ceil(dt / max_substep - 1e-9))
         h = dt / n
         if self._compiled is not None:                 # the same steps in C (results equal to rounding)
@@ -265,7 +334,8 @@ class Crane:
                 "setpoint": self.setpoint.copy(), "mode": list(self.mode),
                 "base": [self.base.position.copy(), self.base.quaternion.copy(), self.base.velocity.copy(),
                          self.base.angular_velocity.copy(), self.base.acceleration.copy(),
-                         self.base.angular_acceleration.copy()]}
+                         self.base.angular_acceleration.copy()],
+                "substeps": [self._substep_free, self._substep_stops]}
 
     def set_state(self, s: dict) -> None:
         self.q, self.qd, self.z = (np.array(s[k], float) for k in ("q", "qd", "z"))
@@ -274,6 +344,8 @@ class Crane:
         self.mode = list(s["mode"])
         self._control_arrays()
         self.base = BaseMotion(*(np.array(x, float) for x in s["base"]))
+        if "substeps" in s:
+            self._substep_free, self._substep_stops = (float(x) for x in s["substeps"])
         self._last = None
         self._stale = False
         self._key = None

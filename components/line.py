@@ -104,7 +104,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.linalg.lapack import dpbsv
 
 from components.catenary import node_positions_3d, solve_catenary
-from components.rod import SplineBending, Twist
+from components.rod import SplineBending, Twist, rotate_about, transport
 
 __all__ = ["LineParams", "Line", "EndLoads"]
 
@@ -209,7 +209,8 @@ class Line:
                  swivel_a: bool = True, swivel_b: bool = True, free_b: bool = False,
                  tip_mass: float = 0.0, winch_end: str | None = None,
                  current_profile: np.ndarray | None = None, sea=None,
-                 max_segments: int = 2000, static_init: bool = True) -> None:
+                 max_segments: int = 2000, static_init: bool = True,
+                 attitude_a: bool = False, attitude_b: bool = False) -> None:
         """Build the line at rest on its static shape between ``anchor`` (end A) and ``fairlead``
         (end B), both NED.
 
@@ -221,8 +222,11 @@ class Line:
         clamped_a/b: bending-clamped ends (tangent from ``set_end_tangents``).  swivel_a/b:
         torsionally free ends (GJ acts only when neither end swivels).  free_b: end B is a
         dynamic node (point mass ``tip_mass``, force from ``set_tip_force``).  winch_end: "a",
-        "b" or None, the end whose element changes length with ``set_payout``.  sea: a
-        components.waves.Sea for wave kinematics (optional).
+        "b", "both" or None, the end(s) whose element changes length with ``set_payout``.  sea: a
+        components.waves.Sea for wave kinematics (optional).  attitude_a/b: the end is fixed to
+        a body whose attitude comes from ``set_end_attitudes``: a clamped end takes its tangent
+        from the body, a torsionally held end its twist (``set_end_tangents`` and
+        ``set_end_twist`` are then ignored at that end).
         """
         p = params
         problems = p.check()
@@ -235,9 +239,9 @@ class Line:
             raise ValueError(f"scheme = {scheme!r} must be 'rk2', 'rk4' or 'implicit'")
         if not 0.5 <= theta <= 1.0:
             raise ValueError(f"theta = {theta} must be in [0.5, 1]")
-        if winch_end not in (None, "a", "b"):
-            raise ValueError(f"winch_end = {winch_end!r} must be 'a', 'b' or None")
-        if free_b and winch_end == "b":
+        if winch_end not in (None, "a", "b", "both"):
+            raise ValueError(f"winch_end = {winch_end!r} must be 'a', 'b', 'both' or None")
+        if free_b and winch_end in ("b", "both"):
             raise ValueError("a free end B cannot carry the winch (pay out at end A)")
         self.p = p
         self.N = int(n_segments)
@@ -250,14 +254,24 @@ class Line:
         self.torsion = p.GJ > 0.0 and not (swivel_a or swivel_b)
         self.free_b, self.tip_mass = bool(free_b), float(tip_mass)
         self.winch_end, self.max_segments = winch_end, int(max_segments)
+        self.winch_ends = {"a": ("a",), "b": ("b",), "both": ("a", "b")}.get(winch_end, ())
         self.l0 = p.length / self.N                       # nominal element length
         self.l = np.full(self.N, self.l0)
-        self.payout_speed = 0.0
+        self.payout = {"a": 0.0, "b": 0.0}       # pay-out speed at each winch end [m/s]
         self.length_limited = False
         self.tip_force = np.zeros(3)
         self.t_a = np.array([1.0, 0.0, 0.0])
         self.t_b = np.array([1.0, 0.0, 0.0])
         self.phi_a = self.phi_b = 0.0
+        # ends fixed to bodies: the body's attitude (body -> NED) and angular velocity (NED) at
+        # time _att_t, and the line's tangent and twist reference at the end in body axes
+        self.attitude = {"a": bool(attitude_a), "b": bool(attitude_b)}
+        self._R = {"a": np.eye(3), "b": np.eye(3)}
+        self._w = {"a": np.zeros(3), "b": np.zeros(3)}
+        self._att_t = 0.0
+        self._t_body = {"a": None, "b": None}
+        self._m_body = {"a": None, "b": None}
+        self._tab = None          # clamped end tangents of the last _forces call
         self._table = np.asarray(p.tension_strain, dtype=float) if p.tension_strain else None
         self._kdn = 0.5 * p.rho_water * p.Cdn * p.diameter
         self._kdt = 0.5 * p.rho_water * p.Cdt * math.pi * p.diameter
@@ -290,13 +304,63 @@ class Line:
             self.t_b = self._unit(self.r[-1] - self.r[-2])
         self.twist = Twist(self._tangents(self.r)) if self.torsion else None
         if static_init:
+            # (without it the caller sets the ends' inputs, then calls static_equilibrium and
+            # reset_twist, which binds ends fixed to bodies to their attitudes)
             self.static_equilibrium()
-        self.reset_twist()
+            self.reset_twist()
 
     def reset_twist(self) -> None:
-        """Declare the present shape torque-free (twist references re-chosen so that tau = 0)."""
+        """Declare the present shape torque-free and unbent at clamped ends: twist references
+        re-chosen so that tau = 0, and the line's tangent and twist reference at an end fixed to
+        a body (``attitude_a/b``) bound to that body's present attitude."""
+        q = self._tangents(self.r)
         if self.torsion:
-            self.twist = Twist(self._tangents(self.r))
+            self.twist = Twist(q)
+        for end, tangent, m in (("a", self.t_a if self.clamped_a else q[0], None if self.twist is None else
+                                 self.twist.m_a),
+                                ("b", self.t_b if self.clamped_b else q[-1], None if self.twist is None else
+                                 self.twist.m_b)):
+            if self.attitude[end]:
+                R = self._R[end]
+                self._t_body[end] = R.T @ tangent
+                self._m_body[end] = None if m is None else R.T @ m
+
+    def _body_vector(self, end: str, u: np.ndarray, t: float) -> np.ndarray:
+        """A body-fixed vector u (body axes) of the body at ``end``, in NED at time t: the attitude
+        set at _att_t turned by its angular velocity over t - _att_t."""
+        x = self._R[end] @ u
+        w = self._w[end]
+        wn = math.sqrt(float(w @ w))
+        s = t - self._att_t
+        if wn > 0.0 and s != 0.0:
+            x = rotate_about(x, w / wn, wn * s)
+        return x
+
+    def _end_tangents(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """Clamped end tangents at time t: the bodies' for ends fixed to bodies, else t_a, t_b."""
+        ta, tb = self.t_a, self.t_b
+        if self.clamped_a and self._t_body["a"] is not None:
+            ta = self._body_vector("a", self._t_body["a"], t)
+        if self.clamped_b and self._t_body["b"] is not None:
+            tb = self._body_vector("b", self._t_body["b"], t)
+        return ta, tb
+
+    def _end_references(self, q: np.ndarray, t: float) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Material twist references of ends fixed to bodies at time t (None: the carried
+        reference turned by the twist input): the body-fixed reference, parallel-transported from
+        the body's line direction to the end element's tangent [BE08] (they differ by the
+        bending of a pinned end, or the spline's end slope of a clamped one)."""
+        out = []
+        for end, e in (("a", 0), ("b", -1)):
+            if self._m_body[end] is None:
+                out.append(None)
+                continue
+            m = self._body_vector(end, self._m_body[end], t)
+            tb = self._body_vector(end, self._t_body[end], t)
+            m = transport(m[None, :], tb[None, :], q[e][None, :])[0]
+            m = m - float(m @ q[e]) * q[e]
+            out.append(m / max(math.sqrt(float(m @ m)), 1e-300))
+        return out[0], out[1]
 
     # ------------------------------------------------------------------ set-up helpers
     @staticmethod
@@ -423,9 +487,11 @@ class Line:
         # strain rate d(lambda/l)/dt: the winch element's rest length grows at the pay-out speed
         # (without this term its damping would read the pay-out as stretching)
         epsd = rate / self.l
-        if self.winch_end is not None and self.payout_speed != 0.0:
-            e = 0 if self.winch_end == "a" else self.N - 1
-            epsd[e] -= lam[e] / self.l[e] ** 2 * self.payout_speed
+        for end in self.winch_ends:
+            u = self.payout[end]
+            if u != 0.0:
+                e = self._winch_element(end)
+                epsd[e] -= lam[e] / self.l[e] ** 2 * u
         T = f + self.c_el * epsd
         if self.p.compression > 0.0:         # a rod: compression carried with CE * EA (SMS's $CE)
             neg = eps < 0.0
@@ -492,13 +558,14 @@ class Line:
         # bending and torsion
         k = None
         if self._bend is not None:
-            k = self._bend.curvature(r, self.t_a, self.t_b)
+            ta, tb = self._tab = self._end_tangents(t)
+            k = self._bend.curvature(r, ta, tb)
             if p.EI > 0:
                 F += p.EI * self._bend.force(k)
             if p.bending_damping > 0:
                 F += p.bending_damping * self._bend.force(self._bend.B @ v)
             if self.twist is not None:
-                self._Theta = self.twist.total_twist(q, self.phi_a, self.phi_b)
+                self._Theta = self.twist.total_twist(q, self.phi_a, self.phi_b, *self._end_references(q, t))
                 tau = self._Theta / float(np.sum(self.l))
                 n = p.GJ * tau * np.cross(q, 0.5 * (k[:-1] + k[1:]))
                 F[:-1] += n
@@ -620,14 +687,19 @@ class Line:
             return np.linalg.solve(A, rhs.ravel()).reshape(n, 3)
 
     def _implicit_step(self, r: np.ndarray, v: np.ndarray, t: float, h: float,
-                       va: np.ndarray, vb: np.ndarray, dl: float = 0.0,
+                       va: np.ndarray, vb: np.ndarray, dl: tuple = (0.0, 0.0),
                        depth: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """One theta-method step (module docstring).  The first iterate is the linearly implicit
         step; if an element changes between slack and taut during it (a snap), Newton iterations
         on  M dv = h F(x + th dx, v + th dv)  follow at the theta point, and if they do not
-        converge the step is split in two (up to 16 pieces)."""
+        converge the step is split in two (up to 16 pieces).  ``dl``: the rest-length increments
+        of the winch elements at ends A and B over the step."""
         p, th, d = self.p, self.theta, self._dyn
-        e_w = (0 if self.winch_end == "a" else self.N - 1) if dl else None
+        grows = [(e, x) for e, x in ((0, dl[0]), (self.N - 1, dl[1])) if x]
+
+        def lengthen(factor):
+            for e, x in grows:
+                self.l[e] += factor * x
 
         def ends(x, xd, tau):
             x[0], xd[0] = r[0] + va * tau, va
@@ -647,12 +719,12 @@ class Line:
         taut0 = self._j["T"] > 0.0
         j0 = self._j                 # the mass at the start of the step, for a snap (below)
         diag, off, extra, Kv = solve(F, v)
-        if dl:
+        for e_w, x in grows:
             # the winch element's rest length grows by dl over the step: add th dF/dl dl to the
             # force (dT/dl = -dT/dlambda lambda / l) so a taut wire follows the pay-out smoothly
             # instead of going slack for a step and snapping back
             j = self._j
-            dT = -j["kax"][e_w] * j["lam"][e_w] / self.l[e_w] * dl
+            dT = -j["kax"][e_w] * j["lam"][e_w] / self.l[e_w] * x
             dF = th * dT * j["q"][e_w]       # F is this step's own array: changed in place
             F[e_w] += dF
             F[e_w + 1] -= dF
@@ -680,8 +752,7 @@ class Line:
             return rn, vn
         # snap: Newton at the theta point
         M = self._mass_blocks(j0["qh"], j0["ma_n"], j0["ma_t"])[d]
-        if dl:
-            self.l[e_w] += th * dl
+        lengthen(th)
         try:
             for _ in range(8):
                 x_th, v_th = r.copy(), v.copy()
@@ -697,20 +768,18 @@ class Line:
                 if np.max(np.abs(delta)) <= 1e-9 + 1e-6 * np.max(np.abs(dv)):
                     return rn, vn
         finally:
-            if dl:
-                self.l[e_w] -= th * dl
+            lengthen(-th)
         if depth >= 4 or not np.all(np.isfinite(rn)):
             return rn, vn
         # not converged: two half steps
         hh = 0.5 * h
-        r1, v1 = self._implicit_step(r, v, t, hh, va, vb, 0.5 * dl, depth + 1)
-        if dl:
-            self.l[e_w] += 0.5 * dl
+        half = (0.5 * dl[0], 0.5 * dl[1])
+        r1, v1 = self._implicit_step(r, v, t, hh, va, vb, half, depth + 1)
+        lengthen(0.5)
         try:
-            return self._implicit_step(r1, v1, t + hh, hh, va, vb, 0.5 * dl, depth + 1)
+            return self._implicit_step(r1, v1, t + hh, hh, va, vb, half, depth + 1)
         finally:
-            if dl:
-                self.l[e_w] -= 0.5 * dl
+            lengthen(-0.5)
 
     # ------------------------------------------------------------------ statics
     def static_equilibrium(self, max_iter: int = 200, tol: float = 1e-9) -> float:
@@ -773,26 +842,32 @@ class Line:
         return best_err
 
     # ------------------------------------------------------------------ winch
+    def _winch_element(self, end: str) -> int:
+        return 0 if end == "a" else self.N - 1
+
     def _payout(self, h: float) -> None:
-        """Grow or shrink the winch element by u h; split or merge elements (module docstring).
+        """Grow or shrink each winch element by u h; split or merge elements (module docstring).
         A haul-in longer than the winch element merges as many elements as it needs; the line
         never gets shorter than 2 elements with a winch element of 0.05 l0 (length_limited)."""
-        if self.winch_end is None or self.payout_speed == 0.0:
-            return
-        e = self.N - 1 if self.winch_end == "b" else 0
-        lw = self.l[e] + self.payout_speed * h
-        floor = 0.05 * self.l0
         self.length_limited = False
+        for end in self.winch_ends:
+            if self.payout[end] != 0.0:
+                self._payout_end(end, h)
+
+    def _payout_end(self, end: str, h: float) -> None:
+        e = self._winch_element(end)
+        lw = self.l[e] + self.payout[end] * h
+        floor = 0.05 * self.l0
         while lw < 0.4 * self.l0 and self.N > 2:
             self.l[e] = lw
-            self._merge(e)
-            e = self.N - 1 if self.winch_end == "b" else 0
+            self._merge(end)
+            e = self._winch_element(end)
             lw = self.l[e]
         if lw < floor:
             lw, self.length_limited = floor, True
         self.l[e] = lw
         if lw > 1.6 * self.l0 and self.N < self.max_segments:
-            self._split(e)
+            self._split(end)
         else:
             self._geometry_changed_fast()
         if lw > 1.6 * self.l0 and self.N >= self.max_segments:
@@ -806,8 +881,7 @@ class Line:
             self._geometry_changed()
             return
         p, l, N = self.p, self.l, self.N
-        e = N - 1 if self.winch_end == "b" else 0
-        for i in (e, e + 1):
+        for e, i in ((e, i) for end in self.winch_ends for e in (self._winch_element(end),) for i in (e, e + 1)):
             if i == 0:
                 self.l_node[0] = 0.5 * l[0]
             elif i == N:
@@ -820,12 +894,13 @@ class Line:
             self._man_l[i] = p.Can * self._rhoA * self.l_node[i]
             self._mat_l[i] = p.Cat * self._rhoA * self.l_node[i]
             self._rhoA_l[i] = self._rhoA * self.l_node[i]
-        if p.damping < 0:
-            self.c_el[e] = -p.damping * l[e] * math.sqrt(p.EA * p.mass_per_length)
+            if p.damping < 0:
+                self.c_el[e] = -p.damping * l[e] * math.sqrt(p.EA * p.mass_per_length)
 
-    def _split(self, e: int) -> None:
+    def _split(self, end: str) -> None:
+        e = self._winch_element(end)
         l0, lw = self.l0, self.l[e]
-        if self.winch_end == "b":       # element e = (N-1, N): new node l0 from node N-1
+        if end == "b":                  # element e = (N-1, N): new node l0 from node N-1
             i, j, frac = e, e + 1, l0 / lw
             new_l = (l0, lw - l0)
         else:                           # element 0 = (0, 1): new node l0 from node 1
@@ -835,15 +910,15 @@ class Line:
         # the material velocity of the new node: the element's points also stream away from the
         # drum at the pay-out speed (d/dt of r_j + (s/l)(r_i - r_j) with s' = l' = u); the chord
         # interpolation alone reads as stretching of the new element (a tension spike at each split)
-        vn = self.v[i] + frac * (self.v[j] - self.v[i]) + frac * self.payout_speed * (self.r[i] - self.r[j]) / lw
+        vn = self.v[i] + frac * (self.v[j] - self.v[i]) + frac * self.payout[end] * (self.r[i] - self.r[j]) / lw
         pos = e + 1
         self.r = np.insert(self.r, pos, rn, axis=0)
         self.v = np.insert(self.v, pos, vn, axis=0)
         self.l = np.concatenate([self.l[:e], new_l, self.l[e + 1:]])
         self._geometry_changed()
 
-    def _merge(self, e: int) -> None:
-        if self.winch_end == "b":       # drop node N-1: elements N-2 and N-1 become one
+    def _merge(self, end: str) -> None:
+        if end == "b":                  # drop node N-1: elements N-2 and N-1 become one
             drop, keep = self.N - 1, slice(None, self.N - 2)
             self.l = np.concatenate([self.l[keep], [self.l[-2] + self.l[-1]]])
         else:                           # drop node 1
@@ -874,6 +949,38 @@ class Line:
         if t_b is not None and np.count_nonzero(np.asarray(t_b, dtype=float)):
             self.t_b = self._unit(np.asarray(t_b, dtype=float).reshape(3))
 
+    def set_end_attitudes(self, R_a: np.ndarray | None = None, w_a: np.ndarray | None = None,
+                          R_b: np.ndarray | None = None, w_b: np.ndarray | None = None) -> None:
+        """Attitude (rotation matrix, body axes -> NED) and angular velocity (NED) [rad/s] of the
+        bodies ends A and B are fixed to (``attitude_a/b``), at the current time; they turn at
+        these rates during step()."""
+        for end, R, w in (("a", R_a, w_a), ("b", R_b, w_b)):
+            if R is not None:
+                self._R[end] = np.asarray(R, dtype=float).reshape(3, 3).copy()
+                self._w[end] = np.zeros(3) if w is None else np.asarray(w, dtype=float).reshape(3).copy()
+        self._att_t = self.t
+
+    def start_moving(self) -> None:
+        """Give the line the motion of its ends instead of rest: node velocities interpolated
+        between the end velocities along the unstretched length (a rigid translation when both
+        ends move alike).  Ends moving alike through the water first settle the line on its steady
+        shape in their frame (the static equilibrium with the relative current), so a line towed
+        at constant speed starts without a transient."""
+        va, vb = self.va, (self.vb if not self.free_b else self.va)
+        if np.allclose(va, vb, rtol=0.0, atol=1e-9 * max(1.0, float(np.max(np.abs(va))))) and va.any():
+            current = self.current
+            self.current = current - va
+            try:
+                if self.current_profile is None and self.sea is None:
+                    self.static_equilibrium()
+            finally:
+                self.current = current
+        s = np.concatenate([[0.0], np.cumsum(self.l)]) / float(np.sum(self.l))
+        self.v = va[None, :] + s[:, None] * (vb - va)[None, :]
+        self.v[0] = self.va
+        if not self.free_b:
+            self.v[-1] = self.vb
+
     def set_end_twist(self, phi_a: float = 0.0, phi_b: float = 0.0) -> None:
         """Rotation of the end fittings about the line axis [rad] (torsion, both ends held)."""
         self.phi_a, self.phi_b = float(phi_a), float(phi_b)
@@ -882,11 +989,25 @@ class Line:
         """Point force on a free end B (NED) [N]."""
         self.tip_force = np.asarray(force, dtype=float).reshape(3).copy()
 
-    def set_payout(self, speed: float) -> None:
-        """Winch pay-out speed [m/s] (> 0 pays out, < 0 hauls in) at ``winch_end``."""
-        if self.winch_end is None and speed != 0.0:
-            raise ValueError("this line has no winch end (winch_end=None)")
-        self.payout_speed = float(speed)
+    def set_payout(self, speed: float, end: str | None = None) -> None:
+        """Winch pay-out speed [m/s] (> 0 pays out, < 0 hauls in) at ``end`` (default: the one
+        winch end)."""
+        if end is None:
+            if len(self.winch_ends) > 1:
+                raise ValueError("this line has winches at both ends: say which end pays out")
+            if not self.winch_ends:
+                if speed != 0.0:
+                    raise ValueError("this line has no winch end (winch_end=None)")
+                return
+            end = self.winch_ends[0]
+        if end not in self.winch_ends:
+            raise ValueError(f"end {end!r} has no winch (winch_end={self.winch_end!r})")
+        self.payout[end] = float(speed)
+
+    @property
+    def payout_speed(self) -> float:
+        """Pay-out speed of the one winch end (the sum of both ends' with two winches) [m/s]."""
+        return sum(self.payout.values())
 
     def step(self, dt: float, substep: float | None = None) -> None:
         """Advance by dt [s] with n = ceil(dt / substep) equal sub-steps."""
@@ -894,8 +1015,8 @@ class Line:
         n = max(1, int(math.ceil(dt / h_max - 1e-9)))
         h = dt / n
         for _ in range(n):
-            dl = self._payout_increment(h) if self.scheme == "implicit" else math.nan
-            if not math.isnan(dl):
+            dl = self._payout_increment(h) if self.scheme == "implicit" else None
+            if dl is not None:
                 self._substep(h, dl)
                 self._payout(h)
             else:
@@ -903,19 +1024,29 @@ class Line:
                 self._substep(h)
         if self.twist is not None:
             q = self._tangents(self.r)
-            self.twist.accept(q, self.twist.total_twist(q, self.phi_a, self.phi_b))
+            self.twist.accept(q, self.twist.total_twist(q, self.phi_a, self.phi_b, *self._end_references(q, self.t)))
+        # ends fixed to bodies turned with them over the step: their attitudes at its end
+        for end in ("a", "b"):
+            if self.attitude[end]:
+                self._R[end] = np.column_stack([self._body_vector(end, e, self.t) for e in np.eye(3)])
+        self._att_t = self.t
 
-    def _payout_increment(self, h: float) -> float:
-        """Rest-length increment of the winch element over a sub-step, as _payout will apply it."""
-        if self.winch_end is None or self.payout_speed == 0.0:
-            return 0.0
-        e = self.N - 1 if self.winch_end == "b" else 0
-        lw = self.l[e] + self.payout_speed * h
-        # inside the solve unless the haul-in would eat the whole winch element: then _payout
-        # merges elements first (splits and ordinary merges happen after the step)
-        return lw - self.l[e] if lw >= 0.05 * self.l0 else math.nan
+    def _payout_increment(self, h: float) -> tuple[float, float] | None:
+        """Rest-length increments of the winch elements at ends A and B over a sub-step, as
+        _payout will apply them; None when a haul-in would eat a whole winch element (then
+        _payout merges elements first; splits and ordinary merges happen after the step)."""
+        out = [0.0, 0.0]
+        for k, end in enumerate(("a", "b")):
+            u = self.payout[end] if end in self.winch_ends else 0.0
+            if u != 0.0:
+                e = self._winch_element(end)
+                lw = self.l[e] + u * h
+                if lw < 0.05 * self.l0:
+                    return None
+                out[k] = lw - self.l[e]
+        return out[0], out[1]
 
-    def _substep(self, h: float, dl: float = 0.0) -> None:
+    def _substep(self, h: float, dl: tuple = (0.0, 0.0)) -> None:
         t, r, v, va, vb = self.t, self.r, self.v, self.va, self.vb
         d = self._dyn
 
@@ -985,10 +1116,11 @@ class Line:
         q = self._tangents(self.r)
         ma, mb = np.zeros(3), np.zeros(3)
         if self._k is not None and p.EI > 0:
+            ta, tb = self._tab
             if self.clamped_a:
-                ma += p.EI * np.cross(self.t_a, self._k[0])
+                ma += p.EI * np.cross(ta, self._k[0])
             if self.clamped_b:
-                mb -= p.EI * np.cross(self.t_b, self._k[-1])
+                mb -= p.EI * np.cross(tb, self._k[-1])
         if self.twist is not None:
             tau = self._Theta / float(np.sum(self.l))
             ma += p.GJ * tau * q[0]
@@ -1144,14 +1276,22 @@ class Line:
         """Spline curvature vectors r'' at the nodes (N+1, 3) [1/m] (zeros without bending)."""
         if self._bend is None:
             return np.zeros_like(self.r)
-        return self._bend.curvature(self.r, self.t_a, self.t_b)
+        return self._bend.curvature(self.r, *self._end_tangents(self.t))
 
     def get_state(self) -> dict:
         """Copy of the full state (time, nodes, element lengths, end motion, twist memory)."""
         s = {"t": self.t, "r": self.r.copy(), "v": self.v.copy(), "l": self.l.copy(),
              "va": self.va.copy(), "vb": self.vb.copy(), "rb": self.r[-1].copy(),
-             "payout": self.payout_speed, "tip_force": self.tip_force.copy(),
-             "t_a": self.t_a.copy(), "t_b": self.t_b.copy(), "phi": np.array([self.phi_a, self.phi_b])}
+             "payout": np.array([self.payout["a"], self.payout["b"]]), "tip_force": self.tip_force.copy(),
+             "t_a": self.t_a.copy(), "t_b": self.t_b.copy(), "phi": np.array([self.phi_a, self.phi_b]),
+             "att_t": self._att_t}
+        for end in ("a", "b"):
+            if self.attitude[end]:
+                s[f"R_{end}"], s[f"w_{end}"] = self._R[end].copy(), self._w[end].copy()
+                if self._t_body[end] is not None:
+                    s[f"t_body_{end}"] = self._t_body[end].copy()
+                if self._m_body[end] is not None:
+                    s[f"m_body_{end}"] = self._m_body[end].copy()
         if self.twist is not None:
             s["twist"] = self.twist.get_state()
         return s
@@ -1161,8 +1301,18 @@ class Line:
         self.t = float(state["t"])
         for k in ("r", "v", "l", "va", "vb", "tip_force", "t_a", "t_b"):
             setattr(self, k, np.array(state[k], dtype=float, copy=True))
-        self.payout_speed = float(state["payout"])
+        payout = np.atleast_1d(np.asarray(state["payout"], dtype=float))
+        if payout.size == 1:       # a state of a one-winch line
+            payout = np.array([payout[0], 0.0]) if self.winch_end == "a" else np.array([0.0, payout[0]])
+        self.payout = {"a": float(payout[0]), "b": float(payout[1])}
         self.phi_a, self.phi_b = (float(x) for x in state["phi"])
+        self._att_t = float(state.get("att_t", self.t))
+        for end in ("a", "b"):
+            if f"R_{end}" in state:
+                self._R[end] = np.array(state[f"R_{end}"], dtype=float)
+                self._w[end] = np.array(state[f"w_{end}"], dtype=float)
+            for key, store in (("t_body", self._t_body), ("m_body", self._m_body)):
+                store[end] = np.array(state[f"{key}_{end}"], dtype=float) if f"{key}_{end}" in state else None
         if self.twist is not None and "twist" in state:
             self.twist.set_state(state["twist"])
         self._geometry_changed()

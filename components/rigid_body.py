@@ -482,6 +482,32 @@ class RigidBody:
             j20 * Mx + j21 * My + j22 * Mz,
         ])
 
+    def linear_modes(self) -> list[tuple[complex, str]]:
+        """Eigenvalues of the body's linear force laws, each with the parameter that sets it, for
+        the stability of the RK4 sub-steps (components/stability.py): linear drag on each body
+        axis (-c / m) and the splash zone's buoyancy stiffness rho g V / splash_height with the
+        heave drag (roots of m s^2 + c s + k).  The dry mass and inertia (no added mass) and the
+        full drag make them the fastest the body can have.  Quadratic drag, whose rate grows with
+        the speed, is not included."""
+        if not self._has_hydro:
+            return []
+        m, inertia = self._mass, self._inertia
+        modes = []
+        for i in range(3):
+            c = self._d_lin[i]
+            if i == 2 and self._buoyancy_full > 0.0 and self._splash > 0.0:
+                k = self._buoyancy_full / self._splash
+                for root in np.roots([m, c, k]):
+                    # the faster of two real roots is the drag's, an oscillation the stiffness's
+                    drag = abs(root.imag) == 0.0 and abs(root) > math.sqrt(k / m)
+                    modes.append((complex(root), "hydro.drag_linear[2]" if drag else "hydro.splash_height"))
+            elif c > 0.0:
+                modes.append((complex(-c / m), f"hydro.drag_linear[{i}]"))
+            c = self._d_lin[3 + i]
+            if c > 0.0 and inertia[i, i] > 0.0:
+                modes.append((complex(-c / inertia[i, i]), f"hydro.drag_linear_rotation[{i}]"))
+        return modes
+
     def step(self, dt: float, max_substep: float) -> None:
         """Advance by dt [s] with classic RK4 in n = ceil(dt / max_substep) equal sub-steps.
 

@@ -177,13 +177,18 @@ class Twist:
         d = a - (t @ a)[:, None] * t
         return d / np.linalg.norm(d, axis=1)[:, None]
 
-    def total_twist(self, t: np.ndarray, phi_a: float, phi_b: float) -> float:
+    def total_twist(self, t: np.ndarray, phi_a: float, phi_b: float,
+                    m_a: np.ndarray | None = None, m_b: np.ndarray | None = None) -> float:
         """Theta [rad] for element tangents t (N, 3) and end twists phi (module docstring),
-        on the 2 pi branch nearest the last accepted value."""
+        on the 2 pi branch nearest the last accepted value.  ``m_a``/``m_b``: the end fitting's
+        material reference itself (a unit vector perpendicular to the end tangent, e.g. a body
+        axis of the body the end is fixed to), instead of the carried reference turned by phi."""
         d = self._references(t)
         beta = _signed_angle(transport(d[:-1], t[:-1], t[1:]), d[1:], t[1:])
-        ma = rotate_about(self.m_a, t[0], phi_a)
-        mb = rotate_about(self.m_b, t[-1], phi_b)
+        # the end references carried to the present end tangents as accept() will carry them, so
+        # that Theta does not depend on when the last step ended
+        ma = rotate_about(self._carry(self.m_a, self.t_a, t[0]), t[0], phi_a) if m_a is None else m_a
+        mb = rotate_about(self._carry(self.m_b, self.t_b, t[-1]), t[-1], phi_b) if m_b is None else m_b
         alpha_a = _signed_angle(d[0:1], ma[None, :], t[0:1])[0]
         alpha_b = _signed_angle(d[-1:], mb[None, :], t[-1:])[0]
         th = alpha_b + float(np.sum(beta)) - alpha_a

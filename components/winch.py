@@ -54,7 +54,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["WinchParams", "Winch", "MODES"]
+from components.stability import step_limit
+
+__all__ = ["WinchParams", "Winch", "MODES", "stability_limit"]
 
 MODES = {0: "velocity", 1: "tension", 2: "heave_compensation", 3: "brake"}
 
@@ -99,6 +101,14 @@ class WinchParams:
         if math.isfinite(self.efficiency) and self.efficiency > 1.0:
             bad.append(("efficiency", self.efficiency, "must be at most 1"))
         return bad
+
+
+def stability_limit(params: WinchParams) -> float:
+    """Longest stable sub-step [s]: the drum's speed is integrated by explicit Euler, whose
+    viscous-friction mode -c / J is stable for h < 2 J / c (components/stability.py); the drive's
+    speed error decays exactly and the derivative filter holds for any step."""
+    J = params.drum_inertia + params.gear_ratio ** 2 * params.motor_inertia
+    return step_limit([-params.viscous / J], "euler") if params.viscous > 0.0 else math.inf
 
 
 class Winch:
@@ -190,6 +200,49 @@ class Winch:
         wm = abs(p.gear_ratio * omega)
         return min(p.max_torque, p.max_power / wm) if wm > 0.0 else p.max_torque
 
+    def _drive_torque(self, T: float, r: float, a_want: float) -> tuple[float, bool]:
+        """Motor torque that gives the drum the pay-out acceleration a_want against tension T
+        (module docstring), within the motor's limits; and whether it saturates."""
+        p = self.p
+        need = T * r - p.viscous * self.omega - self.J * a_want / r        # = tau_g
+        tau_m = need / (p.gear_ratio * p.efficiency)                     # motoring
+        if not (tau_m * self.omega < 0.0 or (self.omega == 0.0 and tau_m > 0.0)):
+            tau_m = need * p.efficiency / p.gear_ratio                    # regenerating
+        lim = self._motor_limit(self.omega)
+        return min(max(tau_m, -lim), lim), abs(tau_m) > lim
+
+    def present_drive(self) -> tuple[float, float, bool]:
+        """(motor torque, reference speed, saturated) for the present inputs at the present state,
+        without stepping: the limit of a sub-step of vanishing length.  The motor torque answers
+        the line tension at once (the drive holds the drum's speed); the reference moves at its
+        rate limit and follows the hardpoint velocity at once (mode 2); the drive's speed error
+        decays with tau_c.  A step in the hardpoint velocity itself is tracked over the next
+        sub-step (its acceleration is not part of this)."""
+        p = self.p
+        r = self.radius
+        T = max(self.tension, 0.0)
+        brake = self.brake or self.mode == 3
+        if self.mode == 3:
+            return 0.0, 0.0, False
+        if brake:
+            return 0.0, r * self.omega, False
+        if self.mode == 1:
+            e = self.tension - self.tension_setpoint
+            deriv = (e - self.dfilt) / max(p.derivative_filter, 1e-300) if p.kd else 0.0
+            target = p.kp * e + p.ki * self.integral + p.kd * deriv
+        else:
+            target = self.speed_setpoint
+        target = min(max(target, -p.max_speed), p.max_speed)
+        a_ref = 0.0
+        if target > self.v_lim:
+            a_ref = p.accel_limit if self.v_lim >= 0.0 else p.decel_limit
+        elif target < self.v_lim:
+            a_ref = -(p.decel_limit if self.v_lim > 0.0 else p.accel_limit)
+        v_ref = self.v_lim - (self.hardpoint_velocity if self.mode == 2 else 0.0)
+        a_want = a_ref + (self.v_ref - r * self.omega) / p.speed_time_constant
+        tau_m, saturated = self._drive_torque(T, r, a_want)
+        return tau_m, v_ref, saturated
+
     # ------------------------------------------------------------------ stepping
     def step(self, dt: float) -> None:
         """Advance by dt [s] in sub-steps with the inputs held."""
@@ -221,13 +274,7 @@ class Winch:
             # tracks exactly keeps it zero, so the pay-out acceleration is a_ref (within the limits)
             # exact decay over the sub-step (stable for any h, unlike 1/tau_c)
             a_want = a_ref + (v_prev_ref - r * self.omega) * (1.0 - math.exp(-h / p.speed_time_constant)) / h
-            need = T * r - p.viscous * self.omega - J * a_want / r        # = tau_g
-            tau_m = need / (p.gear_ratio * p.efficiency)                     # motoring
-            if not (tau_m * self.omega < 0.0 or (self.omega == 0.0 and tau_m > 0.0)):
-                tau_m = need * p.efficiency / p.gear_ratio                    # regenerating
-            lim = self._motor_limit(self.omega)
-            self.saturated = abs(tau_m) > lim
-            tau_m = min(max(tau_m, -lim), lim)
+            tau_m, self.saturated = self._drive_torque(T, r, a_want)
             if brake:
                 tau_m = 0.0
         self.v_ref = v_ref

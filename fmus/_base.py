@@ -74,6 +74,9 @@ UNITS: dict[str, dict[str, int]] = {
     "m/s2/N": {"kg": -1},
     "m/N": {"s": 2, "kg": -1},
     "Pa.s": {"kg": 1, "m": -1, "s": -1},
+    "1/s": {"s": -1},
+    "1/kg": {"kg": -1},
+    "1/(kg.m2)": {"kg": -1, "m": -2},
 }
 
 AXES = {
@@ -136,6 +139,11 @@ class Fmi2Slave(_PythonFmuSlave):
     # output group -> method computing it on first read after a step (for outputs that cost more
     # than most masters want to pay every step); update_outputs leaves these groups alone
     lazy_outputs: dict[str, str] = {}
+    # input groups a step carries on (a position moved on with its velocity over the step): set
+    # after the step, even to the value they had, they are in force again and the feedthrough
+    # outputs are formed anew (a Gauss-Seidel master gives an FMU its sources' end-of-step values
+    # at the step's start, and the same values again when it refreshes the feedthrough)
+    carried_inputs: frozenset[str] = frozenset()
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -150,6 +158,11 @@ class Fmi2Slave(_PythonFmuSlave):
         self._stale: set[str] = set()             # lazy output methods to run before the next read
         self._lazy_groups: dict[str, tuple] = {}  # lazy output method -> its output groups (checked)
         self.input_version = 0                    # counts input changes (adapters skip re-applying)
+        # input groups set since the last step (or the end of initialisation), whatever the
+        # value: an adapter whose step carried an input on (a position moved on with its
+        # velocity, see carried_inputs) keeps that end-of-step value for the inputs not set since
+        self.changed_inputs: set[str] = set()
+        self._substep_warned: set[str] = set()    # causes stable_substep has warned about
         self._real_by_vr: dict[int, VariableInfo] = {}   # Real variables by value reference
         self._get_plans: dict[tuple, tuple] = {}  # value references of a getReal -> what to read
         self._set_plans: dict[tuple, tuple] = {}  # value references of a setReal -> where to write
@@ -187,13 +200,15 @@ class Fmi2Slave(_PythonFmuSlave):
                            minimum, maximum, deps, variability)
 
     def integer(self, name: str, causality: str, start: int, description: str, *,
-                minimum: int | None = None, maximum: int | None = None) -> None:
+                minimum: int | None = None, maximum: int | None = None, depends_on: Iterable[str] = ()) -> None:
         self.v[name] = int(start)
-        self._register(Integer, name, name, None, causality, description, None, minimum, maximum, (), None)
+        self._register(Integer, name, name, None, causality, description, None, minimum, maximum,
+                       tuple(depends_on), None)
 
-    def boolean(self, name: str, causality: str, start: bool, description: str) -> None:
+    def boolean(self, name: str, causality: str, start: bool, description: str, *,
+                depends_on: Iterable[str] = ()) -> None:
         self.v[name] = bool(start)
-        self._register(Boolean, name, name, None, causality, description, None, None, None, (), None)
+        self._register(Boolean, name, name, None, causality, description, None, None, None, tuple(depends_on), None)
 
     def string(self, name: str, causality: str, start: str, description: str) -> None:
         self.v[name] = str(start)
@@ -262,6 +277,10 @@ class Fmi2Slave(_PythonFmuSlave):
         if info.causality == "parameter" and info.variability == "fixed" and self.initialized:
             self.error(f"parameter '{info.name}' is fixed and cannot be set after initialisation")
             return
+        if info.causality == "input" and info.group not in self.changed_inputs:
+            self.changed_inputs.add(info.group)
+            if info.group in self.carried_inputs:
+                self._input_changed()       # a value the step carried on is in force again
         if info.kind == "Real" and _same_float(self._get_scalar(info, index), value):
             return   # bit for bit what it is: nothing to recompute (a master re-setting its inputs)
         if index is None:
@@ -446,6 +465,10 @@ class Fmi2Slave(_PythonFmuSlave):
         v = self.v
         changed = inputs_changed = False
         for group, where, start, stop, is_input in segments:
+            if is_input and group not in self.changed_inputs:
+                self.changed_inputs.add(group)
+                # a value the step carried on is in force again, even if set to what it was
+                inputs_changed = inputs_changed or group in self.carried_inputs
             if where is None:
                 new = float(values[start])
                 if _same_float(v[group], new):
@@ -534,6 +557,7 @@ class Fmi2Slave(_PythonFmuSlave):
         try:
             self.initialize_model()
             self.initialized = True
+            self.changed_inputs.clear()
             self.update_outputs()
             self._stale = set(type(self).lazy_outputs.values())
         except Exception as exc:  # a bug or an unforeseen bad combination: report, don't crash the host
@@ -556,6 +580,7 @@ class Fmi2Slave(_PythonFmuSlave):
             with np.errstate(all="ignore"):
                 self.step_model(current_time, step_size)
                 self.time = current_time + step_size
+                self.changed_inputs.clear()
                 self.update_outputs()
             self._inputs_changed = False
             self._stale = set(type(self).lazy_outputs.values())
@@ -564,6 +589,18 @@ class Fmi2Slave(_PythonFmuSlave):
             return True
         self._check_outputs(f"t = {self.time} s")
         return True
+
+    def stable_substep(self, requested: float, limit: float, safety: float, cause: str) -> float:
+        """The internal sub-step to take: ``requested`` (max_substep), or ``safety`` times the
+        integrator's stability ``limit`` (components/stability.py) where that is shorter, said
+        once in a warning that names the ``cause``."""
+        if safety * limit >= requested:
+            return requested
+        if not self._in_init and cause not in self._substep_warned:
+            self._substep_warned.add(cause)
+            self.warning(f"max_substep = {requested:g} s is longer than {cause} allows (stable to {limit:.3g} s): "
+                         f"sub-steps of {safety * limit:.3g} s are taken")
+        return safety * limit
 
     def _fail(self, message: str) -> None:
         self.failure = message
@@ -633,6 +670,7 @@ class Fmi2Slave(_PythonFmuSlave):
         self.failure = state["failure"]
         self.set_model_state(state["model"])
         self._stale = set(type(self).lazy_outputs.values())
+        self.changed_inputs.clear()
 
     # pythonfmu calls these two on the class, so they cannot log: a failure travels inside the
     # state value and is reported by the setFMUstate that tries to use it.

@@ -10,12 +10,14 @@ beyond the mechanism's count stay at zero. Every variable is in docs/interfaces.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 
 from components.crane import BaseMotion, Crane as CraneModel
 from components.mechanism import PRESET_DIR, load_mechanism, validate_mechanism
+from components.stability import MIN_SUBSTEP
 from fmus._base import Fmi2Slave
 
 FMU_RESOURCES = ("components/data/cranes/knuckle_boom.json", "components/data/cranes/sms_revolute.json",
@@ -38,6 +40,7 @@ _ACC = tuple(f"attachment{k}.acceleration" for k in range(1, N_ATTACHMENTS + 1))
 _SETPOINT = tuple(f"joint{k}.setpoint" for k in range(1, N_JOINTS + 1))
 _FORCE = tuple(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1))
 _ZERO3 = np.zeros(3)
+SAFETY = 0.8          # sub-steps at most this fraction of the RK4 stability limit
 _JOINT = tuple((f"joint{k}.position", f"joint{k}.rate", f"joint{k}.torque", f"joint{k}.power")
                for k in range(1, N_JOINTS + 1))
 LOAD_INPUTS = (*(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1)),
@@ -51,6 +54,8 @@ class Crane(Fmi2Slave):
                    "articulated inertia for the ship")
     default_stop_time = 30.0
     default_step_size = 0.01
+    # the step moves the base on with its velocity and acceleration
+    carried_inputs = frozenset(("base.position", "base.quaternion", "base.velocity", "base.angular_velocity"))
     # formed on first read after a step or an input change (fmus/_base.py): a master that reads
     # the inertia, bias and attachment positions only does not pay for pass 3 of the ABA
     lazy_outputs = {**{f"attachment{k}.{x}": "update_attachment_motion" for k in range(1, N_ATTACHMENTS + 1)
@@ -67,7 +72,8 @@ class Crane(Fmi2Slave):
                                                     "sms_palfinger, tysse_egeland) or a JSON/YAML file "
                                                     "(docs/crane_format.md)")
         self.real("gravity", P, 9.81, "m/s2", "Acceleration of gravity (along NED down)", minimum=0.0)
-        self.real("max_substep", P, 0.002, "s", "Largest internal RK4 sub-step", minimum=0.0)
+        self.real("max_substep", P, 0.002, "s", "Largest internal RK4 sub-step (shorter ones are taken where the "
+                                                 "joint gains or end stops need them for stability)", minimum=0.0)
         for k in range(1, N_JOINTS + 1):
             self.real(f"joint{k}.initial_position", P, 0.0, "1",
                       f"Initial position of joint {k} (rad or m by joint type); used when joint{k}.use_initial "
@@ -98,16 +104,19 @@ class Crane(Fmi2Slave):
                   depends_on=deps)
         self.real("base.moment", O, None, "N.m", "Moment the crane exerts on the ship about the base", frame="NED",
                   size=3, depends_on=deps)
+        # NED axes: the articulated inertia turns with the base
         self.real("base.inertia_linear", O, None, "kg", "Articulated inertia at the base, force/linear-acceleration "
-                  "block (symmetric; 0,0 1,1 2,2 0,1 0,2 1,2), NED axes", size=6, labels=SYM)
+                  "block (symmetric; 0,0 1,1 2,2 0,1 0,2 1,2), NED axes", size=6, labels=SYM,
+                  depends_on=("base.quaternion",))
         self.real("base.inertia_coupling", O, None, "kg.m", "Articulated inertia, force/angular-acceleration block "
-                  "(row-major), NED axes", size=9, labels=FULL)
+                  "(row-major), NED axes", size=9, labels=FULL, depends_on=("base.quaternion",))
         self.real("base.inertia_angular", O, None, "kg.m2", "Articulated inertia, moment/angular-acceleration block "
-                  "(symmetric), NED axes", size=6, labels=SYM)
+                  "(symmetric), NED axes", size=6, labels=SYM, depends_on=("base.quaternion",))
+        bias_deps = LOAD_INPUTS + ("base.quaternion", "base.velocity", "base.angular_velocity")
         self.real("base.bias_force", O, None, "N", "Bias force: what the base must apply at zero base acceleration",
-                  frame="NED", size=3, depends_on=LOAD_INPUTS + ("base.velocity", "base.angular_velocity"))
+                  frame="NED", size=3, depends_on=bias_deps)
         self.real("base.bias_moment", O, None, "N.m", "Bias moment about the base", frame="NED", size=3,
-                  depends_on=LOAD_INPUTS + ("base.velocity", "base.angular_velocity"))
+                  depends_on=bias_deps)
         for k in range(1, N_JOINTS + 1):
             self.real(f"joint{k}.position", O, None, "1", f"Position of joint {k} (rad or m)")
             self.real(f"joint{k}.rate", O, None, "1", f"Rate of joint {k} (rad/s or m/s)")
@@ -116,10 +125,11 @@ class Crane(Fmi2Slave):
             self.real(f"joint{k}.power", O, None, "W", f"Actuator power of joint {k}",
                       depends_on=(f"joint{k}.setpoint",))
         for k in range(1, N_ATTACHMENTS + 1):
+            # the base pose and velocity carry the attachments at once (the joints are states)
             self.real(f"attachment{k}.position", O, None, "m", f"Position of attachment point {k}", frame="NED",
-                      size=3)
+                      size=3, depends_on=("base.position", "base.quaternion"))
             self.real(f"attachment{k}.velocity", O, None, "m/s", f"Velocity of attachment point {k}", frame="NED",
-                      size=3)
+                      size=3, depends_on=("base.quaternion", "base.velocity", "base.angular_velocity"))
             self.real(f"attachment{k}.acceleration", O, None, "m/s2", f"Acceleration of attachment point {k}",
                       frame="NED", size=3, depends_on=deps)
 
@@ -150,16 +160,58 @@ class Crane(Fmi2Slave):
                                                                f"exposes {N_JOINTS}"))
         if not self.v["max_substep"] > 0.0:
             problems.append(("max_substep", self.v["max_substep"], "must be positive"))
+        if not problems:
+            problems += self._stability_problems()
         return problems
 
-    def initialize_model(self) -> None:
+    def _initial_mechanism(self):
         mech = self._mechanism
         if self.v["use_initial"]:
             for i, link in enumerate(mech.links):
                 link.initial_position = float(self.v[f"joint{i + 1}.initial_position"])
-        self.crane = CraneModel(mech, gravity=self.v["gravity"])
+        return mech
+
+    def _stability_problems(self) -> list:
+        """The joint gains and end stops against the shortest sub-step we take (MIN_SUBSTEP): the
+        parameter that sets the limit, named as in the mechanism file."""
+        key = (self.v["mechanism"], self.v["gravity"], bool(self.v["use_initial"]),
+               tuple(float(self.v[f"joint{k}.initial_position"]) for k in range(1, N_JOINTS + 1)))
+        if getattr(self, "_stability_key", None) == key:
+            return self._stability_found          # the same crane checked already (initialisation mode)
+        crane = CraneModel(self._initial_mechanism(), gravity=self.v["gravity"])
+        self._limits = crane.limit_substeps(SAFETY)
+        problems = []
+        H = crane.body.mass_matrix(crane.q)
+        for (limit, joint), stops in zip(self._limits, (False, True)):
+            if joint is None or SAFETY * limit >= MIN_SUBSTEP:
+                continue
+            link, m = self._mechanism.links[joint], H[joint, joint]
+            if stops:
+                stiff, damp, where = link.limits.stiffness, link.limits.damping, "limits"
+                names = ("stiffness", "damping")
+            else:
+                c = link.control
+                stiff, damp, where = c.kp, (c.kd if c.mode == "position" else c.kp), "control"
+                names = ("kp", "kd" if c.mode == "position" else "kp")
+            # a damping rate above the natural frequency sets the limit, else the stiffness
+            name, value = (names[1], damp) if damp / m > math.sqrt(stiff / m) else (names[0], stiff)
+            problems.append((f"mechanism:links[{joint}].{where}.{name}", value,
+                             f"with joint {joint + 1}'s inertia {m:.4g} needs RK4 sub-steps below {limit:.3g} s "
+                             f"(stability), shorter than {MIN_SUBSTEP:g} s: lower it"))
+        self._stability_key, self._stability_found = key, problems
+        return problems
+
+    def initialize_model(self) -> None:
+        self.crane = CraneModel(self._initial_mechanism(), gravity=self.v["gravity"])
         self.crane.time = self.time
+        (free, joint), (stops, stop_joint) = self.crane.limit_substeps(SAFETY)
+        if joint is not None:          # (the crane keeps its sub-steps within the limits itself)
+            self.stable_substep(self.v["max_substep"], free, SAFETY, f"joint {joint + 1}'s controller (RK4)")
+        if SAFETY * stops < min(self.v["max_substep"], SAFETY * free) and not self._in_init:
+            self.log(f"joint {stop_joint + 1}'s end stop needs sub-steps of {SAFETY * stops:.3g} s: taken in steps "
+                     "where a joint reaches a stop")
         self._prepare_attachments()
+        self._fresh = True                  # the next inputs applied are all of them
         # A setpoint still at its declared start (0) means "hold": a position-controlled joint keeps
         # its initial position instead of swinging to 0 (set the setpoint to command anything else).
         for i in range(self.crane.n):
@@ -186,17 +238,27 @@ class Crane(Fmi2Slave):
         # the master sets every input before each call; nothing to do when none was set since
         c = self.crane
         if self._applied is not None and self._applied[0] == self.input_version:
-            if c.base is not self._applied[1]:
-                c.set_inputs(*self._applied[1:])       # step() moved the base: the inputs apply anew
+            # nothing set since these inputs were applied: after a step the crane's base is where
+            # it moved to over the step (Crane.step), the end-of-step state the outputs describe
             return
         v = self.v
-        q = v["base.quaternion"].copy()
+        # the base inputs set since the last step; the others keep the base where the step moved
+        # it (all of them at initialisation)
+        changed, now = (None if self._fresh else self.changed_inputs), c.base
+
+        def given(name):
+            return changed is None or name in changed
+
+        q = v["base.quaternion"].copy() if given("base.quaternion") else now.quaternion
         if not np.dot(q, q) > 1e-12:
             # an all-zero quaternion is a source that has no output yet (initialisation): level
             q = np.array([1.0, 0.0, 0.0, 0.0])
-        base = BaseMotion(v["base.position"].copy(), q, v["base.velocity"].copy(),
-                          v["base.angular_velocity"].copy(), v["base.acceleration"].copy(),
-                          v["base.angular_acceleration"].copy())
+        base = BaseMotion(*(v[name].copy() if given(name) else current for name, current in (
+            ("base.position", now.position), ("base.quaternion", q), ("base.velocity", now.velocity),
+            ("base.angular_velocity", now.angular_velocity), ("base.acceleration", now.acceleration),
+            ("base.angular_acceleration", now.angular_acceleration))))
+        base.quaternion = q
+        self._fresh = False
         setpoints = np.array([v[name] for name in _SETPOINT[:c.n]])
         loads = []
         for name, (link, point) in zip(_FORCE, self._load_points):
@@ -295,5 +357,6 @@ class Crane(Fmi2Slave):
             self.crane = CraneModel(self._mechanism, gravity=self.v["gravity"])
             self.crane.set_state(state["crane"])
             self._prepare_attachments()
+            self._fresh = False
         else:
             self.crane = None

@@ -11,6 +11,7 @@ import numpy as np
 
 from components.rigid_body import HydroParameters, RigidBody, RigidBodyParameters, validate_parameters
 from components.rotations import quat_from_euler_zyx
+from components.stability import MIN_SUBSTEP, step_limit
 from fmus._base import Fmi2Slave
 
 N_ATTACHMENTS = 4
@@ -22,6 +23,7 @@ _OUTPUTS = (("position", "position"), ("velocity", "velocity"), ("quaternion", "
             ("cg.position", "cg_position"), ("cg.velocity", "cg_velocity"), ("cg.acceleration", "cg_acceleration"),
             ("angular_velocity", "angular_velocity_ned"), ("angular_velocity_body", "angular_velocity_body"),
             ("angular_acceleration", "angular_acceleration_ned"))
+SAFETY = 0.8          # sub-steps at most this fraction of the RK4 stability limit
 _ATTACHMENT_OUTPUTS = tuple((f"attachment{k}.position", f"attachment{k}.velocity", f"attachment{k}.acceleration")
                             for k in range(1, N_ATTACHMENTS + 1))
 
@@ -82,8 +84,8 @@ class Payload(Fmi2Slave):
         self.real("initial.angular_velocity", P, [0.0, 0.0, 0.0], "rad/s", "Initial angular velocity",
                   frame="body", size=3)
         self.real("max_substep", P, 0.01, "s",
-                  "Largest internal RK4 sub-step; RK4 needs max_substep*lambda < 2.8, lambda being the fastest "
-                  "damping rate or splash-zone heave frequency", minimum=0.0)
+                  "Largest internal RK4 sub-step (shorter ones are taken where the linear drag or the splash "
+                  "zone's buoyancy stiffness need them for stability)", minimum=0.0)
         # --- inputs
         for k in range(1, N_ATTACHMENTS + 1):
             self.real(f"attachment{k}.force", I, [0.0, 0.0, 0.0], "N",
@@ -148,7 +150,19 @@ class Payload(Fmi2Slave):
             problems.append(("max_substep", self.v["max_substep"], "must be positive"))
         if self.v["hydro.volume"] > 0.0 and not self.v["hydro.water_density"] > 0.0:
             problems.append(("hydro.water_density", self.v["hydro.water_density"], "must be positive with buoyancy"))
+        if not problems:
+            # modes no sub-step we take keeps stable, by the parameter that sets them
+            body = RigidBody(self._parameters())
+            for lam, name in body.linear_modes():
+                limit = step_limit([lam], "rk4")
+                if SAFETY * limit < MIN_SUBSTEP:
+                    problems.append((name, self._value(name), f"needs RK4 sub-steps below {limit:.3g} s (stability), "
+                                                              f"shorter than {MIN_SUBSTEP:g} s"))
         return problems
+
+    def _value(self, name: str) -> float:
+        group, _, index = name.partition("[")
+        return float(self.v[group][int(index[:-1])]) if index else float(self.v[group])
 
     def initialize_model(self) -> None:
         v = self.v
@@ -158,6 +172,10 @@ class Payload(Fmi2Slave):
                               angular_velocity=v["initial.angular_velocity"].copy())
         self.body.time = self.time
         self._applied_version = None
+        modes = self.body.linear_modes()
+        limit = step_limit([lam for lam, _ in modes], "rk4")
+        cause = min(modes, key=lambda m: step_limit([m[0]], "rk4"))[1] if modes else ""
+        self._substep = self.stable_substep(self.v["max_substep"], limit, SAFETY, f"{cause} (RK4)")
 
     # ------------------------------------------------------------------ stepping and outputs
 
@@ -171,7 +189,7 @@ class Payload(Fmi2Slave):
 
     def step_model(self, t: float, h: float) -> None:
         self._apply_inputs()
-        self.body.step(h, self.v["max_substep"])
+        self.body.step(h, self._substep)
 
     def update_outputs(self) -> None:
         v = self.v

@@ -18,9 +18,10 @@ from components.radiation import fit_radiation
 from components.rotations import quat_from_euler_zyx
 from components.ship import Ship as ShipModel, ShipParameters
 from components.vessel_data import default_vessel_path, load_vessel, validate_vessel
+from components.stability import MIN_SUBSTEP, jacobian_eigenvalues, step_limit
 from components.waves import ForceRAO
-from fmus._sea import build_sea, check_sea, declare_sea
 from fmus._base import Fmi2Slave
+from fmus._sea import build_sea, check_sea, declare_sea
 
 FMU_RESOURCES = ("components/data/vessels/supply.nc", "components/data/vessels/LICENSE-MSS.txt")
 N_HARDPOINTS = 4
@@ -54,6 +55,8 @@ KINEMATIC_OUTPUTS = ("hardpoint1.power", "velocity_body", "angular_velocity_body
                        for w in ("position", "quaternion", "velocity", "angular_velocity", "acceleration",
                                  "angular_acceleration", "power")))
 
+SAFETY = 0.8          # sub-steps at most this fraction of the RK4 stability limit
+
 
 class Ship(Fmi2Slave):
 
@@ -85,7 +88,8 @@ class Ship(Fmi2Slave):
         self.real("station_keeping.period", P, [120.0, 120.0, 120.0], "s",
                   "Natural periods of the station-keeping spring in surge, sway, yaw (0: free)", size=3, minimum=0.0)
         self.real("station_keeping.damping_ratio", P, 0.7, "1", "Damping ratio of the station keeping", minimum=0.0)
-        self.real("max_substep", P, 0.05, "s", "Largest internal RK4 sub-step", minimum=0.0)
+        self.real("max_substep", P, 0.05, "s", "Largest internal RK4 sub-step (shorter ones are taken where the "
+                                                "ship's fastest mode needs them for stability)", minimum=0.0)
         for k in range(1, N_HARDPOINTS + 1):
             start = [[-30.0, 0.0, -8.0], [25.0, 0.0, -8.0], [-38.0, 0.0, -8.0], [0.0, 7.0, -8.0]][k - 1]
             self.real(f"hardpoint{k}.location", P, start, "m", f"Location of hardpoint {k} relative to CO",
@@ -140,7 +144,8 @@ class Ship(Fmi2Slave):
             self.real(f"{hp}.angular_acceleration", O, None, "rad/s2", f"Angular acceleration at hardpoint {k}",
                       frame="NED", size=3, depends_on=deps)
             self.real(f"{hp}.wave_elevation", O, None, "m", f"Wave elevation (up) at hardpoint {k}'s north/east")
-            self.real(f"{hp}.power", O, None, "W", f"Power delivered to the ship at hardpoint {k} (F.v + M.omega)")
+            self.real(f"{hp}.power", O, None, "W", f"Power delivered to the ship at hardpoint {k} (F.v + M.omega)",
+                      depends_on=(f"{hp}.force", f"{hp}.moment"))
         self.real("wave.elevation", O, None, "m", "Wave elevation (up) at CO's north/east")
         self.real("wave_probe.elevation", O, None, "m", "Wave elevation (up) at the wave probe",
                   depends_on=("wave_probe.position",))
@@ -221,6 +226,16 @@ class Ship(Fmi2Slave):
         self._wave_key = None
         self._kinematics = None       # (time, y, pos, vel, acc, w, wd) of the last update_outputs
         self._apply_inputs()
+        if getattr(self, "_limit", None) is None:
+            # the modes of the linearised seakeeping at the start (hydrostatics, damping, station
+            # keeping, the fluid-memory poles): the RK4 sub-step they allow; parameters are fixed,
+            # so a restored state keeps it
+            self._limit = step_limit(jacobian_eigenvalues(lambda y: self.ship.derivative(self.time, y),
+                                                          self.ship.y.copy()), "rk4")
+            if SAFETY * self._limit < MIN_SUBSTEP:
+                raise ValueError(f"the ship's fastest mode needs RK4 sub-steps below {self._limit:.3g} s: lower "
+                                 "radiation.max_order (fast fluid-memory poles) or lengthen station_keeping.period")
+        self._substep = self.stable_substep(v["max_substep"], self._limit, SAFETY, "the ship's fastest mode (RK4)")
 
     # ------------------------------------------------------------------ stepping and outputs
 
@@ -261,7 +276,7 @@ class Ship(Fmi2Slave):
 
     def step_model(self, t: float, h: float) -> None:
         self._apply_inputs()
-        self.ship.step(h, self.v["max_substep"])
+        self.ship.step(h, self._substep)
 
     def update_outputs(self) -> None:
         """CO and hardpoint 1; after a feedthrough refresh (same state, new loads) only their

@@ -8,7 +8,8 @@ compensation, connect the vertical velocity of the winch's hardpoint (the Ship's
 """
 from __future__ import annotations
 
-from components.winch import MODES
+from components.stability import MIN_SUBSTEP
+from components.winch import MODES, stability_limit
 from components.winch import Winch as WinchModel
 from components.winch import WinchParams
 from fmus._base import Fmi2Slave
@@ -39,6 +40,15 @@ PARAMS = (  # FMU name, WinchParams field, unit, description, minimum
 )
 
 
+# inputs the drive's torque and reference answer within a step (the rest act through states): the
+# torque holds the line tension and the reference's acceleration, which turns at once when a
+# setpoint passes the present reference
+DRIVE_INPUTS = ("mode", "brake", "line.tension", "hardpoint.velocity_down", "speed_setpoint", "tension_setpoint")
+
+
+SAFETY = 0.8          # sub-steps at most this fraction of the stability limit
+
+
 class Winch(Fmi2Slave):
 
     description = ("Winch with drum, gear, motor (torque and power limits) and brake; velocity mode with "
@@ -56,7 +66,8 @@ class Winch(Fmi2Slave):
             self.real(name, P, getattr(defaults, field), unit, desc, minimum=minimum)
         self.real("initial_line_length", P, 0.0, "m", "Unstretched line length at the start (payout.line_length "
                                                       "= this + paid-out length)", minimum=0.0)
-        self.real("max_substep", P, 1e-3, "s", "Largest internal sub-step", minimum=0.0)
+        self.real("max_substep", P, 1e-3, "s", "Largest internal sub-step (shorter ones are taken where the drum's "
+                                               "viscous friction needs them for stability)", minimum=0.0)
         # inputs
         self.integer("mode", I, 0, "Control mode: " + ", ".join(f"{k} {v.replace('_', ' ')}" for k, v in
                                                                   MODES.items()), minimum=0, maximum=3)
@@ -71,14 +82,18 @@ class Winch(Fmi2Slave):
         self.real("payout.speed", O, None, "m/s", "Pay-out speed (> 0 pays out)")
         self.real("payout.length", O, None, "m", "Length paid out since the start")
         self.real("payout.line_length", O, None, "m", "Unstretched line length: initial_line_length + paid out")
-        self.real("payout.reference_speed", O, None, "m/s", "Speed the drive is asked to follow")
+        self.real("payout.reference_speed", O, None, "m/s", "Speed the drive is asked to follow",
+                  depends_on=DRIVE_INPUTS)
         self.real("drum.speed", O, None, "rad/s", "Drum speed (> 0 pays out)")
         self.real("drum.effective_radius", O, None, "m", "Present drum radius")
         self.real("motor.speed", O, None, "rad/s", "Motor speed")
-        self.real("motor.torque", O, None, "N.m", "Motor torque (> 0 hoists)")
-        self.real("motor.power", O, None, "W", "Motor mechanical power (> 0 motoring, < 0 regenerating)")
-        self.boolean("motor.saturated", O, False, "The motor is at its torque or power limit")
-        self.boolean("brake.engaged", O, False, "The brake is acting")
+        # the drive holds the drum's speed: its torque answers the line tension at once
+        self.real("motor.torque", O, None, "N.m", "Motor torque (> 0 hoists)", depends_on=DRIVE_INPUTS)
+        self.real("motor.power", O, None, "W", "Motor mechanical power (> 0 motoring, < 0 regenerating)",
+                  depends_on=DRIVE_INPUTS)
+        self.boolean("motor.saturated", O, False, "The motor is at its torque or power limit",
+                     depends_on=DRIVE_INPUTS)
+        self.boolean("brake.engaged", O, False, "The brake is acting", depends_on=("mode", "brake"))
 
     def _params(self) -> WinchParams:
         return WinchParams(**{field: self.v[name] for name, field, *_ in PARAMS})
@@ -88,10 +103,16 @@ class Winch(Fmi2Slave):
                     for field, value, why in self._params().check()]
         if not self.v["max_substep"] > 0.0:
             problems.append(("max_substep", self.v["max_substep"], "must be positive"))
+        if not problems and SAFETY * stability_limit(self._params()) < MIN_SUBSTEP:
+            problems.append(("drum.viscous_friction", self.v["drum.viscous_friction"],
+                             f"on the drum's inertia needs sub-steps below {MIN_SUBSTEP:g} s (stability)"))
         return problems
 
     def initialize_model(self) -> None:
-        self.winch = WinchModel(self._params(), substep=self.v["max_substep"])
+        params = self._params()
+        substep = self.stable_substep(self.v["max_substep"], stability_limit(params), SAFETY,
+                                      "drum.viscous_friction on the drum's inertia (explicit Euler)")
+        self.winch = WinchModel(params, substep=substep)
         self._apply_inputs()
 
     def _warn_once(self, key: str, message: str) -> None:
@@ -122,17 +143,20 @@ class Winch(Fmi2Slave):
 
     def update_outputs(self) -> None:
         v, w = self.v, self.winch
+        # the drive at this instant (not over the last sub-step) for the inputs now
+        self._apply_inputs()
+        torque, reference, saturated = w.present_drive()
         v["payout.speed"] = w.speed
         v["payout.length"] = w.paid_out
         v["payout.line_length"] = v["initial_line_length"] + w.paid_out
-        v["payout.reference_speed"] = w.v_ref
+        v["payout.reference_speed"] = reference
         v["drum.speed"] = w.omega
         v["drum.effective_radius"] = w.radius
         v["motor.speed"] = w.motor_speed
-        v["motor.torque"] = w.motor_torque
-        v["motor.power"] = w.motor_power
-        v["motor.saturated"] = bool(w.saturated)
-        v["brake.engaged"] = bool(w.braking)
+        v["motor.torque"] = torque
+        v["motor.power"] = -torque * w.motor_speed
+        v["motor.saturated"] = bool(saturated)
+        v["brake.engaged"] = bool((w.brake or w.mode == 3) and w.p.brake_torque > 0.0)
 
     def get_model_state(self) -> dict:
         return {} if self.winch is None else {"winch": self.winch.get_state(), "warned": sorted(self._warned)}

@@ -161,6 +161,90 @@ def test_twist_follows_a_turning_end_without_spurious_torque():
     assert abs(line.twist_rate()) < 1e-6
 
 
+
+def _rotation(axis, angle) -> np.ndarray:
+    """Rotation matrix about a unit axis (Rodrigues)."""
+    k = np.asarray(axis, float) / np.linalg.norm(axis)
+    K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    return np.eye(3) + math.sin(angle) * K + (1.0 - math.cos(angle)) * K @ K
+
+
+def _perpendicular(d) -> np.ndarray:
+    u = np.cross(d, [0.0, 0.0, 1.0]) if abs(d[2]) < 0.9 else np.cross(d, [1.0, 0.0, 0.0])
+    return u / np.linalg.norm(u)
+
+
+@pytest.mark.parametrize("direction", [(1.0, 0.0, 0.0), (0.0, 0.0, 1.0), (0.3, -0.5, 0.8)])
+def test_end_fixed_to_a_body_twists_with_the_body_in_any_direction(direction):
+    """Issue 22: ends fixed to bodies (attitude in): a body turning about the line axis twists the
+    line, GJ phi / L; a body turning about any other axis (a pinned end: the line keeps its
+    direction) does not; and a body turning at a rate carries the twist over a step."""
+    d = np.asarray(direction) / np.linalg.norm(direction)
+    line = taut_line(direction, attitude_a=True, attitude_b=True)
+    phi = 0.3
+    line.set_end_attitudes(np.eye(3), None, _rotation(d, phi), None)
+    line.step(0.01)
+    ma, mb = line.end_moments()
+    assert line.twist_rate() == pytest.approx(phi / 10.0, rel=1e-9)
+    assert mb == pytest.approx(-TAUT.GJ * phi / 10.0 * d, rel=1e-9, abs=1e-9)
+    assert ma == pytest.approx(TAUT.GJ * phi / 10.0 * d, rel=1e-9, abs=1e-9)
+    # both bodies tilted about a transverse axis by 40 deg: still the same twist
+    tilt = _rotation(_perpendicular(d), math.radians(40.0))
+    line.set_end_attitudes(tilt, None, tilt @ _rotation(d, phi), None)
+    line.step(0.01)
+    assert line.twist_rate() == pytest.approx(phi / 10.0, rel=1e-9)
+    # body B spinning about the line at 2 rad/s: 0.02 rad more over a 0.01 s step
+    line.set_end_attitudes(np.eye(3), None, _rotation(d, phi), 2.0 * d)
+    line.step(0.01)
+    assert line.twist_rate() == pytest.approx((phi + 0.02) / 10.0, rel=1e-9)
+
+
+def test_clamped_end_fixed_to_a_body_bends_with_it():
+    """A straight gravity-free beam clamped at both ends to bodies; body B turns by a small angle
+    theta about a transverse axis: the end moments are those of a clamped-clamped beam, 4 EI theta /
+    L at B and 2 EI theta / L at A (Euler-Bernoulli), both about that axis and against the turn."""
+    p = LineParams(length=10.0, diameter=0.05, mass_per_length=2.0, EA=1e8, EI=500.0, rho_water=0.0, g=0.0,
+                   kBot=0.0, cBot=0.0, damping=-1.0, compression=1.0)
+    d = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])
+    line = Line(p, np.zeros(3), 10.0 * d, 20, math.inf, scheme="implicit", clamped_a=True, clamped_b=True,
+                attitude_a=True, attitude_b=True)
+    # theta small enough that the stretch of the bent rod (tension EA theta^2 / 30) stays far below
+    # the bending stiffness's EI / L^2: beam theory, not a string
+    axis, theta = _perpendicular(d), 1e-4
+    line.set_end_attitudes(np.eye(3), None, _rotation(axis, theta), None)
+    line.static_equilibrium()
+    ma, mb = line.end_moments()
+    assert -mb @ axis == pytest.approx(4 * p.EI * theta / 10.0, rel=0.01)
+    assert -ma @ axis == pytest.approx(2 * p.EI * theta / 10.0, rel=0.01)
+    assert np.linalg.norm(mb - (mb @ axis) * axis) < 1e-3 * np.linalg.norm(mb)
+
+
+def test_a_line_can_start_with_the_motion_of_its_ends():
+    """Issue 22: a wire towed at 3 m/s through still water (both ends moving alike) starts on its
+    steady towed shape, moving with them: its end tensions stay put; started at rest, the same wire
+    jerks (drag and inertia of the whole line pick up at once)."""
+    p = LineParams(length=30.0, diameter=0.05, mass_per_length=10.0, EA=1e8, Cdn=1.2)
+    va = np.array([3.0, 0.0, 0.0])
+
+    def towed(moving: bool):
+        line = Line(p, np.array([0.0, 0.0, 10.0]), np.array([25.0, 0.0, 10.0]), 15, math.inf, scheme="implicit")
+        line.set_ends(line.r[0], va, line.r[-1], va)
+        if moving:
+            line.start_moving()
+        start = line.end_loads().force_b.copy()
+        worst = 0.0
+        for _ in range(100):
+            line.step(0.01)
+            worst = max(worst, float(np.linalg.norm(line.end_loads().force_b - start)))
+        return worst, np.linalg.norm(start), line
+
+    steady, start, line = towed(True)
+    jerk, _, _ = towed(False)
+    assert np.allclose(line.v, va, atol=1e-3)
+    assert steady < 1e-3 * start
+    assert jerk > 100 * steady
+
+
 # ----------------------------------------------------------------------------------- hydrostatics and flow
 def test_splash_zone_buoyancy_is_exact_for_the_submerged_length():
     """A taut vertical line from 5 m above the surface to 15 m below: the two end forces sum to
