@@ -83,18 +83,19 @@ class CompliantCable(Fmi2Slave):
         self.real("maxSubstep", P, 0.02, "s", "Largest internal sub-step of the line's implicit integrator",
                   minimum=0.0)
         # inputs (the OSP cable's)
-        world = "the world frame (NED; z up with zUp)"
-        self.real("posA", I, [0.0, 0.0, 10.0], "m", f"Position of end connection A, {world}", size=3)
-        self.real("posB", I, [0.0, 0.0, 0.0], "m", f"Position of end connection B, {world}", size=3)
-        self.real("velA", I, [0.0] * 3, "m/s", f"Velocity of end connection A, {world}", size=3)
-        self.real("velB", I, [0.0] * 3, "m/s", f"Velocity of end connection B, {world}", size=3)
+        world = "the world frame (z up with zUp)"
+        self.real("posA", I, [0.0, 0.0, 10.0], "m", f"Position of end connection A, {world}", size=3, frame="NED")
+        self.real("posB", I, [0.0, 0.0, 0.0], "m", f"Position of end connection B, {world}", size=3, frame="NED")
+        self.real("velA", I, [0.0] * 3, "m/s", f"Velocity of end connection A, {world}", size=3, frame="NED")
+        self.real("velB", I, [0.0] * 3, "m/s", f"Velocity of end connection B, {world}", size=3, frame="NED")
         for e in "AB":
             self.real(f"retractedLength{e}", I, 0.0, "m", f"Length held by the virtual winch at end {e}",
                       minimum=0.0)
             self.real(f"retractedSpeed{e}", I, 0.0, "m/s", f"Retraction speed of the winch at end {e} (> 0 hauls in)")
         # outputs
         for e in "AB":
-            self.real(f"force{e}", O, None, "N", f"Force the cable exerts on the body at end {e}, {world}", size=3)
+            self.real(f"force{e}", O, None, "N", f"Force the cable exerts on the body at end {e}, {world}", size=3,
+                      frame="NED")
 
     # ------------------------------------------------------------------ the mapping
     def element_length(self) -> float:

@@ -56,7 +56,9 @@ def test_interface_is_the_osp_cables(cable_fmu):
         assert units["EpsilonN"] == "1/kg" and units["EpsilonM"] == "1/(kg.m2)" and units["BetaN"] == "1/s"
         assert units["posA[0]"] == "m" and units["forceB[2]"] == "N" and units["Weight"] == "kg/m"
         deps = {u.variable.name: {d.name for d in u.dependencies} for u in fmu.md.outputs}
-        assert "posA[2]" in deps["forceA[2]"] and "retractedLengthB" in deps["forceB[2]"]
+        # the ends' translation and the retracted lengths are carried over a step as state, as in our
+        # Cable (a stiff line's force answering them at once is an explicit coupling that gains energy)
+        assert "posA[2]" not in deps["forceA[2]"] and "retractedLengthB" not in deps["forceB[2]"]
     finally:
         fmu.close()
 
@@ -233,4 +235,7 @@ def test_an_osp_lift_runs_with_ours_by_its_system_file_alone(fmu_dir, tmp_path):
     force = table["cable.forceA[2]"].to_numpy()
     # paid out 0.5 m/s x 20 s less the 0.1 m/s2 ramp's 1.25 m, stretched by m g L / EA (EA 5e6 N)
     assert depth[-1] == pytest.approx(20.0 + 8.75 + 2000 * 9.81 * 28.75 / 5e6, abs=0.05)
-    assert -force[-1] == pytest.approx(2000 * 9.81, rel=0.02)
+    # the load, dropped on the slack wire at the start, still bounces (period ~2.2 s, +-2 % at 20 s):
+    # its mean over the last 6 s (whole bounces) is its weight
+    last = table["time"].to_numpy() >= 14.0
+    assert -force[last].mean() == pytest.approx(2000 * 9.81, rel=0.01)

@@ -92,6 +92,17 @@ CONFIGS = {
                      inputs={"body1.position[2]": -0.49, "body2.position[2]": 5.0, "body1.velocity[0]": 0.2,
                              "body1.velocity[2]": 0.1, "body1.angular_velocity[1]": 0.1,
                              "body1.quaternion[0]": 0.999, "body1.quaternion[1]": 0.04})],
+    # compensation switched on, a heaving and rolling base, a load on the tip
+    "TipCompensator": [dict(params={}, inputs={"mode": 1, "base.velocity[2]": 0.5, "base.acceleration[2]": 0.3,
+                                               "base.angular_velocity[0]": 0.05, "joint2.position": 0.5,
+                                               "joint3.position": -1.0, "joint2.rate": 0.05, "load.force[2]": 5e4})],
+    # the cylinders pushing against a heaving, pitching base
+    "MotionPlatform": [dict(params={}, inputs={f"leg{k}.force_command": 4e6 for k in (1, 2, 3)}
+                            | {"base.velocity[2]": 0.3, "base.angular_velocity[1]": 0.02,
+                               "base.acceleration[2]": 0.2})],
+    # the PID law (method 1) tracking a set-point away from the legs' state
+    "PlatformController": [dict(params={}, inputs={"setpoint[0]": -7.5, "leg1.length": 6.0, "leg2.length": 6.2,
+                                                   "leg3.length": 6.1, "leg1.rate": 0.1, "ship.euler[1]": 0.02})],
 }
 
 
