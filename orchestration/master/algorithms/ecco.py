@@ -23,14 +23,15 @@ with the energy level E_ref (``energy_reference``):
 * ``residual`` (libcosim's): E_ref = max over bonds of dP h, the largest residual itself.
 
 The PI controller (step_control.py) sets the next step; no step is repeated.  Parameters as
-libcosim's EccoConfiguration; the step limits default to 1/1000 and 10 times the run's first step.
+libcosim's EccoConfiguration; the step limits default to 1/100 of the run's first step (its base
+step, or cycle) and that step itself.
 
 ``conventions="libcosim"`` sets what libcosim's ecco_algorithm does, so that our master takes its
 steps on the same system (docs/algorithms.md): energy level ``residual``; steps in whole
 nanoseconds (the controller's gain h truncated, times n_ns / 1e9, a step (t_ns + h_ns) / 1e9 -
 t_ns / 1e9); no step-size change after the first step, and none after a step whose error or whose
-predecessor's error is 0 (the controller's memory then starts again); no feedthrough refresh (its
-outputs are read as the step left them).  Each can also be set alone: ``energy_reference``,
+predecessor's error is 0 (the controller's memory, which starts at 1, then starts again); no
+feedthrough refresh (its outputs are read as the step left them).  Each can also be set alone: ``energy_reference``,
 ``time_resolution`` (1e-9), ``refresh``.
 """
 from __future__ import annotations
@@ -56,6 +57,10 @@ CONVENTIONS = ("paper", "libcosim")
 class Bond:
     name: str
     sides: tuple[tuple[int, np.ndarray, np.ndarray], ...]     # (slave, input positions, output positions)
+    #: per side, the factor and offset of the connections into its inputs: the power is formed with
+    #: the input as its source gave it, (u - offset) / factor, so that both sides' powers are in the
+    #: same units when a connection converts units (kN -> N) or flips a sign
+    transforms: tuple[tuple[np.ndarray, np.ndarray], ...] = ()
 
 
 def power_bonds(execution: "Execution") -> list[Bond]:
@@ -70,17 +75,21 @@ def power_bonds(execution: "Execution") -> list[Bond]:
         components = sorted({c.source[0] for c in conns} | {c.target[0] for c in conns})
         if len(components) != 2:
             raise EccoError(f"power bond {name!r} joins {components}; a bond joins exactly two components")
-        sides = []
+        sides, transforms = [], []
         for comp in components:
             i = ex.index[comp]
-            ins = [c.target[1] for c in conns if c.target[0] == comp]
+            into = [c for c in conns if c.target[0] == comp]
+            ins = [c.target[1] for c in into]
             outs = [c.source[1] for c in conns if c.source[0] == comp]
             if not ins or len(ins) != len(outs):
                 raise EccoError(f"power bond {name!r}: {comp} has {len(ins)} input(s) {ins} and {len(outs)} "
                                 f"output(s) {outs}; each input (e.g. a force) needs its output (the velocity)")
+            if any(c.factor == 0.0 for c in into):
+                raise EccoError(f"power bond {name!r}: a connection into {comp} has the factor 0")
             sides.append((i, np.array([ex.in_names[i].index(v) for v in ins]),
                           np.array([ex.out_names[i].index(v) for v in outs])))
-        bonds.append(Bond(name, tuple(sides)))
+            transforms.append((np.array([c.factor for c in into], float), np.array([c.offset for c in into], float)))
+        bonds.append(Bond(name, tuple(sides), tuple(transforms)))
     return bonds
 
 
@@ -112,6 +121,7 @@ class EccoAlgorithm(AdaptiveAlgorithm):
                              f"libcosim's clock)")
         self.time_resolution = resolution
         self.refresh = (not libcosim) if refresh is None else bool(refresh)
+        self.capture = True
         if not (rtol >= 0.0 and atol >= 0.0 and rtol + atol > 0.0):
             raise ValueError(f"ecco: rtol = {rtol!r}, atol = {atol!r} must be >= 0 and not both 0")
         self.rtol, self.atol = float(rtol), float(atol)
@@ -133,7 +143,7 @@ class EccoAlgorithm(AdaptiveAlgorithm):
         self._peak = np.zeros(len(self.bonds))
         self._clock_ns = round(execution.time * 1e9)
         self._steps = 0
-        self._prev_error = 0.0
+        self._prev_error = 1.0        # libcosim's ecco_algorithm starts its memory at 1
 
     def start(self, h0: float) -> None:
         super().start(h0)
@@ -149,10 +159,13 @@ class EccoAlgorithm(AdaptiveAlgorithm):
                 "bonds": [b.name for b in getattr(self, "bonds", [])]}
 
     def bond_powers(self) -> list[tuple[float, float]]:
-        ex = self.execution
+        """Each bond's (P_a, P_b) after the step: each side's inputs as they were held over its step
+        and the outputs that step gave (before the feedthrough refresh, which would make them agree
+        by construction), as libcosim forms them."""
         out = []
         for b in self.bonds:
-            pa, pb = (float(ex.inputs[i][ins] @ ex.outputs[i][outs]) for i, ins, outs in b.sides)
+            pa, pb = (float(((self.held[i][0][ins] - offset) / factor) @ self.held[i][1][outs])
+                      for (i, ins, outs), (factor, offset) in zip(b.sides, b.transforms))
             out.append((pa, pb))
         return out
 

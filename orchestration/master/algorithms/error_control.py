@@ -13,9 +13,10 @@ connection (``measure="all"`` adds the recorded ones) -- each against its own sc
 
     e_k = |y_2,k - y_1,k| / (atol + rtol max(|y_2,k|, S_k)),    err = max_k e_k
 
-S_k is the variable's ``nominal`` from its modelDescription if declared, else learnt from the run:
-the largest magnitude its *group* -- the vector or matrix it belongs to, ``force[0..2]``,
-``inertia_angular[0..5]`` -- has had so far.  A component that crosses zero (a sideways wire force,
+S_k is the larger of the variable's ``nominal`` (from its modelDescription; FMI's default 1 where
+none is declared: 1 m/s, 1 m, 1 rad/s) and the largest magnitude its *group* -- the vector or
+matrix it belongs to, ``force[0..2]``, ``inertia_angular[0..5]`` -- has had so far in the run (a
+wire tension of 1e5 N is measured against 1e5 N).  A component that crosses zero (a sideways wire force,
 an off-diagonal inertia) is then measured against its vector's size, not against itself: measured
 against itself (``norm: "self"``, the scaling before), the offshore lift's crane inertia
 ``base.inertia_angular[1,2]`` and the wire's sideways force set the step at every zero crossing.
@@ -25,15 +26,17 @@ restores and retries with a smaller step.  Next step: h * clamp(safety err^(-1/2
 p = 1 of the coupling error, exponent -1/(p+1)).  Cost: three coupling steps and one save/two
 restores per accepted step.
 
-**No stall.** Steps stay within [min_step, max_step] (defaults 1/1000 and 10 times the run's
-cycle).  A step that still misses the tolerance at min_step is accepted; the variables that
-missed it are named in a warning and left out of the norm from then on: a difference that does not
-shrink with the step is no coupling error the step can control.  This is what stalled the offshore
-lift (0.85 s in 24 minutes, steps of 2e-5 s): the Winch FMU, heave-compensating, differentiates its
-held ``hardpoint.velocity_down`` input inside each step (the reference acceleration (v_ref -
-v_prev_ref) / h_sub), so its ``motor.torque`` and ``motor.power`` -- recorded, connected nowhere
--- jump by J dv / (r h) at the start of every step, and one step and two half steps differ by 1 %
-whatever h is (1362 against 1375 N m at h = 2e-5 s).
+**No stall.** Steps stay within [min_step, max_step] (defaults 1/100 of the run's cycle and the
+cycle itself: larger steps only when asked for, since the file's step is the one known stable).  A
+step at min_step whose error still misses the tolerance, or is above safety^2 where the controller
+would shrink the step further, is accepted; the variables that missed it are named in a warning and
+left out of the norm from then on: a difference that does not shrink with the step is no coupling
+error the step can control.  This is what stalled the offshore lift (0.85 s in 24 minutes, steps of
+2e-5 s): the Winch FMU, heave-compensating, differentiates its held ``hardpoint.velocity_down``
+input inside each step (the reference acceleration (v_ref - v_prev_ref) / h_sub), so its
+``motor.torque`` and ``motor.power`` -- recorded, connected nowhere -- jump by J dv / (r h) at the
+start of every step, and one step and two half steps differ by 1 % whatever h is (1362 against
+1375 N m at h = 2e-5 s); measured against itself, each such number made the step shrink further.
 
 **Hold check** (``hold_check=True``): also compare each slave's held inputs with those its sources
 give at t + h (module text in :meth:`_hold_error`).
@@ -57,9 +60,12 @@ from orchestration.master.algorithms.step_control import AdaptiveAlgorithm
 if TYPE_CHECKING:
     from orchestration.master.execution import Execution
 
-#: defaults of min_step and max_step, as fractions of the run's first cycle (its base step)
-MIN_STEP_FRACTION = 1e-3
-MAX_STEP_FACTOR = 10.0
+#: defaults of min_step and max_step, as fractions of the run's first cycle (its base step): a step
+#: larger than the one the system file was set up with may be unstable (the explicit coupling of a
+#: wire in air diverges at twice the offshore lift's step), and one below 1/100 of it costs more than
+#: a fixed-step run at the file's step could gain (docs/algorithms.md)
+MIN_STEP_FRACTION = 1e-2
+MAX_STEP_FACTOR = 1.0
 MEASURES = ("coupling", "all")
 NORMS = ("max", "rms", "self")
 
@@ -76,24 +82,25 @@ def variable_group(name: str) -> str:
 
 
 def declared_nominal(slave, name: str) -> float:
-    """The ``nominal`` attribute of an FMU variable (its declared type's if not its own), or 0."""
+    """The ``nominal`` attribute of an FMU variable (its declared type's if not its own), or 1: FMI's
+    default ("if not defined ... nominal = 1 is assumed", FMI 2.0 section 2.2.7)."""
     md = getattr(slave, "model_description", None)
     if md is None:
-        return 0.0
+        return 1.0
     if not hasattr(slave, "_nominals"):
         table = {}
         for v in md.modelVariables:
             raw = v.nominal if v.nominal is not None else getattr(v.declaredType, "nominal", None)
             try:
-                value = abs(float(raw)) if raw is not None else 0.0
+                value = abs(float(raw)) if raw is not None else 1.0
             except (TypeError, ValueError):
-                value = 0.0
-            table[v.name] = value if math.isfinite(value) else 0.0
+                value = 1.0
+            table[v.name] = value if math.isfinite(value) and value > 0.0 else 1.0
         try:
             slave._nominals = table
         except AttributeError:
-            return table.get(name, 0.0)
-    return slave._nominals.get(name, 0.0)
+            return table.get(name, 1.0)
+    return slave._nominals.get(name, 1.0)
 
 
 class ErrorControlAlgorithm(AdaptiveAlgorithm):
@@ -259,10 +266,11 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
                     "wrong results with it (use --algorithm fixed or ecco)")
         self._tested = True
 
-    def _give_up_on(self, t: float, h: float, scaled: np.ndarray) -> None:
-        """At min_step and still above the tolerance: leave the variables that miss it out of the norm
-        from now on, and say so (module docstring)."""
-        missed = np.flatnonzero(self._active & (scaled > 1.0))
+    def _give_up_on(self, t: float, h: float, scaled: np.ndarray, level: float = 1.0) -> None:
+        """At min_step and still above the tolerance (or above ``level``, where the controller would
+        shrink the step further): leave those variables out of the norm from now on, and say so
+        (module docstring)."""
+        missed = np.flatnonzero(self._active & (scaled > level))
         if not missed.size:
             return
         self._active[missed] = False
@@ -295,9 +303,11 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
                 if self.hold_check:
                     err = max(err, self._hold_error(t + h))
                 at_min = h <= self.min_step * (1 + 1e-12)
-                if err > 1.0 and at_min:
-                    self.below_tolerance += 1
-                    self._give_up_on(t, h, scaled)
+                if at_min and err > self.safety ** 2:
+                    # at the bottom and still wanting smaller steps (or missing the tolerance):
+                    # no smaller step is allowed, so those variables leave the norm
+                    self.below_tolerance += err > 1.0
+                    self._give_up_on(t, h, scaled, self.safety ** 2)
                 factor = self.safety * err ** -0.5 if err > 0.0 else self.max_change
                 if not math.isfinite(err):
                     factor = self.min_change

@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
+import numpy as np
+
 from orchestration.master.algorithms.fixed import Algorithm, gauss_seidel_order
 
 if TYPE_CHECKING:
@@ -24,7 +26,8 @@ if TYPE_CHECKING:
 class PIController:
     """Step-size controller (module docstring); parameter names as libcosim's EccoConfiguration.
     ``min_step``/``max_step`` None: set by :meth:`bound` from the run's first step (ECCO's
-    defaults: 1/1000 and 10 times it)."""
+    defaults: 1/100 of it and itself -- ECCO never repeats a step, so a step grown past the stable
+    one diverges before the controller can take it back)."""
 
     safety: float = 0.99
     min_step: float | None = None
@@ -50,7 +53,7 @@ class PIController:
                              " (positive steps with min_step <= max_step, min_change <= 1 <= max_change)")
         self._prev = None
 
-    def bound(self, h0: float, min_fraction: float = 1e-3, max_factor: float = 10.0) -> None:
+    def bound(self, h0: float, min_fraction: float = 1e-2, max_factor: float = 1.0) -> None:
         """Fill in the step limits that were not given, from the first step h0."""
         if self.min_step is None:
             self.min_step = min_fraction * h0 if self.max_step is None else min(min_fraction * h0, self.max_step)
@@ -101,6 +104,10 @@ class AdaptiveAlgorithm(Algorithm):
         #: make direct-feedthrough outputs consistent after each step (Execution.refresh_feedthrough);
         #: libcosim does not, which ECCO's libcosim conventions reproduce
         self.refresh = True
+        #: keep each slave's inputs held over its last step and the outputs that step gave, before
+        #: the feedthrough refresh replaces them (``held``; ECCO's powers are formed with these)
+        self.capture = False
+        self.held: dict[int, tuple] = {}
 
     def setup(self, execution: "Execution") -> None:
         super().setup(execution)
@@ -152,6 +159,10 @@ class AdaptiveAlgorithm(Algorithm):
             for i, H in due.items():
                 ex.advance(i, ex.compute_inputs(i, t, H, self.extrapolation, updated=updated), t, H)
                 updated.add(i)
+        if self.capture:
+            ex.sync()
+            for i in due:
+                self.held[i] = (np.array(ex.inputs[i], dtype=float), np.array(ex.outputs[i], dtype=float))
         if self.refresh:
             ex.refresh_feedthrough(t + h, self._refresh_order)
 
