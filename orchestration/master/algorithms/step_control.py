@@ -104,8 +104,8 @@ class AdaptiveAlgorithm(Algorithm):
         #: make direct-feedthrough outputs consistent after each step (Execution.refresh_feedthrough);
         #: libcosim does not, which ECCO's libcosim conventions reproduce
         self.refresh = True
-        #: keep each slave's inputs held over its last step and the outputs that step gave, before
-        #: the feedthrough refresh replaces them (``held``; ECCO's powers are formed with these)
+        #: keep each slave's inputs held over its last step, before the feedthrough refresh replaces
+        #: them (``held[i] = (inputs, outputs of that step)``; ECCO's powers are formed with them)
         self.capture = False
         self.held: dict[int, tuple] = {}
 
