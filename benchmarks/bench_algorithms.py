@@ -13,8 +13,8 @@ Parts
   reference's largest |height|; the larger of the two is "the error".  Runs (FAMILIES): fixed step
   (Jacobi, Gauss-Seidel) at 7 steps; at ladders of tolerances ECCO (both methods, rtol = atol = tol,
   atol in J, libcosim's quarter-truck PI settings), ECCO with atol = 1e-3 rtol, error control (both
-  methods, rtol = atol = tol) and, Jacobi only, LibcosimConventionEcco (ours with libcosim's
-  conventions, which reproduces libcosim's runs bit for bit).
+  methods, rtol = atol = tol) and, Jacobi only, our ECCO with ``conventions: libcosim`` (which takes
+  libcosim's steps).
 * ``signal``: the same with the bump fed to ``wheel.road`` by orchestration.master.manipulators.signals.TimeSignals
   (evaluated at the start of each macro step and held over it, the master's input semantics).
 * ``transient-position``, ``signal-position``: both again with the wheel height connected to the
@@ -187,62 +187,6 @@ def ecco_options(tol: float) -> dict[str, float]:
             "relative_tolerance": tol, "absolute_tolerance": tol}
 
 
-class LibcosimConventionEcco(EccoAlgorithm):
-    """Our ECCO with the conventions of libcosim's ecco_algorithm (libcosimpy 0.0.6), found by
-    reproducing its runs step for step (tests/test_algorithms_benchmark.py):
-
-    * energy level E_level = max over bonds of |P_a - P_b| h, i.e. the residual itself, so with one bond
-      e = |dE| / (atol + rtol |dE|) (ours, the paper's: the energy through the bond, max(|P_a|, |P_b|) h);
-    * steps are whole nanoseconds, the controller's h_new = gain h truncated; a communication point is
-      n_ns / 1e9 and a step (t_ns + h_ns) / 1e9 - t_ns / 1e9 (libcosim's time_point arithmetic);
-    * an error of exactly 0 keeps the step and the controller's memory (as our PIController);
-    * the first non-zero error: ``first="adapt"`` uses it at once (gain = safety e^-kI, as our
-      PIController), ``first="keep"`` keeps the step once more (libcosim's source: no change while the
-      previous error is 0, and a 0 error resets it).  libcosim behaves like "adapt" in the runs with the
-      bump inside the wheel FMU and like "keep" in the runs whose road comes from an override
-      manipulator (both reproduced bit for bit; why the manipulator changes it was not found).
-    """
-
-    name = "ecco-libcosim-convention"
-
-    def __init__(self, *args, first: str = "adapt", **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        if first not in ("adapt", "keep"):
-            raise ValueError(f"first = {first!r}: adapt or keep")
-        self.first = first
-
-    def setup(self, execution) -> None:
-        super().setup(execution)
-        self._prev_error = 0.0
-        self._clock_ns = round(execution.time * 1e9)
-        self._step_ns: int | None = None
-
-    def step(self, t: float, h: float) -> float:
-        if self._step_ns is None:
-            self._step_ns = round(h * 1e9)
-        t_d = self._clock_ns / 1e9
-        h_d = (self._clock_ns + self._step_ns) / 1e9 - t_d
-        self.coupling_step(t_d, h_d)
-        residuals = [abs(pa - pb) for pa, pb in self.bond_powers()]
-        level = max(residuals) * h_d
-        terms = [r * h_d / (self.atol + self.rtol * level) for r in residuals]
-        error = math.sqrt(sum(x ** 2 for x in terms) / len(terms))
-        self.log.append({"time": t_d + h_d, "step": h_d, "error": error})
-        c = self.controller
-        self._clock_ns += self._step_ns
-        k = self._step_ns
-        if self.first == "keep" and (self._prev_error == 0.0 or error == 0.0):
-            self._prev_error = error                     # libcosim's source: keep the step
-        elif error != 0.0:
-            prev = self._prev_error or error
-            gain = min(max(c.safety * error ** (-c.ki - c.kp) * prev ** c.kp, c.min_change), c.max_change)
-            k = math.trunc(gain * h_d * 1e9)
-            self._prev_error = error
-        self._step_ns = min(max(k, round(c.min_step * 1e9)), round(c.max_step * 1e9))
-        self.next_step = self._step_ns / 1e9
-        return h_d
-
-
 #: the adaptive ladders: family -> (tolerances, factory(tol, method), methods)
 def ecco(tol: float, method: str) -> EccoAlgorithm:
     """Our ECCO from the very options written to libcosim's EccoConfiguration (algorithm_factory)."""
@@ -259,12 +203,10 @@ def ecco_small_atol(tol: float, method: str) -> EccoAlgorithm:
     return EccoAlgorithm(rtol=tol, atol=1e-3 * tol, method=method, controller=PIController(**PI))
 
 
-def ecco_libcosim_convention(tol: float, method: str, first: str = "adapt") -> EccoAlgorithm:
-    return LibcosimConventionEcco(rtol=tol, atol=tol, method=method, controller=PIController(**PI), first=first)
-
-
-def ecco_libcosim_convention_keep(tol: float, method: str) -> EccoAlgorithm:
-    return ecco_libcosim_convention(tol, method, first="keep")
+def ecco_libcosim_convention(tol: float, method: str) -> EccoAlgorithm:
+    """Our ECCO with libcosim's conventions (``conventions: libcosim``, ecco.py), from the options written
+    to libcosim's EccoConfiguration: it takes libcosim's steps (tests/master/test_algorithms_benchmark.py)."""
+    return make_algorithm("ecco", {**ecco_options(tol), "method": method, "conventions": "libcosim"})
 
 
 def error_control(tol: float, method: str) -> ErrorControlAlgorithm:
@@ -280,8 +222,7 @@ FAMILIES = {
 }
 #: run by the ``extrapolated`` part only (added to each variant's points)
 EXTRAPOLATED = {"ecco-extrapolated": (ECCO_TOLS, ecco_extrapolated, ("jacobi",))}
-#: the road variant's libcosim twin (see LibcosimConventionEcco.first)
-SIGNAL_FAMILIES = {**FAMILIES, "ecco-libcosim-convention": (ECCO_TOLS, ecco_libcosim_convention_keep, ("jacobi",))}
+SIGNAL_FAMILIES = FAMILIES
 
 
 def transient(fmus: dict[str, Path], variant: str = "transient", quick: bool = False,

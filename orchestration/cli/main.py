@@ -2,6 +2,7 @@
 
     marine-cosim run SYSTEM [--stop T] [--step H] [--algorithm fixed|ecco|error-control|iterative]
                      [--method jacobi|gauss-seidel] [--rtol R] [--atol A] [--extrapolation 0|1|2]
+                     [--option NAME=VALUE ...]
                      [--backend inprocess|process|ray] [--ray-address HOST:PORT] [--place COMP=OPTIONS]
                      [--set COMP.VAR=VALUE ...] [--variables COMP.VAR ...] [--record-every N]
                      [--checkpoint-every T] [--out DIR] [--scenario FILE]
@@ -68,6 +69,11 @@ def _run(args) -> int:
 
     options = {key: getattr(args, key) for key in ("method", "extrapolation", "rtol", "atol")
                if getattr(args, key, None) is not None}
+    for item in args.option or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--option {item!r}: expected NAME=VALUE, e.g. --option conventions=libcosim")
+        options[key.strip()] = value.strip()
     settings = RunSettings(system=str(args.system), out=str(args.out) if args.out else None, stop=args.stop,
                            step=args.step, algorithm=args.algorithm, options=options,
                            scenario=str(args.scenario) if args.scenario else None, variables=args.variables,
@@ -319,6 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "algorithm.csv (steps, error indicator, ECCO's per-bond energy residuals)")
     p.add_argument("--rtol", type=float, help="relative tolerance of ecco / error-control / iterative")
     p.add_argument("--atol", type=float, help="absolute tolerance of ecco / error-control / iterative")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="an algorithm option, as mc:Option in a system file (repeatable), e.g. min_step=1e-4, "
+                        "conventions=libcosim (ecco), energy_reference=peak (docs/algorithms.md)")
     p.add_argument("--method", choices=["jacobi", "gauss-seidel"], help="fixed-step coupling (default jacobi)")
     p.add_argument("--extrapolation", type=int, choices=[0, 1, 2], help="input extrapolation order (default 0)")
     p.add_argument("--backend", choices=["inprocess", "process", "ray"],

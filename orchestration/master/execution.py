@@ -17,6 +17,7 @@ stale value. In-process slaves step at once, exactly as before.
 """
 from __future__ import annotations
 
+import math
 import time as wallclock
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -92,8 +93,12 @@ class Execution:
     def __init__(self, system: System, algorithm: Algorithm | None = None,
                  slave_factory: Callable[[str, Path], Slave] | None = None,
                  observers: Sequence[Observer] = (), manipulators: Sequence[Manipulator] = (),
-                 observed: Iterable[tuple[str, str]] = ()):
+                 observed: Iterable[tuple[str, str]] = (), stop_time: float | None = None):
         self.system = system
+        #: the end of the run: told to the FMUs (fmi2SetupExperiment) and never stepped past
+        self.stop_time = system.stop_time if stop_time is None else float(stop_time)
+        #: the run's base step: the communication points are start + k * base_step
+        self.base_step: float | None = None
         self.algorithm = algorithm or FixedStepAlgorithm()
         self.observers = list(observers)
         self.manipulators = list(manipulators)
@@ -465,7 +470,7 @@ class Execution:
 
         def start(slave: Slave) -> None:
             slave.instantiate()
-            slave.setup(system.start_time, system.stop_time)
+            slave.setup(system.start_time, self.stop_time)
             slave.enter_initialization()
             if system.components[slave.name].parameters:
                 slave.set_values(system.components[slave.name].parameters)
@@ -525,15 +530,24 @@ class Execution:
         raise ExecutionError(f"initial values did not settle in {max_sweeps} sweeps through the connections "
                              "(an algebraic loop without a fixed point?)")
 
-    def step(self, h: float) -> float:
+    def step(self, h: float, until: float | None = None) -> float:
+        """One macro step of base size h; ``until`` ends it exactly there instead (the last step of
+        a run: h = until - t, so t + h is ``until`` to the bit and no FMU is asked past it)."""
         t = self.time
+        if until is None:
+            self.base_step = h
+        else:
+            h = until - t
         self.before_step(t, h)
         taken = self.algorithm.step(t, h)
         if self._pending:
             self.sync()
         self.steps_taken += 1
-        # a multiple of the base step, re-anchored so long runs do not accumulate round-off
-        self.time = self.system.start_time + self.steps_taken * h if taken == h else t + taken
+        if until is not None and taken == h:
+            self.time = until
+        else:
+            # a multiple of the base step, re-anchored so long runs do not accumulate round-off
+            self.time = self.system.start_time + self.steps_taken * h if taken == h else t + taken
         for observer in self.observers:
             observer.on_step(self)
         return taken
@@ -574,11 +588,11 @@ class Execution:
                 self.feed(i, t, u)
                 fed = True
 
-    def _after_step(self, t: float, taken: float) -> None:
+    def _after_step(self, t: float, taken: float, end: float | None = None) -> None:
         if self._pending:
             self.sync()
         self.steps_taken += 1
-        self.time = t + taken
+        self.time = t + taken if end is None else end
         for observer in self.observers:
             observer.on_step(self)
 
@@ -586,6 +600,8 @@ class Execution:
         """Step until ``stop_time`` with base step ``step``; observers are told how it ended."""
         if not (step > 0.0):
             raise ExecutionError(f"step size must be positive, got {step}")
+        self.stop_time = float(stop_time)
+        self.base_step = step
         error: BaseException | None = None
         try:
             if getattr(self.algorithm, "adaptive", False):
@@ -593,15 +609,22 @@ class Execution:
                 self.algorithm.start(step)
                 eps = 1e-9 * max(1.0, abs(stop_time))
                 while self.time < stop_time - eps:
-                    h = min(self.algorithm.next_step, stop_time - self.time)
-                    taken = self.algorithm.step(self.time, h)
-                    self._after_step(self.time, taken)
+                    t = self.time
+                    h = self.algorithm.next_step
+                    last = t + h >= stop_time - eps
+                    if last:
+                        h = stop_time - t
+                    event = self._next_event(t)
+                    if event is not None and t + eps < event < t + h - eps:
+                        h, last = event - t, False           # the event acts at its own time
+                    taken = self.algorithm.step(t, h)
+                    self._after_step(t, taken, stop_time if last and taken == h else None)
                     if progress:
                         progress(self.time, stop_time)
             else:
-                n = int(round((stop_time - self.time) / step))
-                for _ in range(n):
-                    self.step(step)
+                n = steps_to(self.time, stop_time, step)
+                for k in range(n):
+                    self.step(step, until=stop_time if k == n - 1 else None)
                     if progress:
                         progress(self.time, stop_time)
         except TerminateRequest as request:
@@ -626,6 +649,11 @@ class Execution:
                 except Exception:
                     if error is None:
                         raise
+
+    def _next_event(self, t: float) -> float | None:
+        times = [m.next_time(t) for m in self.manipulators if hasattr(m, "next_time")]
+        times = [x for x in times if x is not None]
+        return min(times) if times else None
 
     def wall_time(self) -> float:
         return wallclock.perf_counter() - self._started
@@ -668,6 +696,16 @@ class Execution:
         self.slave_time[:] = list(state["slave_time"])
         self.overrides[:] = [dict(o) for o in state["overrides"]]
         self.biases[:] = [dict(b) for b in state["biases"]]
+
+
+def steps_to(start: float, stop: float, step: float) -> int:
+    """Macro steps of size ``step`` from ``start`` to ``stop``: (stop - start) / step when that is a
+    whole number (to 1e-9 relative), else one more, the last one shortened (as FMPy does)."""
+    ratio = (stop - start) / step
+    whole = round(ratio)
+    if abs(ratio - whole) <= 1e-9 * max(1.0, ratio):
+        return int(whole)
+    return int(math.ceil(ratio))
 
 
 def component_start(system: System, component: str, variable: str, default: Any) -> Any:

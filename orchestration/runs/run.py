@@ -254,7 +254,7 @@ def prepare(settings: RunSettings, system: System | None = None, manipulators: S
         all_observers.append(checkpointer)
     all_manipulators = ([scenario] if scenario else []) + list(manipulators)
     execution = Execution(system, algorithm, slave_factory=make_slave_factory(backend), observers=all_observers,
-                          manipulators=all_manipulators, observed=variables)
+                          manipulators=all_manipulators, observed=variables, stop_time=stop)
     if file_observer is not None and backend.name == "ray":        # where each FMU runs, for the metadata
         try:
             file_observer.extra["actors"] = {s.name: s.where_is() for s in execution.slaves}

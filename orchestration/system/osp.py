@@ -61,7 +61,9 @@ For every FMU an ``<modelName>_OspModelDescription.xml`` is written into ``folde
 copied FMU, or, without copying, beside the system file, where libcosim also looks (and a
 ``<fmu stem>_...`` copy when the stem differs from the model name). Identity connections become
 ``VariableConnection``s (``Variable@causality`` always written: libcosim requires it for power
-bonds) with ``powerBond`` when set; others a ``LinearTransformation`` function plus two
+bonds) with ``powerBond`` when set -- one bond per output/input pair each way, as libcosim takes
+them: a bond of vector ports, force[0..2] one way and velocity[0..2] back, becomes the bonds
+``<bond>.0`` .. ``<bond>.2`` (force[k] with velocity[k]); others a ``LinearTransformation`` function plus two
 ``SignalConnection``s. A power-bond connection with a transformation cannot be exported (libcosim
 bonds are VariableConnections only). The algorithm must be ``fixed`` or ``ecco`` (ECCO needs all
 ten ``EccoConfiguration`` options) and ``base_step`` must be set. Lost in OSP: algorithm options of
@@ -621,6 +623,35 @@ def _sub(parent, tag: str, attrib: dict[str, str | None] | None = None, text: st
     return el
 
 
+def scalar_bonds(system: System, where: str) -> dict[int, str]:
+    """libcosim's power bond names per connection (``id(connection)``): libcosim takes exactly two
+    connections per bond, one output/input pair each way, so a bond of vector ports is written as
+    one bond per pair -- the k-th connection one way with the k-th the other way (force[k] with
+    velocity[k]), named ``<bond>.<k>`` (the bond's own name when it has one pair)."""
+    groups: dict[str, list[Connection]] = {}
+    for c in system.connections:
+        if c.power_bond is not None:
+            groups.setdefault(c.power_bond, []).append(c)
+    names: dict[int, str] = {}
+    taken = set(groups)
+    for bond, conns in groups.items():
+        first = conns[0].source[0], conns[0].target[0]
+        forth = [c for c in conns if (c.source[0], c.target[0]) == first]
+        back = [c for c in conns if (c.source[0], c.target[0]) == first[::-1]]
+        if len(forth) + len(back) != len(conns) or len(forth) != len(back):
+            raise SystemFileError(f"{where}: power bond {bond!r} has {len(forth)} connection(s) from {first[0]} to "
+                                  f"{first[1]} and {len(back)} back (and {len(conns) - len(forth) - len(back)} between "
+                                  "other components): libcosim needs the same number each way between two components, "
+                                  "paired in order (force[k] with velocity[k])")
+        for k, (a, b) in enumerate(zip(forth, back)):
+            name = bond if len(forth) == 1 else f"{bond}.{k}"
+            if len(forth) > 1 and name in taken:
+                raise SystemFileError(f"{where}: power bond {bond!r} would be split into {name!r}, which is also the "
+                                      "name of another bond; rename one")
+            names[id(a)] = names[id(b)] = name
+    return names
+
+
 def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = True) -> Path:
     """Write ``folder/OspSystemStructure.xml`` and an ``<modelName>_OspModelDescription.xml`` per
     FMU; returns the path of the system file. See the module docstring."""
@@ -646,6 +677,7 @@ def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = Tr
             raise SystemFileError(f"{where}: cannot export connection {c.label()} with a linear transformation "
                                   f"(factor {c.factor!r}, offset {c.offset!r}) in power bond {c.power_bond!r} to OSP: "
                                   "libcosim power bonds are plain VariableConnections")
+    bond_names = scalar_bonds(system, where)
 
     folder.mkdir(parents=True, exist_ok=True)
     # ---------------------------------------------------------------- FMUs, files and OspModelDescriptions
@@ -729,7 +761,7 @@ def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = Tr
         connections = _sub(root, "Connections")
         for c in system.connections:
             if c.is_identity:
-                vc = _sub(connections, "VariableConnection", {"powerBond": c.power_bond})
+                vc = _sub(connections, "VariableConnection", {"powerBond": bond_names.get(id(c))})
                 _sub(vc, "Variable", {"simulator": c.source[0], "name": c.source[1], "causality": "output"})
                 _sub(vc, "Variable", {"simulator": c.target[0], "name": c.target[1], "causality": "input"})
             else:

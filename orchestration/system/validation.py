@@ -29,7 +29,10 @@ Checks (docs/cosimulation.md, "Validation"; docs/ship_swap.md shows the messages
 * port adapters (orchestration.system.adapters): their kind and the parameters that shape their
   interface; then every check above, on their interface as on an FMU's;
 * an input connected twice; unconnected inputs (a warning); algebraic loops through
-  direct-feedthrough outputs (a warning, with the cycle).
+  direct-feedthrough outputs (a warning, with the cycle);
+* ports without a power bond: two components that exchange a force or moment one way and a
+  velocity or angular velocity the other way, on connections not marked with a power bond (a
+  warning: ECCO cannot see that coupling).
 """
 from __future__ import annotations
 
@@ -297,7 +300,43 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
                 f"{len(loose)} input(s) not connected, keeping their start values: {_compact(loose)}")
 
     _check_loops(system, descriptions, report)
+    _check_power_bonds(system, descriptions, add)
     return report
+
+
+def _check_power_bonds(system: System, descriptions: dict, add) -> None:
+    """Warn about a force/moment going one way and a velocity/angular velocity the other way between
+    two components on connections without a power bond (module docstring)."""
+    loads: dict[tuple[str, str], list[Connection]] = {}
+    rates: dict[tuple[str, str], list[Connection]] = {}
+    for c in system.connections:
+        md = descriptions.get(c.source[0])
+        if md is None or c.target[0] not in descriptions:
+            continue
+        variable = next((v for v in md.modelVariables if v.name == c.source[1]), None)
+        unit = _variable_unit(descriptions, c.source[0], variable) if variable is not None else None
+        if unit is None:
+            continue
+        pair = (c.source[0], c.target[0])
+        if unit.exponents in (_FORCE, _MOMENT):
+            loads.setdefault(pair, []).append(c)
+        elif unit.exponents in (_VELOCITY, _ANGULAR_VELOCITY):
+            rates.setdefault(pair, []).append(c)
+    for (a, b), forces in loads.items():
+        velocities = rates.get((b, a), [])
+        loose_forces = [c for c in forces if c.power_bond is None]
+        loose_velocities = [c for c in velocities if c.power_bond is None]
+        if not velocities or not (loose_forces or loose_velocities):
+            continue
+        shown_f = loose_forces or forces
+        shown_v = loose_velocities or velocities
+        add("warning", _loc(system, (loose_forces or loose_velocities)[0].origin) + f" (components {a}, {b})",
+            f"{a} and {b} exchange a force or moment ({_compact([f'{a}.{c.source[1]}' for c in shown_f])} -> "
+            f"{_compact([f'{b}.{c.target[1]}' for c in shown_f])}) and the velocity it works on "
+            f"({_compact([f'{b}.{c.source[1]}' for c in shown_v])} -> "
+            f"{_compact([f'{a}.{c.target[1]}' for c in shown_v])}) without a power bond on "
+            f"{len(loose_forces) + len(loose_velocities)} of these connections: ECCO cannot see this coupling; "
+            "mark them with one (SSP <mc:PowerBond name=.../>, OSP powerBond=...)")
 
 
 def _compact(names: list[str]) -> str:

@@ -116,6 +116,28 @@ def test_adaptive_and_rollback_algorithms_are_bitwise_equal_to_in_process(b3_fmu
         assert alg.rejected > 0 and alg._tested        # rollbacks happened; the self-test ran on the remote slaves
 
 
+def bonded_chain(payload_fmu) -> System:
+    """The chain, c still every 2 base steps, with a power bond between b and c: ECCO's and error
+    control's steps are cycles of the step multiples (step_control.py)."""
+    s = chain(payload_fmu)
+    s.connections[-1].power_bond = "bc"
+    s.connect("c.cg.velocity[1]", "b.water.velocity[0]", power_bond="bc")
+    return s
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend,name", [(b, n) for b in REMOTE for n in ("ecco", "error-control")])
+def test_adaptive_algorithms_on_multi_rate_systems_are_bitwise_equal_to_in_process(payload_fmu, backend, name,
+                                                                                     request):
+    make = {"ecco": lambda: EccoAlgorithm(rtol=1e-3, atol=1e-6),
+            "error-control": lambda: ErrorControlAlgorithm(rtol=1e-3)}[name]
+    t0, ref = record(bonded_chain(payload_fmu), make(), None, 0.6, 0.05)
+    alg = make()
+    t1, got = record(bonded_chain(payload_fmu), alg, factory_for(backend, request), 0.6, 0.05)
+    assert alg.cycle == 2 and np.array_equal(t0, t1) and np.array_equal(ref, got)
+    assert t0[-1] == 0.6 and len(t0) > 6 and np.ptp(np.diff(t0)) > 0.0       # it adapted
+
+
 # ---------------------------------------------------------------------- parallel stepping
 
 class _SpyReply:

@@ -15,6 +15,9 @@ from typing import Any
 from orchestration.master.algorithms.fixed import Algorithm, FixedStepAlgorithm
 
 NAMES = ("fixed", "ecco", "error-control", "iterative")
+#: default tolerances (docs/algorithms.md says how they were chosen)
+ECCO_RTOL, ECCO_ATOL = 1e-2, 1e-3
+EC_RTOL, EC_ATOL = 1e-3, 1e-6
 
 
 def _get(options: dict[str, Any], *keys: str, default=None):
@@ -22,6 +25,21 @@ def _get(options: dict[str, Any], *keys: str, default=None):
         if k in options and options[k] is not None:
             return options[k]
     return default
+
+
+def _float(value) -> float | None:
+    return None if value is None else float(value)
+
+
+def _bool(value) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{value!r} is not a boolean (true/false)")
 
 
 def make_algorithm(name: str, options: dict[str, Any] | None = None) -> Algorithm:
@@ -36,30 +54,32 @@ def make_algorithm(name: str, options: dict[str, Any] | None = None) -> Algorith
 
         controller = PIController(
             safety=float(_get(o, "safety_factor", "safety", default=0.99)),
-            min_step=float(_get(o, "minimum_step_size", "min_step", default=1e-5)),
-            max_step=float(_get(o, "maximum_step_size", "max_step", default=1e-2)),
+            min_step=_float(_get(o, "minimum_step_size", "min_step")),
+            max_step=_float(_get(o, "maximum_step_size", "max_step")),
             min_change=float(_get(o, "minimum_change_rate", "min_change", default=0.2)),
             max_change=float(_get(o, "maximum_change_rate", "max_change", default=1.5)),
             kp=float(_get(o, "proportional_gain", "kp", default=0.2)),
             ki=float(_get(o, "integral_gain", "ki", default=0.15)))
-        h0 = _get(o, "step_size", "h0")
-        return EccoAlgorithm(rtol=float(_get(o, "relative_tolerance", "rtol", default=1e-4)),
-                             atol=float(_get(o, "absolute_tolerance", "atol", default=1e-6)),
-                             h0=None if h0 is None else float(h0), controller=controller, method=method,
+        return EccoAlgorithm(rtol=float(_get(o, "relative_tolerance", "rtol", default=ECCO_RTOL)),
+                             atol=float(_get(o, "absolute_tolerance", "atol", default=ECCO_ATOL)),
+                             h0=_float(_get(o, "step_size", "h0")), controller=controller, method=method,
                              extrapolation=int(_get(o, "extrapolation", default=0)),
-                             energy_reference=str(_get(o, "energy_reference", default="bond")))
+                             energy_reference=_get(o, "energy_reference"),
+                             time_resolution=_float(_get(o, "time_resolution")),
+                             refresh=_bool(_get(o, "refresh")),
+                             conventions=str(_get(o, "conventions", default="paper")))
     if name == "error-control":
         from orchestration.master.algorithms.error_control import ErrorControlAlgorithm
 
-        h0 = _get(o, "step_size", "h0")
-        return ErrorControlAlgorithm(rtol=float(_get(o, "rtol", "relative_tolerance", default=1e-3)),
-                                     atol=float(_get(o, "atol", "absolute_tolerance", default=1e-6)),
-                                     h0=None if h0 is None else float(h0),
-                                     min_step=float(_get(o, "min_step", "minimum_step_size", default=1e-6)),
-                                     max_step=float(_get(o, "max_step", "maximum_step_size", default=1.0)),
+        return ErrorControlAlgorithm(rtol=float(_get(o, "rtol", "relative_tolerance", default=EC_RTOL)),
+                                     atol=float(_get(o, "atol", "absolute_tolerance", default=EC_ATOL)),
+                                     h0=_float(_get(o, "step_size", "h0")),
+                                     min_step=_float(_get(o, "min_step", "minimum_step_size")),
+                                     max_step=_float(_get(o, "max_step", "maximum_step_size")),
                                      method=method, extrapolation=int(_get(o, "extrapolation", default=0)),
-                                     hold_check=str(_get(o, "hold_check", default=False)).lower() in ("1", "true",
-                                                                                                      "yes"))
+                                     hold_check=bool(_bool(_get(o, "hold_check", default=False))),
+                                     measure=str(_get(o, "measure", default="coupling")),
+                                     norm=str(_get(o, "norm", default="max")))
     if name == "iterative":
         from orchestration.master.algorithms.iterative import IterativeAlgorithm
 

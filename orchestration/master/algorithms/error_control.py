@@ -3,30 +3,53 @@ estimate) on the coupling variables, using FMU state save/restore.
 
 Sources: Schierz, Arnold, Clauss, "Co-simulation with communication step size control in an FMI
 compatible master algorithm", 9th Modelica Conference 2012; Arnold, Clauss, Schierz, Arch. Mech.
-Eng. 60(1) 2013 (anchors_cosim.md section 3).
+Eng. 60(1) 2013 (anchors_cosim.md section 3); the scaled error norm of ODE solvers (Hairer,
+Norsett, Wanner, Solving ODEs I, section II.4, with FMI's ``nominal`` as the scale).
 
-From t, save every slave's state; one coupling step of h gives the coupled outputs y_1; restore;
-two steps of h/2 give y_2.  The local error of the (first-order, inputs held) coupling is about
-y_2 - y_1, measured as
+From t, save every slave's state; one coupling step (cycle, step_control.py) of h gives the coupled
+outputs y_1; restore; two of h/2 give y_2.  The local error of the (first-order, inputs held)
+coupling is about y_2 - y_1, measured on the *coupling variables* -- the outputs that feed a
+connection (``measure="all"`` adds the recorded ones) -- each against its own scale:
 
-    err = sqrt( mean_k [ (y_2,k - y_1,k) / (atol + rtol |y_2,k|) ]^2 )
+    e_k = |y_2,k - y_1,k| / (atol + rtol max(|y_2,k|, S_k)),    err = max_k e_k
 
-over the outputs the master tracks: connected ones and recorded ones (a held input's error shows
-first in the receiving slave's outputs, which need not be connected anywhere).
+S_k is the larger of the variable's ``nominal`` (from its modelDescription; FMI's default 1 where
+none is declared: 1 m/s, 1 m, 1 rad/s) and the largest magnitude its *group* -- the vector or
+matrix it belongs to, ``force[0..2]``, ``inertia_angular[0..5]`` -- has had so far in the run (a
+wire tension of 1e5 N is measured against 1e5 N).  A component that crosses zero (a sideways wire force,
+an off-diagonal inertia) is then measured against its vector's size, not against itself: measured
+against itself (``norm: "self"``, the scaling before), the offshore lift's crane inertia
+``base.inertia_angular[1,2]`` and the wire's sideways force set the step at every zero crossing.
 
 err <= 1 accepts the step and keeps the two half steps (the better result); otherwise the master
-restores and retries with a smaller step.  Next step: h * clamp(safety err^(-1/2), min, max)
-(order p = 1 of the coupling error, exponent -1/(p+1)).  Cost: three coupling steps and one
-save/two restores per accepted step.
+restores and retries with a smaller step.  Next step: h * clamp(safety err^(-1/2), min, max) (order
+p = 1 of the coupling error, exponent -1/(p+1)).  Cost: three coupling steps and one save/two
+restores per accepted step.
+
+**No stall.** Steps stay within [min_step, max_step] (defaults 1/100 of the run's cycle and the
+cycle itself: larger steps only when asked for, since the file's step is the one known stable).  A
+step at min_step whose error still misses the tolerance, or is above safety^2 where the controller
+would shrink the step further, is accepted; the variables that missed it are named in a warning and
+left out of the norm from then on: a difference that does not shrink with the step is no coupling
+error the step can control.  This is what stalled the offshore lift (0.85 s in 24 minutes, steps of
+2e-5 s): the Winch FMU, heave-compensating, differentiates its held ``hardpoint.velocity_down``
+input inside each step (the reference acceleration (v_ref - v_prev_ref) / h_sub), so its
+``motor.torque`` and ``motor.power`` -- recorded, connected nowhere -- jump by J dv / (r h) at the
+start of every step, and one step and two half steps differ by 1 % whatever h is (1362 against
+1375 N m at h = 2e-5 s); measured against itself, each such number made the step shrink further.
+
+**Hold check** (``hold_check=True``): also compare each slave's held inputs with those its sources
+give at t + h (module text in :meth:`_hold_error`).
 
 Before the first step every slave's rollback is tested, one slave at a time with its inputs held:
-save, step, restore, step again -- the outputs must repeat bit for bit.  A slave without fmi2GetFMUstate,
-or one that does not restore
-exactly, stops the run with a message naming it, instead of giving a wrong result.
+save, step, restore, step again -- the outputs must repeat bit for bit.  A slave without
+fmi2GetFMUstate, or one that does not restore exactly, stops the run with a message naming it.
 """
 from __future__ import annotations
 
 import math
+import re
+import warnings
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -37,7 +60,47 @@ from orchestration.master.algorithms.step_control import AdaptiveAlgorithm
 if TYPE_CHECKING:
     from orchestration.master.execution import Execution
 
+#: defaults of min_step and max_step, as fractions of the run's first cycle (its base step): a step
+#: larger than the one the system file was set up with may be unstable (the explicit coupling of a
+#: wire in air diverges at twice the offshore lift's step), and one below 1/100 of it costs more than
+#: a fixed-step run at the file's step could gain (docs/algorithms.md)
+MIN_STEP_FRACTION = 1e-2
+MAX_STEP_FACTOR = 1.0
+MEASURES = ("coupling", "all")
+NORMS = ("max", "rms", "self")
 
+_INDEX = re.compile(r"\[[^\]]*\]$")
+
+
+class StepSizeWarning(UserWarning):
+    """An adaptive algorithm could not meet its tolerance and went on (never a stall)."""
+
+
+def variable_group(name: str) -> str:
+    """The vector or matrix a scalar belongs to: ``force[2]`` -> ``force``, ``inertia[1,2]`` -> ``inertia``."""
+    return _INDEX.sub("", name)
+
+
+def declared_nominal(slave, name: str) -> float:
+    """The ``nominal`` attribute of an FMU variable (its declared type's if not its own), or 1: FMI's
+    default ("if not defined ... nominal = 1 is assumed", FMI 2.0 section 2.2.7)."""
+    md = getattr(slave, "model_description", None)
+    if md is None:
+        return 1.0
+    if not hasattr(slave, "_nominals"):
+        table = {}
+        for v in md.modelVariables:
+            raw = v.nominal if v.nominal is not None else getattr(v.declaredType, "nominal", None)
+            try:
+                value = abs(float(raw)) if raw is not None else 1.0
+            except (TypeError, ValueError):
+                value = 1.0
+            table[v.name] = value if math.isfinite(value) and value > 0.0 else 1.0
+        try:
+            slave._nominals = table
+        except AttributeError:
+            return table.get(name, 1.0)
+    return slave._nominals.get(name, 1.0)
 
 
 class ErrorControlAlgorithm(AdaptiveAlgorithm):
@@ -45,27 +108,43 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
 
     name = "error-control"
 
-    def __init__(self, rtol: float = 1e-3, atol: float = 1e-6, h0: float | None = None, min_step: float = 1e-6,
-                 max_step: float = 1.0, safety: float = 0.9, min_change: float = 0.2, max_change: float = 2.0,
-                 method: str = "jacobi", order: Sequence[str] | None = None, extrapolation: int = 0,
-                 hold_check: bool = False) -> None:
+    def __init__(self, rtol: float = 1e-3, atol: float = 1e-6, h0: float | None = None,
+                 min_step: float | None = None, max_step: float | None = None, safety: float = 0.9,
+                 min_change: float = 0.2, max_change: float = 2.0, method: str = "jacobi",
+                 order: Sequence[str] | None = None, extrapolation: int = 0, hold_check: bool = False,
+                 measure: str = "coupling", norm: str = "max") -> None:
         super().__init__(method, order, extrapolation)
         self.hold_check = bool(hold_check)
         if not (rtol >= 0.0 and atol >= 0.0 and rtol + atol > 0.0):
             raise ValueError(f"error-control: rtol = {rtol!r}, atol = {atol!r} must be >= 0 and not both 0")
-        if not 0.0 < min_step <= max_step:
+        if min_step is not None and max_step is not None and not 0.0 < min_step <= max_step:
             raise ValueError(f"error-control: need 0 < min_step <= max_step ({min_step!r}, {max_step!r})")
-        self.rtol, self.atol, self.min_step, self.max_step = float(rtol), float(atol), float(min_step), float(max_step)
+        for label, value in (("min_step", min_step), ("max_step", max_step)):
+            if value is not None and not (math.isfinite(value) and value > 0.0):
+                raise ValueError(f"error-control: {label} = {value!r} must be a positive number of seconds")
+        if measure not in MEASURES:
+            raise ValueError(f"error-control: measure {measure!r}: 'coupling' (the outputs that feed connections) "
+                             f"or 'all' (and the recorded ones)")
+        if norm not in NORMS:
+            raise ValueError(f"error-control: norm {norm!r}: 'max' (the largest scaled error), 'rms' (their root "
+                             f"mean square) or 'self' (rms, each variable against its own magnitude)")
+        self.rtol, self.atol = float(rtol), float(atol)
+        self.min_step, self.max_step = min_step, max_step
         self.safety, self.min_change, self.max_change = safety, min_change, max_change
+        self.measure, self.norm = measure, norm
         if h0 is not None:
             self.next_step = float(h0)
         self.rejected = 0
+        self.below_tolerance = 0              # steps accepted at min_step above the tolerance
+        self.uncontrolled: list[str] = []     # variables left out of the norm (module docstring)
         self._tested = False
 
     def settings(self) -> dict:
         return {"algorithm": self.name, "method": self.method, "rtol": self.rtol, "atol": self.atol,
                 "min_step": self.min_step, "max_step": self.max_step, "safety": self.safety,
-                "extrapolation": self.extrapolation, "hold_check": self.hold_check}
+                "extrapolation": self.extrapolation, "hold_check": self.hold_check, "measure": self.measure,
+                "norm": self.norm, "cycle": getattr(self, "cycle", 1), "rejected": self.rejected,
+                "below_tolerance": self.below_tolerance, "uncontrolled": list(self.uncontrolled)}
 
     def setup(self, execution: "Execution") -> None:
         super().setup(execution)
@@ -75,12 +154,75 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
                 raise RollbackError(f"error-control rolls steps back, but {s.name} ({source}) cannot save and "
                                     "restore its state (canGetAndSetFMUstate is false, or FMI 1.0); use "
                                     "--algorithm fixed or ecco for this system")
+        self._select(execution)
 
-    def _coupled_outputs(self) -> np.ndarray:
-        """Every output the master tracks: connection sources and recorded outputs (the coupling
-        error of a held input shows first in the receiving slave's own outputs)."""
+    def start(self, h0: float) -> None:
+        super().start(h0)
+        H0 = self.cycle * h0
+        if self.min_step is None:
+            self.min_step = MIN_STEP_FRACTION * H0
+        if self.max_step is None:
+            self.max_step = max(MAX_STEP_FACTOR * H0, self.min_step)
+        if not 0.0 < self.min_step <= self.max_step:
+            raise ValueError(f"error-control: need 0 < min_step <= max_step ({self.min_step!r}, {self.max_step!r})")
+        self.next_step = min(max(self.next_step, self.min_step), self.max_step)
+
+    # ------------------------------------------------------------------ what is measured
+
+    def _select(self, ex: "Execution") -> None:
+        """Positions of the measured outputs per slave, their names, groups and declared scales."""
+        used: list[set[int]] = [set() for _ in ex.slaves]
+        for groups in ex.links:
+            for g in groups:
+                used[g.source].update(int(p) for p in g.src_pos)
+        if self.measure == "all":
+            used = [set(range(len(names))) for names in ex.out_names]
+        self._positions = [np.array(sorted(u), dtype=np.int64) for u in used]
+        names, groups, nominal = [], [], []
+        group_index: dict[tuple[int, str], int] = {}
+        for i, positions in enumerate(self._positions):
+            for p in positions:
+                name = ex.out_names[i][p]
+                key = (i, variable_group(name))
+                names.append(f"{ex.slaves[i].name}.{name}")
+                groups.append(group_index.setdefault(key, len(group_index)))
+                nominal.append(declared_nominal(ex.slaves[i], name))
+        self._names = names
+        self._group = np.array(groups, dtype=np.int64)
+        n_groups = len(group_index)
+        self._declared = np.zeros(n_groups)
+        if len(names):
+            np.maximum.at(self._declared, self._group, np.array(nominal))
+        self._learnt = np.zeros(n_groups)
+        self._active = np.ones(len(names), dtype=bool)
+        self._learn(self._measured())
+
+    def _measured(self) -> np.ndarray:
         ex = self.execution
-        return np.concatenate([y for y in ex.outputs] or [np.zeros(0)])
+        parts = [np.asarray(ex.outputs[i])[p] for i, p in enumerate(self._positions) if len(p)]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def _learn(self, y: np.ndarray) -> None:
+        """The groups' largest magnitudes so far (the learnt scales)."""
+        if y.size:
+            finite = np.where(np.isfinite(y), np.abs(y), 0.0)
+            np.maximum.at(self._learnt, self._group, finite)
+
+    def _scaled(self, y1: np.ndarray, y2: np.ndarray) -> np.ndarray:
+        """Each measured variable's difference over its tolerance (module docstring)."""
+        if self.norm == "self":
+            ref = np.abs(y2)
+        else:
+            ref = np.maximum(np.abs(y2), np.maximum(self._declared, self._learnt)[self._group])
+        return np.abs(y2 - y1) / (self.atol + self.rtol * ref)
+
+    def _norm(self, scaled: np.ndarray) -> float:
+        active = scaled[self._active]
+        if not active.size:
+            return 0.0
+        if self.norm == "max":
+            return float(np.max(active))
+        return float(np.sqrt(np.mean(np.square(active))))
 
     def _hold_error(self, t_end: float) -> float:
         """Input-hold error (``hold_check=True``): each slave's inputs held over the last half step
@@ -106,12 +248,13 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
         bit for bit (testing the slaves one by one names the one that does not restore)."""
         ex = self.execution
         for i, slave in enumerate(ex.slaves):
-            u = ex.compute_inputs(i, t, h, 0, updated=())
+            H = h * self._multiples[i] / self.cycle
+            u = ex.compute_inputs(i, t, H, 0, updated=())
             state = slave.get_state()
             try:
-                first = slave.exchange(ex.in_vrs[i], u, t, h, ex.out_vrs[i]).copy()
+                first = slave.exchange(ex.in_vrs[i], u, t, H, ex.out_vrs[i]).copy()
                 slave.set_state(state)
-                again = slave.exchange(ex.in_vrs[i], u, t, h, ex.out_vrs[i])
+                again = slave.exchange(ex.in_vrs[i], u, t, H, ex.out_vrs[i])
                 slave.set_state(state)
             finally:
                 slave.free_state(state)
@@ -123,6 +266,25 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
                     "wrong results with it (use --algorithm fixed or ecco)")
         self._tested = True
 
+    def _give_up_on(self, t: float, h: float, scaled: np.ndarray, level: float = 1.0) -> None:
+        """At min_step and still above the tolerance (or above ``level``, where the controller would
+        shrink the step further): leave those variables out of the norm from now on, and say so
+        (module docstring)."""
+        missed = np.flatnonzero(self._active & (scaled > level))
+        if not missed.size:
+            return
+        self._active[missed] = False
+        names = [self._names[k] for k in missed]
+        self.uncontrolled.extend(names)
+        worst = missed[np.argsort(scaled[missed])[::-1]]
+        listed = ", ".join(f"{self._names[k]} ({scaled[k]:.3g})" for k in worst[:5])
+        more = f" and {len(missed) - 5} more" if len(missed) > 5 else ""
+        warnings.warn(
+            f"error-control: at t = {t:.6g} s the step-doubling difference of {listed}{more} is still above the "
+            f"tolerance (scaled error in brackets) at the minimum step {h:.3g} s: a difference that does not "
+            f"shrink with the step is no coupling error the step can control; these are left out of the error "
+            f"norm from now on (set min_step or rtol/atol to change this)", StepSizeWarning, stacklevel=2)
+
     def step(self, t: float, h: float) -> float:
         if not self._tested:
             self.self_test(t, h)
@@ -131,20 +293,30 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
         try:
             while True:
                 self.coupling_step(t, h)
-                y1 = self._coupled_outputs()
+                y1 = self._measured()
                 ex.restore(snap)
                 self.coupling_step(t, 0.5 * h)
                 self.coupling_step(t + 0.5 * h, 0.5 * h)
-                y2 = self._coupled_outputs()
-                scale = self.atol + self.rtol * np.abs(y2)
-                err = float(np.sqrt(np.mean(np.square((y2 - y1) / scale)))) if y2.size else 0.0
+                y2 = self._measured()
+                scaled = self._scaled(y1, y2)
+                err = self._norm(scaled)
                 if self.hold_check:
                     err = max(err, self._hold_error(t + h))
+                at_min = h <= self.min_step * (1 + 1e-12)
+                if at_min and err > self.safety ** 2:
+                    # at the bottom and still wanting smaller steps (or missing the tolerance):
+                    # no smaller step is allowed, so those variables leave the norm
+                    self.below_tolerance += err > 1.0
+                    self._give_up_on(t, h, scaled, self.safety ** 2)
                 factor = self.safety * err ** -0.5 if err > 0.0 else self.max_change
                 if not math.isfinite(err):
                     factor = self.min_change
-                if err <= 1.0 or h <= self.min_step * (1 + 1e-12):
-                    self.log.append({"time": t + h, "step": h, "error": err, "rejected": self.rejected})
+                if err <= 1.0 or at_min:
+                    active = np.flatnonzero(self._active)
+                    worst = self._names[active[np.argmax(scaled[active])]] if active.size else ""
+                    self.log.append({"time": t + h, "step": h, "error": err, "rejected": self.rejected,
+                                     "worst": worst})
+                    self._learn(y2)
                     self.next_step = min(max(h * min(max(factor, self.min_change), self.max_change),
                                              self.min_step), self.max_step)
                     return h

@@ -64,6 +64,18 @@ def gauss_seidel_order(n: int, edges: set[tuple[int, int]], names: list[str]) ->
     return [v for group in reversed(groups) for v in group]
 
 
+def grid_end(ex, k: int, base: float) -> float:
+    """The k-th communication point start + k * base, or the stop time exactly where that is at or
+    past it (a slower slave's last step in a run that ends between its communication points, and
+    the float noise of start + k * base: 174.975 + 0.025 is 175.00000000000003; no FMU is asked to
+    step past its stop time, which strict FMUs refuse)."""
+    end = ex.system.start_time + k * base
+    stop = ex.stop_time
+    if stop is not None and end > stop - 1e-9 * max(1.0, abs(stop)):
+        return stop
+    return end
+
+
 @dataclass
 class FixedStepAlgorithm(Algorithm):
     """Fixed-step Jacobi or Gauss-Seidel with input extrapolation and multi-rate stepping."""
@@ -106,9 +118,10 @@ class FixedStepAlgorithm(Algorithm):
         due = [i for i in self._order if n % ex.step_multiple[i] == 0]
         # the communication points are start + k h, and a step goes from one to another: its size is
         # their difference (as FMPy and the Reference FMUs' fmusim compute it), not h, which differs
-        # from it by rounding and would make a sub-stepping FMU split its step differently
-        start = ex.system.start_time
-        span = {m: (start + (n + m) * h) - t for m in {ex.step_multiple[i] for i in due}}
+        # from it by rounding and would make a sub-stepping FMU split its step differently; a step
+        # that would end at or past the stop time ends on it (grid_end)
+        base = ex.base_step if ex.base_step is not None else h
+        span = {m: grid_end(ex, n + m, base) - t for m in {ex.step_multiple[i] for i in due}}
         if self.method == "jacobi":
             inputs = [ex.compute_inputs(i, t, span[ex.step_multiple[i]], self.extrapolation, updated=()) for i in due]
             for i, u in zip(due, inputs):
@@ -119,6 +132,6 @@ class FixedStepAlgorithm(Algorithm):
                 H = span[ex.step_multiple[i]]
                 ex.advance(i, ex.compute_inputs(i, t, H, self.extrapolation, updated=updated), t, H)
                 updated.add(i)
-        ex.refresh_feedthrough(start + (n + 1) * h, self._refresh_order)
+        ex.refresh_feedthrough(grid_end(ex, n + 1, base), self._refresh_order)
         self._count += 1
         return h

@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
+import numpy as np
+
 from orchestration.master.algorithms.fixed import Algorithm, gauss_seidel_order
 
 if TYPE_CHECKING:
@@ -22,23 +24,27 @@ if TYPE_CHECKING:
 
 @dataclass
 class PIController:
-    """Step-size controller (module docstring); parameter names and defaults as libcosim's
-    EccoConfiguration in its quarter-truck example."""
+    """Step-size controller (module docstring); parameter names as libcosim's EccoConfiguration.
+    ``min_step``/``max_step`` None: set by :meth:`bound` from the run's first step (ECCO's
+    defaults: 1/100 of it and itself -- ECCO never repeats a step, so a step grown past the stable
+    one diverges before the controller can take it back)."""
 
     safety: float = 0.99
-    min_step: float = 1e-5
-    max_step: float = 1e-2
+    min_step: float | None = None
+    max_step: float | None = None
     min_change: float = 0.2
     max_change: float = 1.5
     kp: float = 0.2
     ki: float = 0.15
 
     def __post_init__(self) -> None:
-        bad = [(n, getattr(self, n)) for n in ("safety", "min_step", "max_step", "min_change", "max_change")
+        bad = [(n, getattr(self, n)) for n in ("safety", "min_change", "max_change")
                if not (math.isfinite(getattr(self, n)) and getattr(self, n) > 0.0)]
+        bad += [(n, getattr(self, n)) for n in ("min_step", "max_step") if getattr(self, n) is not None
+                and not (math.isfinite(getattr(self, n)) and getattr(self, n) > 0.0)]
         bad += [(n, getattr(self, n)) for n in ("kp", "ki") if not (math.isfinite(getattr(self, n))
                                                                    and getattr(self, n) >= 0.0)]
-        if self.min_step > self.max_step:
+        if self.min_step is not None and self.max_step is not None and self.min_step > self.max_step:
             bad.append(("min_step", self.min_step))
         if self.min_change > 1.0 or self.max_change < 1.0:
             bad.append(("min_change/max_change", (self.min_change, self.max_change)))
@@ -46,6 +52,13 @@ class PIController:
             raise ValueError("step controller: " + ", ".join(f"{n} = {v!r}" for n, v in bad) +
                              " (positive steps with min_step <= max_step, min_change <= 1 <= max_change)")
         self._prev = None
+
+    def bound(self, h0: float, min_fraction: float = 1e-2, max_factor: float = 1.0) -> None:
+        """Fill in the step limits that were not given, from the first step h0."""
+        if self.min_step is None:
+            self.min_step = min_fraction * h0 if self.max_step is None else min(min_fraction * h0, self.max_step)
+        if self.max_step is None:
+            self.max_step = max(max_factor * h0, self.min_step)
 
     def next(self, h: float, error: float) -> float:
         """The next step after a step h with error indicator ``error``."""
@@ -68,8 +81,14 @@ class PIController:
 
 class AdaptiveAlgorithm(Algorithm):
     """An algorithm that proposes its own steps (Execution.run calls :meth:`start`, then steps with
-    ``next_step`` until the stop time).  One coupling step = every slave steps once, Jacobi or
-    Gauss-Seidel, inputs held (no extrapolation, no multi-rate)."""
+    ``next_step`` until the stop time).
+
+    One coupling step of length H is a *cycle* of the step multiples: with multiples m_i (OSP's
+    decimation factors) and M their least common multiple, the cycle has M base steps of H / M and
+    slave i steps every m_i of them, with steps of m_i H / M, Jacobi or Gauss-Seidel, inputs held or
+    extrapolated, as the fixed-step algorithm does; every slave is at t + H at its end, where the
+    step size changes and the error is measured.  Without multiples (M = 1) a cycle is one step of
+    every slave.  The controlled step is the cycle: the run's base step h gives H0 = M h."""
 
     adaptive = True
 
@@ -82,12 +101,19 @@ class AdaptiveAlgorithm(Algorithm):
         self.extrapolation = int(extrapolation)
         self.next_step = math.nan
         self.log: list[dict] = []          # one row per accepted step, for results and plots
+        #: make direct-feedthrough outputs consistent after each step (Execution.refresh_feedthrough);
+        #: libcosim does not, which ECCO's libcosim conventions reproduce
+        self.refresh = True
+        #: keep each slave's inputs held over its last step, before the feedthrough refresh replaces
+        #: them (``held[i] = (inputs, outputs of that step)``; ECCO's powers are formed with them)
+        self.capture = False
+        self.held: dict[int, tuple] = {}
 
     def setup(self, execution: "Execution") -> None:
         super().setup(execution)
         n = len(execution.slaves)
-        if any(m != 1 for m in execution.step_multiple):
-            raise ValueError(f"{self.name}: step multiples (multi-rate) are not supported; use the fixed algorithm")
+        self._multiples = [int(m) for m in execution.step_multiple]
+        self.cycle = math.lcm(*self._multiples) if self._multiples else 1
         if self.order:
             self._order = [execution.index[name] for name in self.order]
         elif self.method == "gauss-seidel":
@@ -97,23 +123,48 @@ class AdaptiveAlgorithm(Algorithm):
         self._refresh_order = gauss_seidel_order(n, execution.slave_edges(), [s.name for s in execution.slaves])
 
     def start(self, h0: float) -> None:
-        """Called by Execution.run with the run's step: the first step (unless set explicitly)."""
+        """Called by Execution.run with the run's base step: the first cycle (unless set explicitly)."""
         if not math.isfinite(self.next_step):
-            self.next_step = h0
+            self.next_step = self.cycle * h0
 
-    def coupling_step(self, t: float, h: float) -> None:
+    def coupling_step(self, t: float, H: float) -> None:
+        """One cycle [t, t + H] (class docstring); manipulators act once, at t."""
         ex = self.execution
-        ex.before_step(t, h)
+        ex.before_step(t, H)
+        M = self.cycle
+        if M == 1:
+            self._substep(t, {i: H for i in self._order}, H)
+            return
+        hb = H / M
+        end = t + H
+        for j in range(M):
+            tj = t if j == 0 else t + j * hb
+            due = {}
+            for i in self._order:
+                m = self._multiples[i]
+                if j % m == 0:
+                    due[i] = (end if j + m >= M else t + (j + m) * hb) - tj
+            t_next = end if j == M - 1 else t + (j + 1) * hb
+            self._substep(tj, due, t_next - tj)
+
+    def _substep(self, t: float, due: dict[int, float], h: float) -> None:
+        """The due slaves step from t (slave i by due[i]); feedthrough refreshed at t + h."""
+        ex = self.execution
         if self.method == "jacobi":
-            inputs = [ex.compute_inputs(i, t, h, self.extrapolation, updated=()) for i in self._order]
-            for i, u in zip(self._order, inputs):
-                ex.advance(i, u, t, h)
+            inputs = [(i, ex.compute_inputs(i, t, H, self.extrapolation, updated=())) for i, H in due.items()]
+            for i, u in inputs:
+                ex.advance(i, u, t, due[i])
         else:
             updated: set[int] = set()
-            for i in self._order:
-                ex.advance(i, ex.compute_inputs(i, t, h, self.extrapolation, updated=updated), t, h)
+            for i, H in due.items():
+                ex.advance(i, ex.compute_inputs(i, t, H, self.extrapolation, updated=updated), t, H)
                 updated.add(i)
-        ex.refresh_feedthrough(t + h, self._refresh_order)
+        if self.capture:
+            ex.sync()
+            for i in due:
+                self.held[i] = (np.array(ex.inputs[i], dtype=float), np.array(ex.outputs[i], dtype=float))
+        if self.refresh:
+            ex.refresh_feedthrough(t + h, self._refresh_order)
 
     def step(self, t: float, h: float) -> float:
         raise NotImplementedError

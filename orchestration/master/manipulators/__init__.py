@@ -18,3 +18,8 @@ class Manipulator:
         return ()
 
     def before_step(self, execution: "Execution", t: float, h: float) -> None: ...
+
+    def next_time(self, t: float) -> float | None:
+        """The time of this manipulator's next change after t, if it has one: an adaptive algorithm
+        ends a step there, so the change acts at its own time (None: none, or continuous)."""
+        return None

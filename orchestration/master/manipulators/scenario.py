@@ -83,6 +83,12 @@ class Scenario(Manipulator):
                 raise ScenarioError(f"{e.origin}: bias needs a Real input, {e.component}.{e.variable} is a "
                                     f"{info.type} {info.causality}")
 
+    def next_time(self, t: float) -> float | None:
+        for e in self.events[self._next:]:
+            if e.time > t:
+                return e.time
+        return None
+
     def before_step(self, execution: Execution, t: float, h: float) -> None:
         while self._next < len(self.events) and self.events[self._next].time <= t + 1e-9 * max(1.0, h):
             e = self.events[self._next]

@@ -104,8 +104,8 @@ def moored_barge_system(fmu_dir: Path = DEFAULT_FMU_DIR, sea: dict | None = None
     s.add_component(Component("barge", Path(fmu_dir) / "Ship.fmu", barge))
     for k in range(1, 5):
         _connect_vec(s, f"barge.hardpoint{k}.position", f"line{k}.end_b.position")
-        _connect_vec(s, f"barge.hardpoint{k}.velocity", f"line{k}.end_b.velocity")
-        _connect_vec(s, f"line{k}.end_b.force", f"barge.hardpoint{k}.force")
+        _connect_vec(s, f"barge.hardpoint{k}.velocity", f"line{k}.end_b.velocity", bond=f"fairlead{k}")
+        _connect_vec(s, f"line{k}.end_b.force", f"barge.hardpoint{k}.force", bond=f"fairlead{k}")
     declare_unconnected_inputs(s)
     return s
 

@@ -70,17 +70,19 @@ def deck_landing_system(fmu_dir: Path = DEFAULT_FMU_DIR, sea: dict | None = None
                "body2.E": PADS["E"], "body2.B": PADS["B"]}
     s.add_component(Component("contact", Path(fmu_dir) / "Contact.fmu", contact, step_multiple=1))
     # body 1: the payload (reference origin = box centre); body 2: the barge deck at its hardpoint 1
+    # power bonds: the payload's and the deck's wrench with the velocities they work on
     for var in ("position", "velocity", "angular_velocity"):
-        _connect_vec(s, f"payload.{var}", f"contact.body1.{var}")
-        _connect_vec(s, f"barge.hardpoint1.{var}", f"contact.body2.{var}")
+        moving = var != "position"
+        _connect_vec(s, f"payload.{var}", f"contact.body1.{var}", bond="payload_contact" if moving else None)
+        _connect_vec(s, f"barge.hardpoint1.{var}", f"contact.body2.{var}", bond="deck_contact" if moving else None)
     _connect_vec(s, "payload.quaternion", "contact.body1.quaternion", 4)
     _connect_vec(s, "barge.hardpoint1.quaternion", "contact.body2.quaternion", 4)
     # the contact force acts at the payload's reference point (attachment 2 sits there), its moment
     # about that point is a free moment
-    _connect_vec(s, "contact.body1.force", "payload.attachment2.force")
-    _connect_vec(s, "contact.body1.moment", "payload.cg.moment")
-    _connect_vec(s, "contact.body2.force", "barge.hardpoint1.force")
-    _connect_vec(s, "contact.body2.moment", "barge.hardpoint1.moment")
+    _connect_vec(s, "contact.body1.force", "payload.attachment2.force", bond="payload_contact")
+    _connect_vec(s, "contact.body1.moment", "payload.cg.moment", bond="payload_contact")
+    _connect_vec(s, "contact.body2.force", "barge.hardpoint1.force", bond="deck_contact")
+    _connect_vec(s, "contact.body2.moment", "barge.hardpoint1.moment", bond="deck_contact")
     declare_unconnected_inputs(s)
     return s
 

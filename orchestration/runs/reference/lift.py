@@ -94,9 +94,9 @@ def _vec(name: str, values: Sequence[float]) -> dict[str, float]:
     return {f"{name}[{i}]": float(v) for i, v in enumerate(values)}
 
 
-def _connect_vec(s, source: str, target: str, n: int = 3) -> None:
+def _connect_vec(s, source: str, target: str, n: int = 3, bond: str | None = None) -> None:
     for i in range(n):
-        s.connect(f"{source}[{i}]", f"{target}[{i}]")
+        s.connect(f"{source}[{i}]", f"{target}[{i}]", power_bond=bond)
 
 
 def declare_unconnected_inputs(s) -> None:
@@ -301,27 +301,33 @@ def _lift_components(s, fmu_dir: Path, geo: LiftGeometry, sea: dict, pose: Seque
     s.add_component(Component("payload", fmu_dir / "Payload.fmu", {
         **PAYLOAD, **_vec("initial.position", geo.payload_position), "max_substep": num["payload_substep"]}))
     # ship hardpoint 1 carries the crane (mass-aware): motion to the crane base, its articulated
-    # inertia and bias wrench back (docs/mass_aware.md); no force/moment connection
+    # inertia and bias wrench back (docs/mass_aware.md); no force/moment connection.  Power bonds
+    # (ECCO, docs/algorithms.md) pair each force/moment with the velocity it works on: here the bias
+    # wrench with the base's velocities (the inertia part of the base wrench acts inside the ship)
     for var in ("position", "velocity", "angular_velocity", "acceleration", "angular_acceleration"):
-        _connect_vec(s, f"ship.hardpoint1.{var}", f"crane.base.{var}")
+        bond = "crane_base" if var in ("velocity", "angular_velocity") else None
+        _connect_vec(s, f"ship.hardpoint1.{var}", f"crane.base.{var}", bond=bond)
     _connect_vec(s, "ship.hardpoint1.quaternion", "crane.base.quaternion", 4)
     for block, keys in (("linear", ("0,0", "1,1", "2,2", "0,1", "0,2", "1,2")),
                         ("coupling", ("0,0", "0,1", "0,2", "1,0", "1,1", "1,2", "2,0", "2,1", "2,2")),
                         ("angular", ("0,0", "1,1", "2,2", "0,1", "0,2", "1,2"))):
         for k in keys:
             s.connect(f"crane.base.inertia_{block}[{k}]", f"ship.hardpoint1.inertia_{block}[{k}]")
-    _connect_vec(s, "crane.base.bias_force", "ship.hardpoint1.bias_force")
-    _connect_vec(s, "crane.base.bias_moment", "ship.hardpoint1.bias_moment")
+    _connect_vec(s, "crane.base.bias_force", "ship.hardpoint1.bias_force", bond="crane_base")
+    _connect_vec(s, "crane.base.bias_moment", "ship.hardpoint1.bias_moment", bond="crane_base")
     # the wire: end B on the jib-tip sheave (the winch end), end A on the payload's lifting point
     _connect_vec(s, f"crane.{HOIST}.position", "cable.end_b.position")
-    _connect_vec(s, f"crane.{HOIST}.velocity", "cable.end_b.velocity")
-    _connect_vec(s, "cable.end_b.force", f"crane.{HOIST}.force")
+    _connect_vec(s, f"crane.{HOIST}.velocity", "cable.end_b.velocity", bond="crane_tip")
+    _connect_vec(s, "cable.end_b.force", f"crane.{HOIST}.force", bond="crane_tip")
     _connect_vec(s, "payload.attachment1.position", "cable.end_a.position")
-    _connect_vec(s, "payload.attachment1.velocity", "cable.end_a.velocity")
-    _connect_vec(s, "cable.end_a.force", "payload.attachment1.force")
-    # the winch pays the wire out by length, reads the load cell and compensates the jib tip's heave
+    _connect_vec(s, "payload.attachment1.velocity", "cable.end_a.velocity", bond="hook")
+    _connect_vec(s, "cable.end_a.force", "payload.attachment1.force", bond="hook")
+    # the winch pays the wire out by length (winch.mode 1), reads the load cell and compensates the
+    # jib tip's heave; its pay-out speed goes to the wire too, unused in length mode, so that the
+    # tension and the speed it works on form the winch's power bond
     s.connect("winch.payout.line_length", "cable.winch.length")
-    s.connect("cable.winch.tension", "winch.line.tension")
+    s.connect("winch.payout.speed", "cable.winch.speed", power_bond="winch")
+    s.connect("cable.winch.tension", "winch.line.tension", power_bond="winch")
     s.connect(f"crane.{HOIST}.velocity[2]", "winch.hardpoint.velocity_down")
     # the free surface at the payload (splash zone) from the ship's wave probe
     _connect_vec(s, "payload.position", "ship.wave_probe.position", 2)

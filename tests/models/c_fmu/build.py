@@ -83,7 +83,8 @@ def fmi2_header_dir() -> Path:
 
 def build_c_fmu(source: Path, model_description: Path, model_identifier: str, out_dir: Path,
                 include_dirs: tuple[Path, ...] = (), defines: tuple[str, ...] = ()) -> Path:
-    """Compile one C file (with its includes from this folder expanded, :func:`bundled_source`) into
+    """Compile one C file (with its includes from this folder expanded, :func:`bundled_source`, and
+    ``#define`` lines for ``defines`` in front) into
     ``binaries/linux64/<model_identifier>.so`` and package it with its modelDescription (and the
     expanded source under ``sources/``) as ``out_dir/<model_identifier>.fmu``.
     Raises :class:`FmuBuildError` with the reason if it cannot be built."""
@@ -100,9 +101,9 @@ def build_c_fmu(source: Path, model_description: Path, model_identifier: str, ou
     with tempfile.TemporaryDirectory(prefix=f"{model_identifier.lower()}_build_") as tmp:
         binary = Path(tmp) / f"{model_identifier}.so"
         bundled = Path(tmp) / source.name
-        bundled.write_text(bundled_source(source))
-        cmd = [gcc, *CFLAGS, *(f"-D{d}" for d in defines), *(f"-I{d}" for d in include_dirs), "-o", str(binary),
-               str(bundled), "-lm"]
+        # the defines go into the shipped source, so that it compiles to this binary on its own
+        bundled.write_text("".join(f"#define {d}\n" for d in defines) + bundled_source(source))
+        cmd = [gcc, *CFLAGS, *(f"-I{d}" for d in include_dirs), "-o", str(binary), str(bundled), "-lm"]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             raise FmuBuildError(f"gcc failed ({result.returncode}):\n{' '.join(cmd)}\n{result.stderr}")
@@ -132,6 +133,13 @@ def build_oscillator_fmu(out_dir: Path) -> Path:
     ``sources/oscillator.c``. Raises :class:`FmuBuildError` with the reason if it cannot be built.
     """
     return build_c_fmu(SOURCE, MODEL_DESCRIPTION, MODEL_IDENTIFIER, out_dir, (fmi2_header_dir(),))
+
+
+def build_strict_oscillator_fmu(out_dir: Path) -> Path:
+    """The Oscillator built with ``STRICT_STOP_TIME`` defined as ``out_dir/Oscillator.fmu``: fmi2DoStep
+    refuses a step that ends after stopTime by any amount, as strict third-party FMUs (20-sim) do."""
+    return build_c_fmu(SOURCE, MODEL_DESCRIPTION, MODEL_IDENTIFIER, out_dir, (fmi2_header_dir(),),
+                       defines=("STRICT_STOP_TIME",))
 
 
 def build_third_party_ship_fmu(out_dir: Path) -> Path:

@@ -1,0 +1,349 @@
+"""Step-size control on the real scenarios (issue 20): accuracy against cost for fixed step, ECCO and
+error control, with and without input extrapolation, on the offshore lift and the deck landing.
+
+    python benchmarks/bench_step_control.py                          # both scenarios, every run (hours)
+    python benchmarks/bench_step_control.py --scenarios offshore_lift --runs fixed-0.025,ecco-0.1
+    python benchmarks/bench_step_control.py --report-only            # tables from the stored results
+
+Each scenario runs in full (its system file and events, in-process) as ``marine-cosim run`` runs it,
+recording the variables of its summary (orchestration/runs/reference/summaries.py).  Reference:
+fixed step at a quarter of the file's step (0.00625 s for the lift; 0.003125 s base for the deck
+landing).  The figures users read, against the reference's:
+
+* offshore lift: the splash-zone wire-tension peaks (largest and smallest tension at the winch in
+  the 25 s after water entry), the payload heave (its standard deviation with heave compensation,
+  100-131 s, and without, 136-175 s, both against the uncompensated one) and the histories of the
+  tension through the splash zone and of the payload depth over 100-175 s (RMS of the difference,
+  interpolated onto the reference's points, over the reference's standard deviation);
+* deck landing: touchdown time and velocity, peak contact force, and the payload's heave after
+  touchdown (RMS of the height difference over 25-45 s).
+
+"error" is the largest error of a scenario's peak figures: the two splash-zone tension peaks (the
+goal: within 1 %) for the lift, the touchdown velocity and the contact-force peak for the landing;
+the other figures are in the tables beside it.  Cost: macro steps, rejected
+steps, CPU time of the run (the machine is shared by other jobs: CPU time is what the run itself
+spent; wall time is recorded too).  A run that fails (an FMU diverges) is recorded with its message.
+
+``--shipped`` runs every shipped scenario (offshore lift, deck landing, moored barge, ship + heavy
+crane, hook release) as ``marine-cosim run FILE --scenario EVENTS --algorithm A`` does, with fixed,
+ecco and error-control at their defaults, and a fixed-step reference at a quarter of the file's
+step: steps, CPU and wall time, and the error of each scenario's key histories (RMS of the
+difference in % of the reference's standard deviation).
+
+Results: benchmarks/data/step_control_benchmark.json (``--shipped``: step_control_shipped.json);
+markdown tables on stdout
+(docs/algorithms_benchmark.md quotes them).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from orchestration.runs.reference import RECORD, events_file, summarize, system_file  # noqa: E402
+from orchestration.runs.run import RunSettings, run  # noqa: E402
+
+DEFAULT_OUT = ROOT / "benchmarks" / "data" / "step_control_benchmark.json"
+SHIPPED_OUT = ROOT / "benchmarks" / "data" / "step_control_shipped.json"
+SCENARIOS = ("offshore_lift", "deck_landing")
+#: the file's base step (the landing: its base step; the rest steps at twice it)
+BASE = {"offshore_lift": 0.025, "deck_landing": 0.0125}
+REFERENCE_FACTOR = 0.25
+
+
+def runs(name: str) -> dict[str, dict]:
+    """label -> run settings (algorithm, options, step)."""
+    h = BASE[name]
+    out: dict[str, dict] = {}
+    for factor in (1.0, 0.5, 1.6):
+        for x in (0, 1):
+            out[f"fixed-{factor * h:g}" + ("-x1" if x else "")] = {"algorithm": "fixed", "step": factor * h,
+                                                                 "options": {"extrapolation": x}}
+    for tol in (0.3, 0.1, 0.03):
+        for x in (0, 1):
+            out[f"ecco-{tol:g}" + ("-x1" if x else "")] = {"algorithm": "ecco", "step": h,
+                                                           "options": {"rtol": tol, "extrapolation": x}}
+    for tol in (0.2, 0.1, 0.05):
+        for x in (0, 1):
+            out[f"error-control-{tol:g}" + ("-x1" if x else "")] = {
+                "algorithm": "error-control", "step": h, "options": {"rtol": tol, "extrapolation": x}}
+    # larger steps than the file's where the error (or the energy residual) allows them
+    for tol in (0.1,):
+        out[f"ecco-{tol:g}-max2"] = {"algorithm": "ecco", "step": h,
+                                     "options": {"rtol": tol, "max_step": 2 * h * (2 if name == "deck_landing" else 1)}}
+        out[f"error-control-{tol:g}-max4"] = {
+            "algorithm": "error-control", "step": h,
+            "options": {"rtol": tol, "max_step": 4 * h * (2 if name == "deck_landing" else 1)}}
+    return out
+
+
+def simulate_run(name: str, spec: dict, log=print) -> dict:
+    """One run of scenario ``name``: its figures, the histories the errors need, the cost."""
+    settings = RunSettings(system=str(system_file(name)), scenario=str(events_file(name)), step=spec["step"],
+                           algorithm=spec["algorithm"], options=dict(spec.get("options", {})),
+                           variables=list(RECORD[name]), files=False, memory=True)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            report = run(settings, log=lambda _msg: None)
+        except Exception as exc:                   # an FMU that diverged: recorded, not fatal
+            return {"failed": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}",
+                    "wall_s": time.perf_counter() - t0}
+    r = report.results
+    keep = {"offshore_lift": ["cable.winch.tension", "payload.position[2]"],
+            "deck_landing": ["payload.position[2]", "payload.velocity[2]", "contact.pair12.normal_force"]}[name]
+    algorithm = dict(report.algorithm or {})
+    return {"summary": summarize(name, r), "time": r.time.tolist(), "series": {k: r[k].tolist() for k in keep},
+            "steps": report.steps, "cpu_s": report.cpu, "wall_s": report.wall,
+            "rejected": algorithm.get("rejected", 0), "warnings": [str(w.message)[:300] for w in caught
+                                                                    if "StepSize" in type(w.message).__name__]}
+
+
+def _interp(t_ref, t, y):
+    return np.interp(np.asarray(t_ref), np.asarray(t), np.asarray(y))
+
+
+def _rel(x: float, ref: float) -> float:
+    return 100.0 * (x - ref) / abs(ref) if ref else math.nan
+
+
+def figures(name: str, run: dict, ref: dict) -> dict[str, float]:
+    """Errors of a run's figures against the reference's (% ; module docstring)."""
+    out: dict[str, float] = {}
+    t_ref = np.asarray(ref["time"])
+    if name == "offshore_lift":
+        s, sr = run["summary"]["lift"], ref["summary"]["lift"]
+        out["tension_peak_max_%"] = _rel(s["splash_zone_tension_max_kN"], sr["splash_zone_tension_max_kN"])
+        out["tension_peak_min_%"] = _rel(s["splash_zone_tension_min_kN"], sr["splash_zone_tension_min_kN"])
+        # heave: against the uncompensated heave (the compensated one is a few cm, mostly the residual
+        # of the compensation, where a relative error says little)
+        scale = sr["heave"]["without_ahc"]["payload_heave_std_m"]
+        for label in ("with_ahc", "without_ahc"):
+            out[f"heave_{label}_%"] = 100.0 * (s["heave"][label]["payload_heave_std_m"] -
+                                               sr["heave"][label]["payload_heave_std_m"]) / scale
+        a = sr["water_entry_s"]
+        win = (t_ref >= a) & (t_ref <= a + 25.0)
+        T_ref = np.asarray(ref["series"]["cable.winch.tension"])[win]
+        T = _interp(t_ref[win], run["time"], run["series"]["cable.winch.tension"])
+        out["tension_history_%"] = 100.0 * float(np.sqrt(np.mean((T - T_ref) ** 2)) / np.std(T_ref))
+        deep = (t_ref >= 100.0) & (t_ref <= 175.0)
+        z_ref = np.asarray(ref["series"]["payload.position[2]"])[deep]
+        z = _interp(t_ref[deep], run["time"], run["series"]["payload.position[2]"])
+        out["heave_history_%"] = 100.0 * float(np.sqrt(np.mean((z - z_ref) ** 2)) / np.std(z_ref))
+    else:
+        s, sr = run["summary"]["landing"], ref["summary"]["landing"]
+        out["touchdown_velocity_%"] = _rel(s["touchdown_velocity_m_s"], sr["touchdown_velocity_m_s"])
+        out["contact_peak_%"] = _rel(s["contact_force_peak_kN"], sr["contact_force_peak_kN"])
+        out["touchdown_time_ms"] = 1e3 * (s["touchdown_s"] - sr["touchdown_s"])
+        late = (t_ref >= 25.0) & (t_ref <= 45.0)
+        z_ref = np.asarray(ref["series"]["payload.position[2]"])[late]
+        z = _interp(t_ref[late], run["time"], run["series"]["payload.position[2]"])
+        out["heave_history_%"] = 100.0 * float(np.sqrt(np.mean((z - z_ref) ** 2)) / max(np.std(z_ref), 1e-9))
+    return out
+
+
+PEAKS = {"offshore_lift": ("tension_peak_max_%", "tension_peak_min_%"),
+         "deck_landing": ("touchdown_velocity_%", "contact_peak_%")}
+
+
+def error_of(name: str, f: dict[str, float]) -> float:
+    return max(abs(f[k]) for k in PEAKS[name])
+
+
+def run_all(names, selected, out: Path, log=print) -> dict:
+    results = json.loads(out.read_text()) if out.is_file() else {}
+    for name in names:
+        res = results.setdefault(name, {})
+        if "reference" not in res:
+            spec = {"algorithm": "fixed", "step": REFERENCE_FACTOR * BASE[name], "options": {}}
+            log(f"[{name}] reference {spec['step']:g} s ...")
+            res["reference"] = {"spec": spec, **simulate_run(name, spec, log)}
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(results))
+        for label, spec in runs(name).items():
+            if selected and label not in selected:
+                continue
+            if label in res and not res[label].get("failed", "").startswith("KeyboardInterrupt"):
+                continue
+            log(f"[{name}] {label} ...")
+            try:
+                res[label] = {"spec": spec, **simulate_run(name, spec, log)}
+            except Exception:
+                res[label] = {"spec": spec, "failed": traceback.format_exc().splitlines()[-1]}
+            r = res[label]
+            if "failed" in r:
+                log(f"    failed: {r['failed']}")
+            else:
+                f = figures(name, r, res["reference"])
+                log(f"    {r['steps']} steps, cpu {r['cpu_s']:.1f} s, error {error_of(name, f):.2f} % {f}")
+            out.write_text(json.dumps(results))
+    return results
+
+
+def report(results: dict) -> str:
+    lines = []
+    for name, res in results.items():
+        if name not in BASE:
+            continue
+        ref = res.get("reference")
+        if not ref or "failed" in ref:
+            continue
+        base = res.get(f"fixed-{BASE[name]:g}")
+        base_cpu = base["cpu_s"] if base and "failed" not in base else math.nan
+        keys = None
+        rows = []
+        for label, r in res.items():
+            if label == "reference":
+                continue
+            if "failed" in r:
+                rows.append(f"| {label} | – | – | – | failed: {r['failed'][:120]} |")
+                continue
+            f = figures(name, r, ref)
+            keys = keys or [k for k in f]
+            cells = " | ".join(f"{f[k]:+.2f}" for k in keys)
+            rows.append(f"| {label} | {r['steps']} | {r.get('rejected', 0)} | {r['cpu_s']:.1f} "
+                        f"({r['cpu_s'] / base_cpu:.2f}x) | {cells} | **{error_of(name, f):.2f}** |")
+        if keys is None:
+            continue
+        lines.append(f"### {name}\n")
+        lines.append(f"Reference: fixed step {ref['spec']['step']:g} s, {ref['steps']} steps, "
+                     f"CPU {ref['cpu_s']:.1f} s.\n")
+        lines.append("| run | macro steps | rejected | CPU s (x fixed at the file's step) | "
+                     + " | ".join(keys) + " | error % |")
+        lines.append("|---" * (5 + len(keys)) + "|")
+        lines.extend(r.replace("| failed", "| – " * (len(keys) - 1) + "| failed") if "failed" in r else r
+                     for r in rows)
+        lines.append("")
+    return "\n".join(lines)
+
+
+# ============================================================================ every shipped scenario
+
+#: scenario -> (system file, events file, the variables whose histories measure its error)
+SHIPPED = {
+    "offshore_lift": ("offshore_lift/offshore_lift.ssd", "offshore_lift/events.yaml",
+                      ["cable.winch.tension", "payload.position[2]"]),
+    "deck_landing": ("deck_landing/deck_landing.ssd", "deck_landing/events.yaml",
+                     ["payload.position[2]", "contact.pair12.normal_force"]),
+    "moored_barge": ("moored_barge/moored_barge.ssd", "moored_barge/events.yaml",
+                     [f"line{k}.end_b.tension" for k in range(1, 5)] + ["barge.position[0]", "barge.position[1]"]),
+    "ship_heavy_crane": ("ship_heavy_crane/ship_heavy_crane.ssd", "ship_heavy_crane/lift.yaml",
+                         ["crane.attachment2.position[2]", "ship.euler[0]"]),
+    "hook_release": ("hook_release/hook_release.ssd", "hook_release/events.yaml",
+                     ["payload.position[2]", "payload.velocity[2]"]),
+}
+ALGORITHMS = ("fixed", "ecco", "error-control")
+
+
+def shipped_run(name: str, algorithm: str, step_factor: float = 1.0) -> dict:
+    """A shipped scenario as ``marine-cosim run FILE --scenario EVENTS --algorithm A`` runs it (defaults)."""
+    from orchestration.system.files import load_system
+
+    ssd, events, variables = SHIPPED[name]
+    path = ROOT / "scenarios" / ssd
+    step = load_system(path).base_step * step_factor
+    settings = RunSettings(system=str(path), scenario=str(ROOT / "scenarios" / events), algorithm=algorithm,
+                           step=step, variables=variables, files=False, memory=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            report = run(settings, log=lambda _msg: None)
+        except Exception as exc:
+            return {"failed": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
+    r = report.results
+    return {"time": r.time.tolist(), "series": {k: r[k].tolist() for k in variables}, "steps": report.steps,
+            "end": report.time, "cpu_s": report.cpu, "wall_s": report.wall,
+            "rejected": (report.algorithm or {}).get("rejected", 0),
+            "warnings": [str(w.message)[:300] for w in caught]}
+
+
+def history_error(run: dict, ref: dict) -> float:
+    """The largest RMS difference of the scenario's variables, in % of the reference's standard deviation."""
+    t_ref = np.asarray(ref["time"])
+    worst = 0.0
+    for key, y_ref in ref["series"].items():
+        y = _interp(t_ref, run["time"], run["series"][key])
+        worst = max(worst, 100.0 * float(np.sqrt(np.mean((y - np.asarray(y_ref)) ** 2)) /
+                                         max(np.std(y_ref), 1e-12)))
+    return worst
+
+
+def run_shipped(out: Path, names=tuple(SHIPPED), log=print) -> dict:
+    results = json.loads(out.read_text()) if out.is_file() else {}
+    table = results.setdefault("shipped", {})
+    for name in names:
+        entry = table.setdefault(name, {})
+        for label, algorithm, factor in (("reference", "fixed", REFERENCE_FACTOR),
+                                         *((a, a, 1.0) for a in ALGORITHMS)):
+            if label in entry and "failed" not in entry[label]:
+                continue
+            log(f"[{name}] {label} ...")
+            entry[label] = shipped_run(name, algorithm, factor)
+            r = entry[label]
+            if "failed" in r:
+                log(f"    failed: {r['failed']}")
+            else:
+                log(f"    {r['steps']} steps to {r['end']:g} s, cpu {r['cpu_s']:.1f} s")
+            out.write_text(json.dumps(results))
+    return results
+
+
+def shipped_report(results: dict) -> str:
+    lines = ["| scenario | algorithm | reached | macro steps | rejected | CPU s (x fixed) | wall s | error % |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, entry in results.get("shipped", {}).items():
+        ref = entry.get("reference")
+        fixed = entry.get("fixed", {})
+        for algorithm in ALGORITHMS:
+            r = entry.get(algorithm)
+            if r is None:
+                continue
+            if "failed" in r:
+                lines.append(f"| {name} | {algorithm} | failed: {r['failed'][:100]} | | | | | |")
+                continue
+            ratio = r["cpu_s"] / fixed["cpu_s"] if fixed.get("cpu_s") else math.nan
+            err = history_error(r, ref) if ref and "failed" not in ref else math.nan
+            lines.append(f"| {name} | {algorithm} | {r['end']:g} s | {r['steps']} | {r['rejected']} | "
+                         f"{r['cpu_s']:.1f} ({ratio:.2f}x) | {r['wall_s']:.1f} | {err:.2f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--runs", default="", help="labels to run (default: all not yet stored)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--shipped", action="store_true",
+                        help="every shipped scenario with fixed, ecco and error-control at their defaults instead")
+    args = parser.parse_args(argv)
+    names = [n for n in args.scenarios.split(",") if n]
+    if args.shipped:
+        args.out = SHIPPED_OUT if args.out == DEFAULT_OUT else args.out
+        if not args.report_only:
+            run_shipped(args.out, [n for n in names if n in SHIPPED] if args.scenarios != ",".join(SCENARIOS)
+                        else tuple(SHIPPED))
+        results = json.loads(args.out.read_text()) if args.out.is_file() else {}
+        print(shipped_report(results))
+        return 0
+    if not args.report_only:
+        run_all(names, set(filter(None, args.runs.split(","))), args.out)
+    results = json.loads(args.out.read_text()) if args.out.is_file() else {}
+    print(report({n: results[n] for n in names if n in results}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
