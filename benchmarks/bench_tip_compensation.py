@@ -40,9 +40,13 @@ def _summary(r, tip: str, joints, window: float, limits: dict) -> dict:
     m = tc.TipMotion.of(P, dt=float(r.time[1] - r.time[0]))
     out = {"tip_rms_m": m.rms, "tip_wave_rms_m": m.wave_rms, "tip_std_m": m.std.tolist(), "tip_peak_m": m.peak}
     for k in joints:
-        tau, power = np.abs(r[f"crane.joint{k}.torque"][sel]), np.abs(r[f"crane.joint{k}.power"][sel])
+        signed = r[f"crane.joint{k}.power"][sel]
+        tau, power = np.abs(r[f"crane.joint{k}.torque"][sel]), np.abs(signed)
         q = r[f"crane.joint{k}.position"][sel]
+        # the power limit binds on the power the drive delivers (> 0); braking (< 0) on the torque limit
         out[f"joint{k}"] = {"torque_max": float(tau.max()), "power_max": float(power.max()),
+                            "power_delivered_max": float(max(signed.max(), 0.0)),
+                            "power_braking_max": float(max(-signed.min(), 0.0)),
                             "power_mean": float(power.mean()), "travel_deg": float(np.degrees(np.ptp(q))),
                             **limits.get(k, {})}
     if "ship.euler[0]" in r:

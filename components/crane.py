@@ -9,9 +9,20 @@ Per joint (sms_api_digest §2.4, eqs. 67-72, errata applied):
 * passive:           tau = 0
 * torque:            tau = setpoint (an external controller's command, e.g. the crane-tip compensation
   of components/tip_compensation.py), limited like the PID's output
-* limits: |tau| <= torque_max and |tau qd| <= power_max (|tau| <= P / max(|qd|, 1e-3)); the
-  integrator stops while the actuator saturates (anti-windup); the integral is an ODE state, not a
-  sum over accepted steps (robust under rollback)
+* limits: |tau| <= torque_max always; tau qd <= power_max while the drive delivers power (motoring:
+  tau and qd of one sign, |tau| <= P / |qd|).  Braking (tau qd < 0) and standstill are limited by
+  torque_max alone: the power limit is the supply's (a hydraulic crane's pump, an electric drive's
+  feed), and an overrunning load is held and braked without it -- by the counterbalance valves of a
+  hydraulic boom (Bak & Hansen, "Analysis of offshore knuckle boom crane, part one", Modeling,
+  Identification and Control 34(4), 2013, 157-174), by an electric drive braking in its second
+  and fourth quadrants, where it absorbs power instead of drawing it (Mohan, Electric Drives: an
+  Integrative Approach, 2003, four-quadrant operation).  The SMS report's limit |tau| <= P / |qd|
+  (sms_api_digest §2.4) caps braking too: a load falling faster gets less holding torque and
+  runs away (issue 24).  The two limits meet at qd = 0 (P / |qd| -> inf), so the torque is
+  continuous across the motoring/braking switch and a rounding-level change of qd or of the
+  controller's output moves it by rounding only.  The integrator stops while the actuator
+  saturates (anti-windup); the integral is an ODE state, not a sum over accepted steps (robust
+  under rollback)
 * end stops (penalty): q < lower: tau += -K (q - lower) - D qd;  q > upper: tau += -K (q - upper) - D qd
   (the report prints the upper stop with the non-restoring sign, erratum 4)
 
@@ -238,8 +249,11 @@ class Crane:
         raw = self._kp * (self.setpoint - np.where(self._pos, q, qd)) + self._ki * z - self._kd0 * qd
         if self._any_torque:                 # torque control: the setpoint is the torque
             raw = np.where(self._torque, self.setpoint, raw)
-        # min(torque limit, power limit / max(|qd|, 1e-3)); fmin skips the NaN of joints without a power limit
-        limit = np.fmin(self._tmax, self._pmax / np.maximum(np.abs(qd), 1e-3))
+        # motoring (raw qd > 0, so qd != 0): min(torque limit, power limit / |qd|), fmin skipping the
+        # NaN of joints without a power limit; braking and standstill: the torque limit (module docstring)
+        motoring = raw * qd > 0.0
+        limit = np.where(motoring, np.fmin(self._tmax, self._pmax / np.where(motoring, np.abs(qd), 1.0)),
+                         self._tmax)
         tau = np.maximum(-limit, np.minimum(limit, raw))
         return tau, tau != raw
 

@@ -30,7 +30,8 @@ each step, Q = 1 (MN^-2), lambda_dU = 1, and the soft linear penalty on leg forc
 [f_min, f_max]. All terms are written as squared residuals (the penalty as sqrt(0.1 |v|)) for the solver.
 
 **Solver**: damped Gauss-Newton (Kelley's gaussn as the thesis modified it): forward-difference
-Jacobian with h = 1e-2 MN (3N + 1 = 16 cost evaluations, here one batched evaluation), step
+Jacobian with h = 1e-2 MN (3N + 1 = 16 cost evaluations, here one batched evaluation, each trajectory
+simulated from the step where its forces leave the nominal ones), step
 -(J^T J + lambda_GN 1)^-1 J^T r with lambda_GN = 0.2, Armijo backtracking (halving up to 4 times), at
 most 10 iterations; it stops when ||J^T r|| <= 0.1 or when the next Gauss-Newton step would lower the
 cost by less than 0.1 (its predicted decrease -2 g.d, J = r.r; early termination in the sense of Wang &
@@ -238,9 +239,24 @@ class NMPC:
         u = u_prev[None, None, :] + 1e6 * np.cumsum(deltas, axis=1)
         s = np.repeat(s0[None, :], Bn, axis=0)
         out = np.empty((Bn, N, 3))
+        # a trajectory whose forces so far are those of the first is the first (same start, and the
+        # model's arithmetic is row by row): only the rows that differ are simulated. A Jacobian
+        # batch's perturbation of step j leaves steps < j alone, so its steps simulate 4, 7, ... 3N + 1
+        # rows instead of 3N + 1 each (the model's cost is mostly per call: about 10 % less)
+        same = np.ones(Bn, dtype=bool)
         for i in range(N):
-            s = self.model.rk4(s, u[:, i], self.s.dt)
-            out[:, i] = self.model.hrp(s)
+            same &= (u[:, i] == u[0, i]).all(axis=1)
+            if same.all():
+                rows = slice(0, 1)
+            elif not same[1:].any():
+                rows = slice(None)
+            else:
+                rows = np.flatnonzero(~same)
+                rows = np.concatenate(([0], rows))
+            s_new = self.model.rk4(s[rows], u[rows, i], self.s.dt)
+            hrp = self.model.hrp(s_new)
+            s[rows], out[rows, i] = s_new, hrp
+            s[same], out[same, i] = s_new[0], hrp[0]
         return out, u
 
     def _residuals(self, s0: np.ndarray, u_prev: np.ndarray, setpoint: np.ndarray,

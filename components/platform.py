@@ -126,9 +126,9 @@ PROBLEMS = ("", "the platform is at or below the deck (heave >= 0)", "a linkage 
             "a linkage is folded shut", "a knee is below the deck or outboard of its hinge")
 
 
-def inverse_kinematics(x: np.ndarray, geo: SarrusGeometry) -> LegState:
-    """Leg lengths of poses x = [z, phi, theta] (shape (3,) or (N, 3)); never raises (see ``problem``)."""
-    x = np.atleast_2d(np.asarray(x, float))
+def _linkage(x: np.ndarray, geo: SarrusGeometry):
+    """The inverse kinematics' arithmetic for poses x (N, 3), without its checks: A, knee, D, the leg
+    lengths, and what the checks need (dist, L2sq, kr, kh)."""
     R = rotation(x[:, 1], x[:, 2])                                  # (N, 3, 3)
     A = np.matmul(R, geo.a.T).transpose(0, 2, 1)                    # (N, legs, 3): R a
     A[:, :, 2] += x[:, 0:1]                                         # + c
@@ -140,19 +140,27 @@ def inverse_kinematics(x: np.ndarray, geo: SarrusGeometry) -> LegState:
     L2sq = np.maximum(geo.arm_upper ** 2 - s * s, 0.0)
     dsq = rho * rho + h * h
     dist = np.sqrt(dsq)
-    problem = np.zeros(len(x), dtype=int)
-    problem[(dist > L1 + np.sqrt(L2sq)).any(axis=1)] = 2
-    problem[(dist < np.abs(L1 - np.sqrt(L2sq)) + 1e-9).any(axis=1)] = 3
     # knee: the two-circle intersection on the inboard side of the hinge-to-A line
     cos_b = np.clip((dsq + L1 * L1 - L2sq) / (2 * L1 * np.maximum(dist, 1e-12)), -1.0, 1.0)
     ang = np.arctan2(rho, h) - np.arccos(cos_b)     # d1 from the vertical, outboard + (gamma - angle(g, d1))
     kr, kh = L1 * np.sin(ang), L1 * np.cos(ang)
-    problem[(problem == 0) & ((kh <= 0.0) | (kr >= 0.0)).any(axis=1)] = 4
-    problem[x[:, 0] >= 0.0] = 1
     knee = geo.b1 + kr[..., None] * geo.u
     knee[..., 2] -= kh
     D = A + geo.alpha * (knee - A)
     length = np.sqrt(((D - geo.b2) ** 2).sum(axis=2))
+    return A, knee, D, length, dist, L2sq, kr, kh
+
+
+def inverse_kinematics(x: np.ndarray, geo: SarrusGeometry) -> LegState:
+    """Leg lengths of poses x = [z, phi, theta] (shape (3,) or (N, 3)); never raises (see ``problem``)."""
+    x = np.atleast_2d(np.asarray(x, float))
+    A, knee, D, length, dist, L2sq, kr, kh = _linkage(x, geo)
+    L1 = geo.arm_lower
+    problem = np.zeros(len(x), dtype=int)
+    problem[(dist > L1 + np.sqrt(L2sq)).any(axis=1)] = 2
+    problem[(dist < np.abs(L1 - np.sqrt(L2sq)) + 1e-9).any(axis=1)] = 3
+    problem[(problem == 0) & ((kh <= 0.0) | (kr >= 0.0)).any(axis=1)] = 4
+    problem[x[:, 0] >= 0.0] = 1
     return LegState(length, A, knee, D, problem)
 
 
@@ -181,7 +189,7 @@ def leg_jacobian(x: np.ndarray, geo: SarrusGeometry) -> np.ndarray:
     xs = np.atleast_2d(x)
     n = len(xs)
     pert = (xs[:, None, :] + _PERT[None]).reshape(-1, 3)
-    ell = inverse_kinematics(pert, geo).length.reshape(n, 6, 3)
+    ell = _linkage(pert, geo)[3].reshape(n, 6, 3)                  # the lengths, without the checks
     J = ((ell[:, :3] - ell[:, 3:]) * (0.5 / _DX)).transpose(0, 2, 1)
     return J[0] if x.ndim == 1 else J
 

@@ -22,13 +22,29 @@ hardpoint's vertical velocity w is NED (positive DOWN).
 Drum dynamics
 -------------
     J omega' = T r - tau_g - c omega - tau_b,     J = J_drum + n^2 J_motor
-    tau_g = n tau_m eta      when the motor drives the load (tau_m omega < 0, power to the line)
-    tau_g = n tau_m / eta    when the load drives the motor (lowering, regenerating)
+    tau_g = n tau_m eta^s,   s = -sign(tau_m) sat(omega / omega_s),   omega_s = v_s / r0
+      s = +1: the motor drives the load (tau_m omega < 0, power to the line): tau_g = n tau_m eta
+      s = -1: the load drives the motor (lowering, regenerating):            tau_g = n tau_m / eta
+
+The gear's loss is a friction torque opposing the motion, a Coulomb law in the drum speed; it is
+regularised as Coulomb friction is in explicit simulation (the linear regularisation of Pennestri,
+Rossi, Salvini & Valentini, "Review and comparison of dry friction force models", Nonlinear
+Dynamics 83, 2016, 1785-1801): within |v| < v_s = 1 mm/s of pay-out speed the exponent s goes
+linearly from one sign to the other, through an ideal gear at standstill.  The
+hard switch at omega = 0 made the motor torque at standstill jump by 1/eta^2 (17 %) on the sign of
+a drum speed of rounding size (-0.0 against 0.0, or 1e-17 rad/s): two runs equal to rounding
+reported 1356 and 1160 N m.  Outside the band the law is the hard switch's, bit for bit.  The drum
+itself does not see the choice while the drive tracks (the drive inverts the same law).
 
 r = r0 (or, with ``layer_growth`` > 0, r = sqrt(r0^2 + d^2 L_spooled / (pi w_drum)) -- the
 mean radius of rope of diameter d wound on a drum of width w_drum).  Motor limits:
-|tau_m| <= tau_max and |tau_m omega_m| <= P_max (omega_m = n omega).  The brake holds up to
-tau_brake (Karnopp stick-slip: zero speed when the needed torque is within the limit).
+|tau_m| <= tau_max always, and -tau_m omega_m <= P_max (omega_m = n omega) while the motor
+delivers power (motoring, tau_m omega < 0).  Regenerating (lowering a load, braking) it absorbs
+power and is limited by tau_max alone, as the Crane's joint drives (components/crane.py; the
+four-quadrant drive: Mohan, Electric Drives: an Integrative Approach, 2003): with the power limit
+on the braking torque too, a load lowered faster than P_max / (T eta) gets less braking torque the
+faster it runs.  The two limits meet at omega = 0.  The brake holds up to tau_brake (Karnopp
+stick-slip: zero speed when the needed torque is within the limit).
 
 Drive and control
 -----------------
@@ -59,6 +75,9 @@ from components.stability import step_limit
 __all__ = ["WinchParams", "Winch", "MODES", "stability_limit"]
 
 MODES = {0: "velocity", 1: "tension", 2: "heave_compensation", 3: "brake"}
+# pay-out speed [m/s] within which the gear's efficiency goes over from motoring to regenerating
+# (module docstring): well below any commanded speed, far above the drum speed's rounding
+EFFICIENCY_BAND = 1e-3
 
 
 @dataclass(frozen=True)
@@ -189,26 +208,42 @@ class Winch:
             self.v_lim = max(self.v_lim - step, target)
         return self.v_lim
 
+    def _efficiency_factor(self, tau_m: float, omega: float) -> float:
+        """eta^s of tau_g = n tau_m eta^s (module docstring): eta motoring, 1 / eta regenerating, a
+        continuous ramp of the exponent within the standstill band."""
+        p = self.p
+        band = EFFICIENCY_BAND / p.drum_radius
+        if omega >= band or omega <= -band:
+            return p.efficiency if tau_m * omega < 0.0 else 1.0 / p.efficiency
+        s = omega / band if tau_m < 0.0 else -omega / band
+        return p.efficiency ** s
+
     def _gear_torque(self, tau_m: float, omega: float) -> float:
         """Torque the gear applies to the drum against pay-out, with the efficiency's direction."""
         p = self.p
-        motoring = tau_m * omega < 0.0 or (omega == 0.0 and tau_m > 0.0)
-        return p.gear_ratio * tau_m * (p.efficiency if motoring else 1.0 / p.efficiency)
+        return p.gear_ratio * tau_m * self._efficiency_factor(tau_m, omega)
 
-    def _motor_limit(self, omega: float) -> float:
+    def _motor_limit(self, tau_m: float, omega: float) -> float:
+        """|tau_m| limit: the power limit while motoring (tau_m omega < 0), else the torque limit;
+        the two meet at omega = 0 (module docstring)."""
         p = self.p
-        wm = abs(p.gear_ratio * omega)
-        return min(p.max_torque, p.max_power / wm) if wm > 0.0 else p.max_torque
+        if tau_m * omega < 0.0:
+            return min(p.max_torque, p.max_power / abs(p.gear_ratio * omega))
+        return p.max_torque
 
     def _drive_torque(self, T: float, r: float, a_want: float) -> tuple[float, bool]:
         """Motor torque that gives the drum the pay-out acceleration a_want against tension T
         (module docstring), within the motor's limits; and whether it saturates."""
         p = self.p
         need = T * r - p.viscous * self.omega - self.J * a_want / r        # = tau_g
-        tau_m = need / (p.gear_ratio * p.efficiency)                     # motoring
-        if not (tau_m * self.omega < 0.0 or (self.omega == 0.0 and tau_m > 0.0)):
-            tau_m = need * p.efficiency / p.gear_ratio                    # regenerating
-        lim = self._motor_limit(self.omega)
+        band = EFFICIENCY_BAND / p.drum_radius
+        if self.omega >= band or self.omega <= -band:                      # the hard switch's expressions
+            tau_m = need / (p.gear_ratio * p.efficiency)                 # motoring
+            if not tau_m * self.omega < 0.0:
+                tau_m = need * p.efficiency / p.gear_ratio                # regenerating
+        else:                                                            # sign(tau_m) = sign(need)
+            tau_m = need / (p.gear_ratio * self._efficiency_factor(need, self.omega))
+        lim = self._motor_limit(tau_m, self.omega)
         return min(max(tau_m, -lim), lim), abs(tau_m) > lim
 
     def present_drive(self) -> tuple[float, float, bool]:

@@ -122,7 +122,8 @@ class Crane(Fmi2Slave):
             self.real(f"joint{k}.rate", O, None, "1", f"Rate of joint {k} (rad/s or m/s)")
             self.real(f"joint{k}.torque", O, None, "1", f"Actuator torque or force of joint {k} (N.m or N), end "
                       "stops excluded", depends_on=(f"joint{k}.setpoint",))
-            self.real(f"joint{k}.power", O, None, "W", f"Actuator power of joint {k}",
+            self.real(f"joint{k}.power", O, None, "W", f"Actuator power of joint {k}: torque x rate "
+                      "(> 0 the drive delivers power, limited by its power_max; < 0 it brakes)",
                       depends_on=(f"joint{k}.setpoint",))
         for k in range(1, N_ATTACHMENTS + 1):
             # the base pose and velocity carry the attachments at once (the joints are states)

@@ -6,7 +6,8 @@
  *   position control:  tau = kp (q_t - q) + ki z - kd qd,   z' = q_t - q
  *   velocity control:  tau = kp (qd_t - qd) + ki z,          z' = qd_t - qd
  *   torque control:    tau = setpoint;  passive: tau = 0
- *   limits |tau| <= min(torque_max, power_max / max(|qd|, 1e-3)); z' = 0 while saturated
+ *   limits |tau| <= torque_max, and |tau| <= power_max / |qd| while motoring (raw qd > 0; braking
+ *   and standstill: torque_max alone, components/crane.py); z' = 0 while saturated
  *   end stops: q < lower: tau += -K (q - lower) - D qd; q > upper: tau += -K (q - upper) - D qd
  * The base moves at constant acceleration from its state at the step start (BaseMotion.at):
  *   w(s) = w0 + alpha s,  q(s) = normalise(dq (x) q0) with dq the rotation by s (w0 + w(s)) / 2,
@@ -96,8 +97,8 @@ static void joint_forces(int n, double *in, const double *cr, double t, const do
         double raw = j[J_KP] * err + j[J_KI] * z[i] - j[J_KD] * qd[i];
         if (mode == 3)
             raw = j[J_SP];
-        const double aq = fabs(qd[i]);
-        const double limit = fmin(j[J_TMAX], j[J_PMAX] / (aq > 1e-3 ? aq : 1e-3));
+        /* the power limit binds while the drive delivers power (raw qd > 0, so qd != 0) */
+        const double limit = raw * qd[i] > 0.0 ? fmin(j[J_TMAX], j[J_PMAX] / fabs(qd[i])) : j[J_TMAX];
         double act = raw < limit ? raw : limit;
         if (act < -limit)
             act = -limit;

@@ -211,6 +211,27 @@ def test_nmpc_at_equilibrium_holds_and_rejects_a_push():
     assert np.all(sol.forces >= -5e6) and np.all(sol.forces <= 2e7)
 
 
+def test_nmpc_simulates_only_the_trajectories_that_differ():
+    """NMPC._simulate runs a row only from the step its forces leave the first row's (a Jacobian
+    batch's perturbation of step j leaves steps < j alone): the predictions are those of simulating
+    every row over the whole horizon, to the bit, for a Jacobian batch and for rows in any order."""
+    model, _ = _barge_model()
+    s0 = np.zeros(18)
+    s0[12], s0[2], s0[9] = -8.0, 1e6 / (1025.0 * 3000.0), 1.0 * DEG
+    u0 = np.full(3, 9.81e6 / 3 / 0.9)
+    mpc = NMPC(model, MPCSettings())
+    N = mpc.s.horizon
+    z = np.random.default_rng(2).normal(size=(N, 3)) * 0.1
+    jac = np.concatenate([z.reshape(1, -1), z.reshape(1, -1) + np.eye(3 * N) * 1e-2]).reshape(-1, N, 3)
+    mixed = jac[[0, 12, 3, 0, 15, 7]]                     # repeated, out of order
+    for batch in (jac, mixed, jac[:1]):
+        hrp, u = mpc._simulate(s0, u0, batch)
+        s = np.repeat(s0[None], len(batch), axis=0)
+        for i in range(N):                                  # every row, every step
+            s = model.rk4(s, u[:, i], mpc.s.dt)
+            assert np.array_equal(hrp[:, i], model.hrp(s)), i
+
+
 # ---------------------------------------------------------------------- the barge
 
 def test_box_barge_hydrostatics_and_excitation(validation):

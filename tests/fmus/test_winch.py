@@ -58,6 +58,50 @@ def test_lowering_regenerates_through_the_efficiency():
     assert w.motor_power == pytest.approx(-0.925 * W50 * 0.5, rel=1e-6)
 
 
+def test_lowering_beyond_the_power_limit_is_braked_by_the_torque_limit():
+    """50 t lowered at 1.5 m/s regenerates eta m g v = 681 kW, more than the 600 kW motor can deliver:
+    the power limit binds on the power delivered only, so the drive still tracks (torque 11.9 of
+    20 kN m). With the limit on the braking torque too the load ran away past the setpoint."""
+    w = Winch(WinchParams())
+    w.tension = W50
+    w.speed_setpoint = 1.5
+    steady(w, 30.0)
+    assert not w.saturated
+    assert w.speed == pytest.approx(1.5, rel=1e-6)
+    assert w.motor_power == pytest.approx(-0.925 * W50 * 1.5, rel=1e-6) and w.motor_power < -6e5
+    assert w.motor_torque == pytest.approx(W50 * 2.18 * 0.925 / 173, rel=1e-6)
+
+
+@pytest.mark.parametrize("tension", [W50, 0.0])
+def test_standstill_torque_does_not_flip_on_rounding(tension):
+    """At standstill the gear's efficiency passes from motoring (eta) to regenerating (1 / eta)
+    continuously within 1 mm/s of pay-out speed: the holding torque for a drum speed of -0.0, 0.0 or
+    +-1e-17 rad/s is the same to rounding (it jumped by 1 / eta^2 = 17 % on the sign), and the law is
+    the hard switch's beyond the band."""
+    p = WinchParams()
+    w = Winch(p)
+    w.tension = tension
+    r, n, eta = p.drum_radius, p.gear_ratio, p.efficiency
+
+    def torque(omega, a_want=-0.05):              # also a pay-in acceleration: need != 0 at no tension
+        w.omega = omega
+        return w._drive_torque(tension, r, a_want)[0]
+
+    need = tension * r - w.J * -0.05 / r
+    held = [torque(om) for om in (0.0, -0.0, 1e-17, -1e-17, 1e-300, -1e-300)]
+    assert np.allclose(held, need / n, rtol=1e-12, atol=0.0), held
+    band = 1e-3 / r
+    assert torque(band) == need * eta / n                 # paying out: the load drives the motor
+    assert torque(-band) == need / (n * eta)             # hauling in: the motor drives the load
+    # continuous and monotonic through the band
+    grid = np.linspace(-1.2 * band, 1.2 * band, 241)
+    t = np.array([torque(om) for om in grid])
+    assert np.all(np.diff(t) <= 0.0) and np.max(np.abs(np.diff(t))) < 2e-3 * abs(need) / n
+    # the drum sees the gear torque the drive asked for, whatever the efficiency's direction
+    for om in (0.0, 0.3 * band, -0.3 * band, 2 * band, -2 * band):
+        assert w._gear_torque(torque(om), om) == pytest.approx(need, rel=1e-14)
+
+
 @pytest.mark.parametrize("setpoints", [(1.0, -1.0, 0.3), (-2.0, 0.5, 0.0)])
 def test_acceleration_limits_are_never_exceeded(setpoints):
     """Steps of the speed setpoint: |dv/dt| <= 0.1 m/s2 at every sub-step, and the setpoint is reached."""

@@ -59,23 +59,27 @@ def test_joint_limits_respected(lift_runs):
         for k in JOINTS:
             c, lim = data["links"][k - 1]["control"], data["links"][k - 1].get("limits")
             assert np.abs(r[f"crane.joint{k}.torque"]).max() <= c["torque_max"] * (1 + 1e-9), (key, k)
-            assert np.abs(r[f"crane.joint{k}.power"]).max() <= c["power_max"] * (1 + 1e-9), (key, k)
+            # the power limit binds on the power the drive delivers (> 0); braking is torque-limited
+            assert r[f"crane.joint{k}.power"].max() <= c["power_max"] * (1 + 1e-9), (key, k)
             if lim:
                 q = np.degrees(r[f"crane.joint{k}.position"])
                 assert lim["lower"] < q.min() and q.max() < lim["upper"], (key, k, q.min(), q.max())
 
 
-@pytest.mark.xfail(strict=True, reason="the Crane's power limit |tau qd| <= P caps the braking (regenerating) torque "
-                   "too: once the limit engages, a loaded boom gets less holding torque the faster it falls and "
-                   "collapses (docs/tip_compensation.md, limits)")
 def test_power_limit_below_the_demand_degrades_gracefully(fmu_dir, tmp_path, lift_runs):
-    """The main boom limited to 300 kW (the compensation asks up to about 365 kW): the tip should move
-    more than with the real 2 MW drive but stay compensated."""
+    """The main boom limited to 300 kW (the compensation asks up to about 365 kW): the tip moves more
+    than with the real 2 MW drive but stays compensated. The power limit binds on the power the drive
+    delivers only; braking the falling boom is limited by its torque (issue 24: with the limit on
+    both, the boom collapsed)."""
     try:
         r, moved, _ = _lift(fmu_dir, tmp_path, {"mode": 1}, limits={2: 3.0e5})
     except ExecutionError as exc:
         pytest.fail(f"the run failed: {exc}")
-    assert np.abs(r["crane.joint2.power"]).max() <= 3.0e5 * (1 + 1e-9)
+    power = r["crane.joint2.power"]
+    print(f"300 kW boom: tip RMS {moved.rms * 1e3:.2f} mm (held {lift_runs['hold'][1].rms * 1e3:.1f} mm), "
+          f"power {power.min() / 1e3:.1f} to {power.max() / 1e3:.1f} kW, "
+          f"torque peak {np.abs(r['crane.joint2.torque']).max() / 1e6:.2f} MN m")
+    assert power.max() <= 3.0e5 * (1 + 1e-9)              # motoring within the limit
     assert moved.rms < 0.5 * lift_runs["hold"][1].rms, moved
 
 
