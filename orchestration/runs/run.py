@@ -191,7 +191,12 @@ def prepare(settings: RunSettings, system: System | None = None, manipulators: S
         scenario.end if scenario and scenario.end else system.stop_time)
     step = settings.step if settings.step is not None else system.base_step
     # the same checks as marine-cosim validate, on the time grid this run will use
-    report = validate_system(system, stop, step)
+    # the run's scenario supersedes the file's own, which then need not exist
+    own, system.scenario = system.scenario, scenario_file
+    try:
+        report = validate_system(system, stop, step)
+    finally:
+        system.scenario = own
     for p in report.warnings:
         if not settings.quiet:
             log(str(p))

@@ -175,3 +175,18 @@ def test_shipped_scenarios_declare_their_unconnected_inputs(scenario, fmu_dir, t
     assert main(["validate", str(folder / scenario)]) == 0
     out = capsys.readouterr().out
     assert "not connected" not in out and out.splitlines()[-1].startswith(f"OK: {folder / scenario} is valid")
+
+
+def test_a_scenario_given_on_the_command_line_replaces_a_missing_own_one(fmu_dir, tmp_path, capsys):
+    """The system file names its events (mc:Scenario) but was copied without them: ``--scenario``
+    brings another file, and the run no longer needs the missing one."""
+    folder = tmp_path / "scenarios" / "hook_release"
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "scenarios" / "hook_release" / "hook_release.ssd", folder)
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "fmus").symlink_to(fmu_dir)
+    assert main(["run", str(folder / "hook_release.ssd"), "--stop", "0.1", "--quiet"]) == 2
+    assert "events.yaml" in capsys.readouterr().err            # one line naming the missing file
+    events = ROOT / "scenarios" / "hook_release" / "events.yaml"
+    assert main(["run", str(folder / "hook_release.ssd"), "--scenario", str(events), "--stop", "0.1", "--quiet",
+                 "--out", str(tmp_path / "out")]) == 0
