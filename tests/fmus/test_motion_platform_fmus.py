@@ -60,6 +60,8 @@ def test_overstretched_linkage_is_an_fmi_error(fmu_dir):
     ("PlatformController", {"method": 1, "vessel_file": "/nonexistent/barge.nc"}, "vessel_file"),
     ("TipCompensator", {"actuated_joints": "1,2"}, "actuated_joints"),
     ("TipCompensator", {"actuated_joints": "1,2,9"}, "actuated_joints"),
+    # the knuckle boom's attachment 1 (the knuckle pin) is not moved by the knuckle: singular in any pose
+    ("TipCompensator", {"tip_attachment": 1}, "tip_attachment"),
 ])
 def test_bad_parameters_are_refused(fmu_dir, model, values, name):
     fmu = FmuUnderTest(fmu_dir / f"{model}.fmu")
