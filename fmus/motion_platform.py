@@ -166,7 +166,7 @@ class MotionPlatform(Fmi2Slave):
         v["platform.euler"][:] = euler_from_matrix(Rn)
         v["platform.top"][:] = T[:3, 3] + Rn[:, 2] * -100.0
         ell = leg_lengths(p.q, p.geometry)
-        rate = leg_jacobian(p.q, p.geometry).dot(p.qd)
+        rate = leg_jacobian(p.q, p.geometry, order=4).dot(p.qd)
         f, _ = p.cylinders.force(p.command)
         for k in range(3):
             leg = f"leg{k + 1}"
