@@ -107,9 +107,8 @@ CONFIGS = {
                                     "joint3.position": -1.4, "joint4.position": 2.0, "joint5.position": 0.35,
                                     "joint3.rate": -0.05, "joint5.rate": 0.1, "joint5.force": 2e3,
                                     "joint6.force": -500.0})],
-    # the cylinders pushing against a heaving, pitching base, the deck heeled 0.05 rad and trimmed
-    # 0.03 rad (on a level deck the bias' roll moment is a cancellation of 1e8 N m terms: the leg
-    # Jacobian's central differences leave ~4e-3 N m of round-off in it, which no step size removes)
+    # the cylinders pushing against a heaving, rolling and pitching deck heeled 0.05 rad and trimmed
+    # 0.03 rad (every base input then enters the inertia, bias and wrench)
     "MotionPlatform": [dict(params={}, inputs={f"leg{k}.force_command": 4e6 for k in (1, 2, 3)}
                             | {"base.quaternion[0]": 0.999575, "base.quaternion[1]": 0.0249946,
                                "base.quaternion[2]": 0.0149948, "base.quaternion[3]": -0.000374947,
