@@ -31,8 +31,8 @@ def run(fmu_dir: Path, method: int, seconds: float, sea=None, mass=mp.PLATFORM_M
     s = mp.system(fmu_dir, method=method, sea=sea, platform_mass=mass)
     s.components["ship"].parameters["initial.euler[0]"] = np.radians(tilt_deg)
     try:
-        return simulate(s, seconds, mp.STEP, variables=mp.RECORD, algorithm=FixedStepAlgorithm(method="gauss-seidel")),
-        None
+        return simulate(s, seconds, mp.STEP, variables=mp.RECORD,
+                        algorithm=FixedStepAlgorithm(method="gauss-seidel")), None
     except ExecutionError as exc:
         return None, str(exc).splitlines()[0]
 

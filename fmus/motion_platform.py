@@ -37,6 +37,8 @@ class MotionPlatform(Fmi2Slave):
                    "articulated inertia for the ship")
     default_stop_time = 60.0
     default_step_size = 0.02
+    # the step moves the deck on with its velocity and acceleration (as the Crane's base)
+    carried_inputs = frozenset(("base.position", "base.quaternion", "base.velocity", "base.angular_velocity"))
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -58,31 +60,39 @@ class MotionPlatform(Fmi2Slave):
                   frame="NED", size=3)
         for k in LEGS:
             self.real(f"leg{k}.force_command", I, 0.0, "N", f"Force command of cylinder {k} (> 0 extends the leg)")
-        deps = BASE + COMMANDS
+        # direct feedthrough (the joints x are states): the deck's attitude turns the inertia and
+        # gravity in NED axes, its velocities give the bias' velocity terms, its accelerations the
+        # wrench; where the deck is does not matter to any of them
+        turned = ("base.quaternion",)
+        bias = COMMANDS + turned + ("base.velocity", "base.angular_velocity")
+        wrench = bias + ("base.acceleration", "base.angular_acceleration")
         self.real("base.force", O, None, "N", "Force the platform exerts on the deck", frame="NED", size=3,
-                  depends_on=deps)
+                  depends_on=wrench)
         self.real("base.moment", O, None, "N.m", "Moment the platform exerts on the deck about its origin",
-                  frame="NED", size=3, depends_on=deps)
+                  frame="NED", size=3, depends_on=wrench)
         self.real("base.inertia_linear", O, None, "kg", "Articulated inertia at the deck origin, force/linear-"
-                  "acceleration block (symmetric; 0,0 1,1 2,2 0,1 0,2 1,2), NED axes", size=6, labels=SYM)
+                  "acceleration block (symmetric; 0,0 1,1 2,2 0,1 0,2 1,2), NED axes", size=6, labels=SYM,
+                  depends_on=turned)
         self.real("base.inertia_coupling", O, None, "kg.m", "Articulated inertia, force/angular-acceleration "
-                  "block (row-major), NED axes", size=9, labels=FULL)
+                  "block (row-major), NED axes", size=9, labels=FULL, depends_on=turned)
         self.real("base.inertia_angular", O, None, "kg.m2", "Articulated inertia, moment/angular-acceleration "
-                  "block (symmetric), NED axes", size=6, labels=SYM)
+                  "block (symmetric), NED axes", size=6, labels=SYM, depends_on=turned)
         self.real("base.bias_force", O, None, "N", "Bias force: what the deck must apply at zero acceleration",
-                  frame="NED", size=3, depends_on=COMMANDS + ("base.velocity", "base.angular_velocity"))
+                  frame="NED", size=3, depends_on=bias)
         self.real("base.bias_moment", O, None, "N.m", "Bias moment about the deck origin", frame="NED", size=3,
-                  depends_on=COMMANDS + ("base.velocity", "base.angular_velocity"))
+                  depends_on=bias)
         self.real("x", O, None, "1", "Heave (m, deck z), roll and pitch (rad) of the platform relative to the deck",
                   size=3)
         self.real("x_rate", O, None, "1", "Rates of heave (m/s), roll and pitch (rad/s) relative to the deck",
                   size=3)
+        # the deck's pose carries the platform at once (its pose on the deck is a state)
+        pose = ("base.position", "base.quaternion")
         self.real("platform.position", O, None, "m", "Position of the platform origin (centre of its base)",
-                  frame="NED", size=3)
+                  frame="NED", size=3, depends_on=pose)
         self.real("platform.euler", O, None, "rad", "Roll, pitch, yaw (zyx) of the platform in the earth frame",
-                  size=3)
+                  size=3, depends_on=turned)
         self.real("platform.top", O, None, "m", "Position of the tower top (100 m above the base, the thesis' "
-                  "box)", frame="NED", size=3)
+                  "box)", frame="NED", size=3, depends_on=pose)
         for k in LEGS:
             self.real(f"leg{k}.length", O, None, "m", f"Length of leg (cylinder) {k}")
             self.real(f"leg{k}.rate", O, None, "m/s", f"Extension rate of leg {k}")
@@ -102,27 +112,40 @@ class MotionPlatform(Fmi2Slave):
         v = self.v
         self.platform = PlatformModel(geometry(v), inertia(v), cylinders(v), x0=tuple(v["initial.x"]),
                                       gravity=v["gravity"])
-        self._applied = self._base = None
+        self._applied = None        # the input_version last given to the platform
+        self._fresh = True          # the next inputs applied are all of them
         self._apply_inputs()
 
     def _apply_inputs(self) -> None:
+        """Give the platform the inputs set since they were last applied (as the Crane FMU does):
+        after a step the deck is where the step moved it, the end-of-step state the outputs describe;
+        a base input set since takes over its part of the deck's motion (all of them at
+        initialisation). Taking every base input anew on any set would put the deck back at the
+        step's start whenever, say, a force command changed."""
         p, v = self.platform, self.v
-        if self._applied == self.input_version and p.base is self._base:
+        if self._applied == self.input_version:
             return
-        q = v["base.quaternion"].copy()
+        changed, now = (None if self._fresh else self.changed_inputs), p.base
+
+        def given(name):
+            return changed is None or name in changed
+
+        q = v["base.quaternion"].copy() if given("base.quaternion") else now.quaternion
         if not np.dot(q, q) > 1e-12:
             q = np.array([1.0, 0.0, 0.0, 0.0])       # no ship output yet (initialisation): level
-        self._base = BaseMotion(v["base.position"].copy(), q, v["base.velocity"].copy(),
-                                v["base.angular_velocity"].copy(), v["base.acceleration"].copy(),
-                                v["base.angular_acceleration"].copy())
-        p.set_inputs(self._base, np.zeros(3), [])
+        base = BaseMotion(*(v[name].copy() if given(name) else current for name, current in (
+            ("base.position", now.position), ("base.quaternion", q), ("base.velocity", now.velocity),
+            ("base.angular_velocity", now.angular_velocity), ("base.acceleration", now.acceleration),
+            ("base.angular_acceleration", now.angular_acceleration))))
+        base.quaternion = q
+        self._fresh = False
+        p.set_inputs(base, np.zeros(3), [])
         p.set_command(np.array([v[name] for name in COMMANDS]))
         self._applied = self.input_version
 
     def step_model(self, t: float, h: float) -> None:
         self._apply_inputs()
         self.platform.step(h, self.v["max_substep"])
-        self._base = self.platform.base
 
     def update_outputs(self) -> None:
         v, p = self.v, self.platform
@@ -143,7 +166,7 @@ class MotionPlatform(Fmi2Slave):
         v["platform.euler"][:] = euler_from_matrix(Rn)
         v["platform.top"][:] = T[:3, 3] + Rn[:, 2] * -100.0
         ell = leg_lengths(p.q, p.geometry)
-        rate = leg_jacobian(p.q, p.geometry).dot(p.qd)
+        rate = leg_jacobian(p.q, p.geometry, order=4).dot(p.qd)
         f, _ = p.cylinders.force(p.command)
         for k in range(3):
             leg = f"leg{k + 1}"
@@ -161,5 +184,6 @@ class MotionPlatform(Fmi2Slave):
                 self.initialize_model()
             self.platform.set_state(state["platform"])
             self._applied = None
+            self._fresh = False         # the restored deck stands until an input is set
         else:
             self.platform = None

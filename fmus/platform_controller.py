@@ -4,9 +4,14 @@
 It measures the ship's motion (the Ship FMU's ``position``, ``euler``, ``velocity_body``,
 ``angular_velocity_body``) and the legs (the MotionPlatform FMU's ``leg<k>.length`` and ``leg<k>.rate``; the
 platform's pose by forward kinematics, Newton-Raphson warm-started from the last one) and commands
-the three cylinder forces (``leg<k>.force_command`` to the MotionPlatform FMU). It is a sampled controller:
-each doStep computes the command from the measurements at the step's start, and the command is
-output at the step's end (one communication step of computation delay; 20 ms at the thesis' 50 Hz).
+the three cylinder forces (``leg<k>.force_command`` to the MotionPlatform FMU). It is a sampled controller
+with its own clock: it samples the measurements every ``sample_period`` (the thesis' 50 Hz) from the
+start time, and each command, with the estimates and NMPC figures it came with, is output one sample
+period later (the period is the computation delay), whatever the master's communication step; a
+sample within a communication step takes the inputs at the step's start. No output depends on an
+input at once (no direct feedthrough): set between steps, an input is sampled at the next sample
+instant, and its command comes out a period after that. With the communication step equal to the
+period, the command computed from the measurements at a communication point is output at the next.
 The NMPC's model needs the ship's data (``vessel_file``, the Ship FMU's) and the platform's (the same
 ``linkage.*``, ``cylinder.*``, ``platform.mass`` as the MotionPlatform FMU). Every variable is in
 docs/interfaces.md.
@@ -48,6 +53,8 @@ class PlatformController(Fmi2Slave):
         self.real("deck.location", P, [0.0, 0.0, -4.0], "m", "The deck origin (the platform's base, the Ship's "
                   "hardpoint carrying it) relative to the ship's CO", frame="body", size=3)
         self.real("gravity", P, 9.81, "m/s2", "Acceleration of gravity", minimum=0.0)
+        self.real("sample_period", P, 0.02, "s", "The controller's sample period (the thesis' 50 Hz): measurements "
+                  "sampled every period from the start time, each command output one period later", minimum=0.0)
         for g in PID_GAINS:
             self.real(f"pid.{g}", P, getattr(QuasiStaticPID, g), GAIN_UNITS[g[0]],
                       f"Quasi-static PID gain {g} (the thesis' value; per leg, on leg-length errors)", minimum=0.0)
@@ -97,6 +104,8 @@ class PlatformController(Fmi2Slave):
     def check_parameters(self):
         v = self.v
         problems = check_platform(v)
+        if not v["sample_period"] > 0.0:
+            problems.append(("sample_period", v["sample_period"], "must be positive"))
         if v["method"] == 1:
             path = self._vessel_path()
             if not v["vessel_file"] or not path.is_file():
@@ -125,10 +134,14 @@ class PlatformController(Fmi2Slave):
             self.mpc = NMPC(model, settings)
         state = self._state()
         self.setpoint = self._hrp(state) * np.array([1.0, 0.0, 0.0])    # the start heave; upright
-        self.command = self._static_forces(self.x)
+        self.command = self._static_forces(self.x)       # the last command computed
         self.pid.precharge(self.command)
         self.alpha, self.iterations, self.cost = 1.0, 0.0, 0.0
-        self._outputs(state)
+        self.samples = 0                # samples taken; the next is at start + samples * sample_period
+        self.start = self.time
+        self.pending: list[list] = []   # [release time, outputs] of the commands computed, not out yet
+        self.shown = self._sampled(state)
+        self._outputs()
 
     def _static_forces(self, x: np.ndarray) -> np.ndarray:
         """Leg forces that hold the platform at x on a level ship at rest: J^T f = -tau_gravity."""
@@ -165,29 +178,46 @@ class PlatformController(Fmi2Slave):
     # ------------------------------------------------------------------ stepping and outputs
 
     def step_model(self, t: float, h: float) -> None:
+        period = self.v["sample_period"]
+        end = t + h
+        tol = 1e-9 * max(1.0, abs(end))      # a sample at a communication point belongs to the step it starts
+        while self.start + self.samples * period < end - tol:
+            self.samples += 1
+            state = self._state()            # the inputs at the step's start, held over the step
+            self._control(state, period)
+            self.pending.append([self.start + self.samples * period, self._sampled(state)])
+        while self.pending and self.pending[0][0] <= end + tol:
+            self.shown = self.pending.pop(0)[1]
+        self._outputs()
+
+    def _control(self, state: np.ndarray, period: float) -> None:
+        """One sample: the command from the measured ``state``."""
         v = self.v
-        state = self._state()
         setpoint = self.setpoint + v["setpoint"]
         if v["method"] == 0:
             self.command = self.pid.command(self._deck_heave(state), state[3], state[4], setpoint, self._legs("length"),
-                                            h)
+                                            period)
             self.alpha, self.iterations, self.cost = 1.0, 0.0, 0.0
         else:
             sol = self.mpc.solve(state, self.command, setpoint)
             self.command = sol.forces
             self.alpha, self.iterations, self.cost = sol.alpha, float(sol.iterations), sol.cost
-        self._outputs(state)
 
-    def _outputs(self, state: np.ndarray) -> None:
-        v = self.v
+    def _sampled(self, state: np.ndarray) -> list[float]:
+        """The outputs of one sample: command, estimates, NMPC figures (as output, in order)."""
+        return [*self.command.tolist(), *self._hrp(state).tolist(), *self.x.tolist(), float(self.alpha),
+                float(self.iterations), float(self.cost)]
+
+    def _outputs(self) -> None:
+        v, out = self.v, self.shown
         for k in range(3):
-            v[f"leg{k + 1}.force_command"] = float(self.command[k])
-        v["platform.hrp"][:] = self._hrp(state)
-        v["platform.x"][:] = self.x
-        v["nmpc.alpha"], v["nmpc.iterations"], v["nmpc.cost"] = self.alpha, self.iterations, self.cost
+            v[f"leg{k + 1}.force_command"] = out[k]
+        v["platform.hrp"][:] = out[3:6]
+        v["platform.x"][:] = out[6:9]
+        v["nmpc.alpha"], v["nmpc.iterations"], v["nmpc.cost"] = out[9:12]
 
     def update_outputs(self) -> None:
-        pass                     # outputs are written by doStep (a sampled controller)
+        pass                     # outputs are written by doStep (a sampled controller, no feedthrough)
 
     def get_model_state(self) -> dict:
         if not hasattr(self, "pid"):
@@ -196,7 +226,9 @@ class PlatformController(Fmi2Slave):
                 "integral": self.pid.integral.copy(),
                 "previous": None if self.pid.previous is None else self.pid.previous.copy(), "alpha": self.alpha,
                 "iterations": self.iterations,
-                "cost": self.cost, "delta": None if self.mpc is None else self.mpc.delta.copy()}
+                "cost": self.cost, "delta": None if self.mpc is None else self.mpc.delta.copy(),
+                "samples": self.samples, "start": self.start, "pending": [[t, list(o)] for t, o in self.pending],
+                "shown": list(self.shown)}
 
     def set_model_state(self, state: dict) -> None:
         if not state:
@@ -210,3 +242,6 @@ class PlatformController(Fmi2Slave):
         self.alpha, self.iterations, self.cost = state["alpha"], state["iterations"], state["cost"]
         if self.mpc is not None and state["delta"] is not None:
             self.mpc.delta = np.array(state["delta"], float)
+        self.samples, self.start = int(state["samples"]), float(state["start"])
+        self.pending = [[float(t), [float(x) for x in o]] for t, o in state["pending"]]
+        self.shown = [float(x) for x in state["shown"]]

@@ -99,13 +99,17 @@ class TipCompensator(Fmi2Slave):
         for k in range(1, N_JOINTS + 1):
             self.real(f"joint{k}.command", O, None, "1", f"Torque (N.m) or force (N) command of joint {k}; 0 for a "
                       "joint that is not actuated", depends_on=MEASURED)
+        # the tip's kinematics need only the base's pose (and velocities) and the joint encoders; the
+        # target is the tip itself in mode 0 and latched from it when mode 1 starts
+        pose = ("base.position", "base.quaternion") + _POS
         self.real("tip.position", O, None, "m", "The tip by forward kinematics from the measurements", frame="NED",
-                  size=3, depends_on=MEASURED)
+                  size=3, depends_on=pose)
         self.real("tip.velocity", O, None, "m/s", "The tip's velocity from the measurements", frame="NED", size=3,
-                  depends_on=MEASURED)
+                  depends_on=("base.quaternion", "base.velocity", "base.angular_velocity") + _POS + _RATE)
         self.real("tip.target", O, None, "m", "Where the tip is held (mode 1), the tip itself in mode 0",
-                  frame="NED", size=3, depends_on=MEASURED)
-        self.real("tip.error", O, None, "m", "tip.position - tip.target", frame="NED", size=3, depends_on=MEASURED)
+                  frame="NED", size=3, depends_on=pose + ("mode",))
+        self.real("tip.error", O, None, "m", "tip.position - tip.target", frame="NED", size=3,
+                  depends_on=pose + ("mode",))
 
     # ------------------------------------------------------------------ build
 
@@ -153,6 +157,16 @@ class TipCompensator(Fmi2Slave):
         for name in ("omega", "zeta"):
             if not v[name] > 0.0:
                 problems.append((name, v[name], "must be positive"))
+        if not problems:
+            # a joint beyond the tip's link does not move the tip: a zero column of the tip Jacobian
+            # in every pose (the knuckle boom's attachment 1, the knuckle pin, and its knuckle joint 3)
+            link = self._mechanism.attachments[v["tip_attachment"] - 1].link
+            beyond = [j + 1 for j, role in enumerate(roles) if role == ACTUATED and j > link]
+            if beyond:
+                problems.append(("tip_attachment", v["tip_attachment"],
+                                 f"is on link {link + 1}, which actuated joint(s) {beyond} do not move: the tip "
+                                 "Jacobian is singular in every pose (hold an attachment beyond the actuated "
+                                 "joints, e.g. the knuckle boom's jib tip, 2)"))
         self._roles = roles
         return problems
 

@@ -80,6 +80,19 @@ def test_leg_jacobian_against_finite_differences_of_the_kinematics():
     # batched = one by one
     xs = np.array([[-8.0, 0.01, -0.02], [-7.5, 0.05, 0.0]])
     np.testing.assert_allclose(leg_jacobian(xs, GEO), [leg_jacobian(x, GEO) for x in xs], rtol=1e-12)
+    np.testing.assert_allclose(leg_jacobian(xs, GEO, order=4), [leg_jacobian(x, GEO, order=4) for x in xs],
+                               rtol=1e-12)
+
+
+def test_the_plants_leg_jacobian_is_smooth_in_the_pose():
+    """The five-point Jacobian (the plant's) agrees with the three-point one to its round-off and does
+    not jump as the pose moves by 1e-13: times MN of leg force, the three-point one's 1e-9 jumps are
+    mN m of deck moment that no step size removes (the feedthrough test reads them as a response)."""
+    x = np.array([-8.0, 0.01, 0.02])
+    moved = [x + k * np.array([1e-13, 0.0, 1e-13]) for k in range(1, 6)]
+    J4 = leg_jacobian(x, GEO, order=4)
+    np.testing.assert_allclose(J4, leg_jacobian(x, GEO), atol=2e-9)
+    assert max(np.abs(leg_jacobian(m, GEO, order=4) - J4).max() for m in moved) < 1e-11
 
 
 def test_forward_kinematics_thesis_example(validation):
@@ -149,7 +162,7 @@ def test_static_hold_in_calm_water():
     plat = Platform(GEO, platform_inertia(1e6), Cylinders())
     res = plat.body.forward_dynamics(plat.q, plat.qd, np.zeros(3), gravity=plat.gravity)
     h = -plat.body.mass_matrix(plat.q) @ res.qdd
-    f = np.linalg.solve(leg_jacobian(plat.q, GEO).T, h)
+    f = np.linalg.solve(leg_jacobian(plat.q, GEO, order=4).T, h)       # the plant's Jacobian
     np.testing.assert_allclose(f, 9.81e6 / 3 / 0.9, rtol=1e-5)    # 1000 t (+ 2 kg of the chain) on three legs at 0.9
     plat.set_command(f)
     for _ in range(20):

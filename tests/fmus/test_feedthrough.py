@@ -92,17 +92,33 @@ CONFIGS = {
                      inputs={"body1.position[2]": -0.49, "body2.position[2]": 5.0, "body1.velocity[0]": 0.2,
                              "body1.velocity[2]": 0.1, "body1.angular_velocity[1]": 0.1,
                              "body1.quaternion[0]": 0.999, "body1.quaternion[1]": 0.04})],
-    # compensation switched on, a heaving and rolling base, a load on the tip
-    "TipCompensator": [dict(params={}, inputs={"mode": 1, "base.velocity[2]": 0.5, "base.acceleration[2]": 0.3,
-                                               "base.angular_velocity[0]": 0.05, "joint2.position": 0.5,
-                                               "joint3.position": -1.0, "joint2.rate": 0.05, "load.force[2]": 5e4})],
-    # the cylinders pushing against a heaving, pitching base
+    # compensation switched on, a heaving and rolling base, a load on the tip; the tip is the jib's
+    # (attachment 2: the boom tip, attachment 1, is not moved by the knuckle, a singular Jacobian
+    # whatever the pose), the knuckle boom at its mechanism file's pose (boom 60 deg, jib -80 deg)
+    "TipCompensator": [dict(params={"tip_attachment": 2, "load_attachment": 2},
+                            inputs={"mode": 1, "base.velocity[2]": 0.5, "base.acceleration[2]": 0.3,
+                                    "base.angular_velocity[0]": 0.05, "joint2.position": 1.05,
+                                    "joint3.position": -1.4, "joint4.position": 2.0, "joint5.position": 0.35,
+                                    "joint2.rate": 0.05, "load.force[2]": 5e4}),
+                       # the joints held (mode 0) with the tool's tilt and rotator free (measured forces)
+                       dict(params={"tip_attachment": 2, "free_joints": "5,6"},
+                            inputs={"mode": 0, "base.velocity[0]": 0.5, "base.angular_velocity[1]": 0.05,
+                                    "base.angular_acceleration[0]": 0.02, "joint2.position": 1.05,
+                                    "joint3.position": -1.4, "joint4.position": 2.0, "joint5.position": 0.35,
+                                    "joint3.rate": -0.05, "joint5.rate": 0.1, "joint5.force": 2e3,
+                                    "joint6.force": -500.0})],
+    # the cylinders pushing against a heaving, rolling and pitching deck heeled 0.05 rad and trimmed
+    # 0.03 rad (every base input then enters the inertia, bias and wrench)
     "MotionPlatform": [dict(params={}, inputs={f"leg{k}.force_command": 4e6 for k in (1, 2, 3)}
-                            | {"base.velocity[2]": 0.3, "base.angular_velocity[1]": 0.02,
-                               "base.acceleration[2]": 0.2})],
-    # the PID law (method 1) tracking a set-point away from the legs' state
-    "PlatformController": [dict(params={}, inputs={"setpoint[0]": -7.5, "leg1.length": 6.0, "leg2.length": 6.2,
-                                                   "leg3.length": 6.1, "leg1.rate": 0.1, "ship.euler[1]": 0.02})],
+                            | {"base.quaternion[0]": 0.999575, "base.quaternion[1]": 0.0249946,
+                               "base.quaternion[2]": 0.0149948, "base.quaternion[3]": -0.000374947,
+                               "base.velocity[2]": 0.3, "base.angular_velocity[0]": -0.01,
+                               "base.angular_velocity[1]": 0.02, "base.acceleration[2]": 0.2,
+                               "base.angular_acceleration[1]": 0.01})],
+    # the PID law (method 0) tracking a set-point away from the legs' state
+    "PlatformController": [dict(params={"method": 0},
+                                inputs={"setpoint[0]": -7.5, "leg1.length": 6.0, "leg2.length": 6.2,
+                                        "leg3.length": 6.1, "leg1.rate": 0.1, "ship.euler[1]": 0.02})],
 }
 
 

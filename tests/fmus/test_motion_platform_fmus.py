@@ -60,6 +60,8 @@ def test_overstretched_linkage_is_an_fmi_error(fmu_dir):
     ("PlatformController", {"method": 1, "vessel_file": "/nonexistent/barge.nc"}, "vessel_file"),
     ("TipCompensator", {"actuated_joints": "1,2"}, "actuated_joints"),
     ("TipCompensator", {"actuated_joints": "1,2,9"}, "actuated_joints"),
+    # the knuckle boom's attachment 1 (the knuckle pin) is not moved by the knuckle: singular in any pose
+    ("TipCompensator", {"tip_attachment": 1}, "tip_attachment"),
 ])
 def test_bad_parameters_are_refused(fmu_dir, model, values, name):
     fmu = FmuUnderTest(fmu_dir / f"{model}.fmu")
@@ -88,3 +90,24 @@ def test_controller_holds_the_platform_at_rest(fmu_dir):
         np.testing.assert_allclose(rows[:, 3], -8.0, atol=1e-9)
     finally:
         fmu.close()
+
+
+def test_controller_samples_on_its_own_clock(fmu_dir):
+    """Each command comes out one sample period (0.02 s) after the measurements it is computed from,
+    whatever the communication step: steps of 0.01 s give, at every 0.02 s, what steps of 0.02 s give,
+    and hold it in between."""
+    names = [f"leg{k}.force_command" for k in (1, 2, 3)] + ["platform.x[1]"]
+    rows = {}
+    for h in (0.02, 0.01):
+        fmu = FmuUnderTest(fmu_dir / "PlatformController.fmu")
+        try:
+            fmu.initialize({"method": 0, "leg1.length": 6.0, "leg2.length": 6.05, "leg3.length": 6.0,
+                            "ship.position[2]": mp.static_sinkage()})
+            _, rows[h] = fmu.run(0.0, 0.2, h, names)
+            assert not fmu.errors()
+        finally:
+            fmu.close()
+    fine, coarse = rows[0.01], rows[0.02]
+    np.testing.assert_array_equal(fine[1::2], coarse)             # t = 0.02, 0.04, ...
+    np.testing.assert_array_equal(fine[2::2], coarse[:-1])        # t = 0.03, 0.05, ...: held
+    assert np.ptp(coarse[:, 1]) > 1e3                              # the leg error drives the commands

@@ -23,6 +23,11 @@ STEPS = 40
 # inputs that make the bodies accelerate (the feedthrough configurations hold inputs constant)
 MOTION = {"Crane": {"base.acceleration[0]": 0.5, "base.angular_acceleration[2]": 0.02},
           "Cable": {"end_b.velocity[1]": 0.2}}
+# FMUs whose positions are not a state they integrate but a function of their inputs of the same
+# instant (a measurement): they are of one instant when their inputs are (tests/fmus/test_feedthrough.py
+# checks they answer the present inputs); the held inputs here (a base with a velocity but a fixed
+# position) are not
+MEASURED = {"TipCompensator"}
 
 
 def pairs(md) -> list[tuple[str, str, str | None]]:
@@ -39,6 +44,8 @@ def pairs(md) -> list[tuple[str, str, str | None]]:
 
 @pytest.mark.parametrize("model,index", [(m, i) for m, cs in CONFIGS.items() for i in range(len(cs))])
 def test_positions_and_velocities_are_of_the_same_instant(fmu_dir, model, index):
+    if model in MEASURED:
+        pytest.skip(f"{model}'s positions are functions of its inputs of the same instant")
     config = CONFIGS[model][index]
     fmu = FmuUnderTest(fmu_dir / f"{model}.fmu")
     try:
