@@ -171,7 +171,7 @@ def test_adaptive_run_resumes_on_another_backend_to_the_same_numbers(b3_fmus, tm
     with pytest.raises(RuntimeError, match="simulated crash"):
         run(RunSettings(out=str(out), checkpoint_every=0.05, **common), manipulators=[Crash(0.12)])
     last = find_checkpoint(out)
-    assert 0.1 <= read_manifest(last)["time"] < 0.12
+    assert 0.1 - 1e-9 <= read_manifest(last)["time"] < 0.12          # a sum of adaptive steps: 0.0999...9
     resume_run(out, {"backend": "process"})
     same_results(out, tmp_path / "ref")
     log_a = np.loadtxt(out / "algorithm.csv", delimiter=",", skiprows=1)
