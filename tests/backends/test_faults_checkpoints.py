@@ -174,9 +174,8 @@ def test_adaptive_run_resumes_on_another_backend_to_the_same_numbers(b3_fmus, tm
     assert 0.1 - 1e-9 <= read_manifest(last)["time"] < 0.12          # a sum of adaptive steps: 0.0999...9
     resume_run(out, {"backend": "process"})
     same_results(out, tmp_path / "ref")
-    log_a = np.loadtxt(out / "algorithm.csv", delimiter=",", skiprows=1)
-    log_b = np.loadtxt(tmp_path / "ref" / "algorithm.csv", delimiter=",", skiprows=1)
-    assert np.array_equal(log_a, log_b)
+    # the step log (times, steps, errors, the variable that set each step) to the last digit
+    assert (out / "algorithm.csv").read_text() == (tmp_path / "ref" / "algorithm.csv").read_text()
 
 
 def test_cli_checkpoint_resume_and_run_longer(payload_fmu, tmp_path, capsys):
