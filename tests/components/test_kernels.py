@@ -282,3 +282,130 @@ def test_the_library_needs_nothing_newer_than_an_old_glibc(tmp_path):
     assert build_fmus.glibc_floor([lib.read_bytes()]) <= (2, 17)
     # built from the sources' names only: no path of this machine inside (reproducible FMUs)
     assert str(kernels.HERE).encode() not in lib.read_bytes()
+
+
+# ------------------------------------------------------------------------------ line
+
+LINE_REL = 1e-9        # over hundreds of implicit steps (measured 1e-14 to 2e-12)
+
+
+def _chain_line(compiled):
+    from components.line import Line, LineParams
+    chain = LineParams(length=410.0, diameter=0.252, mass_per_length=390.0, EA=1.674e9, damping=-1.0,
+                       Cdn=1.37, Cdt=0.64, Can=1.0, Cat=0.0, kBot=1e5, cBot=1e4, friction=0.5)
+    return Line(chain, [400.0, 0.0, 50.0], [0.0, 0.0, 0.0], 41, 50.0, scheme="implicit", substep=0.005,
+                compiled=compiled)
+
+
+def _wire(**kw):
+    from components.line import LineParams
+    return LineParams(**{**dict(length=60.0, diameter=0.04, mass_per_length=6.7, EA=7.5e7, damping=-0.1,
+                                Cdn=1.2, Cdt=0.05, Can=1.0, Cat=0.2), **kw})
+
+
+def _drive(line, steps, dt, end_b=None, payout=None, tip=None):
+    """Drive a line for ``steps`` coupling steps; the end loads after each."""
+    out = []
+    for k in range(steps):
+        t = k * dt
+        if end_b is not None:
+            pos, vel = end_b(t)
+            line.set_ends(line.r[0], line.va, pos, vel)
+        if payout is not None:
+            line.set_payout(payout(t))
+        if tip is not None:
+            line.set_tip_force(tip(t))
+        line.step(dt)
+        out.append(np.concatenate([line.end_loads().force_a, line.end_loads().force_b, line.r[-1], [line.N]]))
+    return np.array(out)
+
+
+def test_line_chain_compiled_equals_the_numpy_reference():
+    def heave(t):
+        w = 2 * math.pi / 10.0
+        return np.array([0.0, 0.0, -math.sin(w * t)]), np.array([0.0, 0.0, -w * math.cos(w * t)])
+
+    a, b = _chain_line(False), _chain_line(None)
+    assert a._compiled is None and b._compiled is not None
+    ra, rb = _drive(a, 100, 0.1, heave), _drive(b, 100, 0.1, heave)
+    assert rel_err(rb, ra) < LINE_REL
+    assert rel_err(b.r, a.r) < LINE_REL and rel_err(b.v, a.v) < LINE_REL * 1e3   # v ~ 1e-3 of r
+    assert b.t == a.t
+
+
+def test_line_winch_pay_out_and_haul_in_with_current_compiled_equal_the_reference():
+    from components.line import Line
+
+    def make(compiled):
+        return Line(_wire(), [0.0, 0.0, 0.0], [0.0, 0.0, 60.0], 6, math.inf, scheme="implicit", free_b=True,
+                    tip_mass=800.0, winch_end="a", current=(0.6, 0.2, 0.0), substep=0.01, compiled=compiled)
+
+    def payout(t):               # out 6.1 m (a split), then in again (a merge), smoothly: the wire stays taut
+        return 1.2 * math.cos(math.pi * t / 16.0)  # (snaps make the reference itself sensitive to rounding)
+
+    def tip(t):
+        return np.array([300.0 * math.sin(0.7 * t), 0.0, 500.0 * math.sin(1.3 * t)])
+
+    a, b = make(False), make(None)
+    ra, rb = _drive(a, 160, 0.1, payout=payout, tip=tip), _drive(b, 160, 0.1, payout=payout, tip=tip)
+    assert ra[:, -1].max() > 6 and ra[:, -1].min() < ra[:, -1].max()    # it split and merged
+    assert np.array_equal(ra[:, -1], rb[:, -1])
+    assert rel_err(rb, ra) < LINE_REL
+
+
+def test_line_through_the_wave_surface_compiled_equals_the_reference():
+    from components.line import Line
+    sea = make_sea("regular", period=8.0, regular_amplitude=1.5)
+
+    def make(compiled):
+        # taut (slack lines snap, and snaps make the reference itself sensitive to rounding)
+        return Line(_wire(length=34.97), [0.0, 0.0, 30.0], [0.0, 0.0, -5.0], 12, 40.0, scheme="implicit",
+                    sea=sea, winch_end="b", substep=0.02, compiled=compiled)
+
+    def end_b(t):
+        return np.array([0.8 * math.sin(0.5 * t), 0.0, -5.0 + 0.01 * math.sin(0.8 * t)]), \
+            np.array([0.4 * math.cos(0.5 * t), 0.0, 0.008 * math.cos(0.8 * t)])
+
+    a, b = make(False), make(None)
+    ra = _drive(a, 100, 0.1, end_b, payout=lambda t: 0.005 * math.sin(t))
+    rb = _drive(b, 100, 0.1, end_b, payout=lambda t: 0.005 * math.sin(t))
+    assert rel_err(rb, ra) < LINE_REL
+
+
+def test_line_snaps_are_left_to_the_reference_newton_iterations(monkeypatch):
+    from components.line import Line
+    calls = []
+    reference = Line._implicit_step
+
+    def counted(self, *args, **kw):
+        calls.append(self._compiled is not None)
+        return reference(self, *args, **kw)
+
+    monkeypatch.setattr(Line, "_implicit_step", counted)
+
+    def make(compiled):     # a slack wire with a heavy free end, jerked up and down: it snaps
+        return Line(_wire(length=20.0), [0.0, 0.0, 0.0], [0.0, 0.0, 19.0], 8, math.inf, scheme="implicit",
+                    free_b=True, tip_mass=2000.0, substep=0.01, compiled=compiled)
+
+    def end_a(line):
+        def f(t):
+            w = 2 * math.pi / 2.0
+            line.set_ends(np.array([0.0, 0.0, -1.5 * math.sin(w * t)]),
+                          np.array([0.0, 0.0, -1.5 * w * math.cos(w * t)]))
+            return line.r[-1], line.v[-1]
+        return f
+
+    a, b = make(False), make(None)
+    ra = _drive(a, 60, 0.05, end_a(a))
+    calls.clear()
+    rb = _drive(b, 60, 0.05, end_a(b))
+    assert calls and all(calls)            # snaps happened, and went to the reference
+    assert rel_err(rb, ra) < LINE_REL
+
+
+def test_a_line_with_bending_keeps_the_numpy_step_and_compiled_true_says_why():
+    from components.line import Line
+    assert Line(_wire(EI=100.0), [0.0, 0.0, 0.0], [0.0, 0.0, 10.0], 5, math.inf, scheme="implicit")._compiled is None
+    assert Line(_wire(), [0.0, 0.0, 0.0], [0.0, 0.0, 10.0], 5, math.inf, scheme="rk2")._compiled is None
+    with pytest.raises(RuntimeError, match="without bending"):
+        Line(_wire(EI=100.0), [0.0, 0.0, 0.0], [0.0, 0.0, 10.0], 5, math.inf, scheme="implicit", compiled=True)
