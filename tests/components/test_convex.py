@@ -498,3 +498,26 @@ def test_speed_report():
             lines.append(f"  {name:25s} {label:12s} gjk_distance {g:8.0f}/s  closest {c:7.0f}/s  "
                          f"interference {i:6.0f}/s")
     print("\nevaluations per second:\n" + "\n".join(lines))
+
+
+def test_a_box_resting_on_a_deck_needs_no_lp_and_agrees_with_it(monkeypatch):
+    """A tilted box a few cm into a deck (the deck landing): the shared vertices' mean, centred on
+    its chords, is a good interior point, so the Chebyshev LP is skipped; volume and centroid equal
+    the LP's to rounding (1e-12)."""
+    import components.interference as itf
+
+    rng = np.random.default_rng(1)
+    payload, deck = Box((4.0, 3.0, 2.0)), Box((40.0, 20.0, 4.0))
+    poses = [(np.array([rng.normal(0, 2), rng.normal(0, 2), -4.0 + rng.uniform(0.001, 0.08)]),
+              Rotation.from_euler("xyz", rng.normal(0, 0.03, 3)).as_matrix()) for _ in range(40)]
+    deck_poly = deck.polyhedron(np.array([0.0, 0.0, 2.0]), np.eye(3))
+    lp_calls = []
+    lp = itf.chebyshev_centre
+    monkeypatch.setattr(itf, "chebyshev_centre", lambda H: lp_calls.append(1) or lp(H))
+    quick = [itf.interference(payload.polyhedron(p, R), deck_poly) for p, R in poses]
+    assert len(lp_calls) <= 4 and all(q.volume > 0 for q in quick)
+    monkeypatch.setattr(itf, "_quick_interior", lambda H, V, half: (None, 0.0))
+    for (p, R), q in zip(poses, quick):
+        ref = itf.interference(payload.polyhedron(p, R), deck_poly)
+        assert q.volume == pytest.approx(ref.volume, rel=1e-12)
+        assert np.abs(q.centroid - ref.centroid).max() <= 1e-12 * 4.0
