@@ -133,7 +133,7 @@ class ContactResult:
     normal_force: float = 0.0
 
 
-def _cross3(a, b) -> np.ndarray:
+def cross3(a, b) -> np.ndarray:
     """a x b of two 3-vectors: np.cross's formula (a1 b2 - a2 b1, ...) in Python floats, the same
     bits without np.cross's per-call overhead (tens of microseconds, a dozen calls an evaluation)."""
     a0, a1, a2 = a.tolist() if isinstance(a, np.ndarray) else a
@@ -253,14 +253,14 @@ class ContactPair:
                     fn += fd
                     lever = _cross(x, n)                       # (x - p) x n = x x n - p x n
                     arm = pd @ lever
-                    damping_a = -(arm - fd * _cross3(pa, n))
-                    damping_b = arm - fd * _cross3(pb, n)
+                    damping_a = -(arm - fd * cross3(pa, n))
+                    damping_b = arm - fd * cross3(pb, n)
             fn = max(fn, 0.0)
             res.volume = it.volume
         else:
             depth = max(-c.distance, 0.0)
             point = 0.5 * (np.asarray(c.point_a) + np.asarray(c.point_b))
-            vrel = (va + _cross3(wa, point - pa)) - (vb + _cross3(wb, point - pb))
+            vrel = (va + cross3(wa, point - pa)) - (vb + cross3(wb, point - pb))
             rate = float(vrel @ n)                       # > 0: approaching (A moves towards B)
             v_imp = self.v_impact if self.was_in_contact else rate
             # a contact that starts at rest has no impact speed: the floor keeps the damping finite
@@ -268,19 +268,19 @@ class ContactPair:
             fn = max(self.p.hc_stiffness * depth**self.p.hc_exponent * (1.0 + damp), 0.0)
         res.in_contact, res.point, res.normal, res.normal_force = True, point, n, fn
         # friction (state z from advance())
-        vrel = (va + _cross3(wa, point - pa)) - (vb + _cross3(wb, point - pb))
+        vrel = (va + cross3(wa, point - pa)) - (vb + cross3(wb, point - pb))
         vt = vrel - (vrel @ n) * n
         ft = self._friction(fn, n, vt, self.z)[0]
         F_a = -fn * n + ft
         res.force_a, res.force_b = F_a, -F_a
         if damping_a is None:
-            res.moment_a = _cross3(point - pa, F_a)
-            res.moment_b = _cross3(point - pb, -F_a)
+            res.moment_a = cross3(point - pa, F_a)
+            res.moment_b = cross3(point - pb, -F_a)
         else:
             # the springs and friction at the centroid, the dashpots where they act
             F_c = F_a + fd * n
-            res.moment_a = _cross3(point - pa, F_c) + damping_a
-            res.moment_b = _cross3(point - pb, -F_c) + damping_b
+            res.moment_a = cross3(point - pa, F_c) + damping_a
+            res.moment_b = cross3(point - pb, -F_c) + damping_b
         return res
 
     def _friction(self, fn: float, n: np.ndarray, vt: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -309,7 +309,7 @@ class ContactPair:
             self.was_in_contact = False
             return
         n, point = result.normal, result.point
-        vrel = (va + _cross3(wa, point - pa)) - (vb + _cross3(wb, point - pb))
+        vrel = (va + cross3(wa, point - pa)) - (vb + cross3(wb, point - pb))
         if not self.was_in_contact:
             self.v_impact = max(float(vrel @ n), 1e-9)
         self.was_in_contact = True

@@ -139,18 +139,22 @@ def _quick_interior(H: np.ndarray, V: np.ndarray, half: np.ndarray) -> tuple[Opt
         # the mean of the shared vertices lies on a face when the overlap is a thin slab (a box
         # resting on a deck: its bottom corners): centre it on the chords through it along the
         # axes, thinnest first (a point of A n B stays one: the chord's midpoint is inside)
-        for axis in np.argsort(half):
-            a = H[:, axis]
-            room = -(H[:, :3] @ x + H[:, 3])                 # >= 0 inside: s a <= room
-            with np.errstate(divide="ignore", invalid="ignore"):
-                hi = np.min(np.where(a > 1e-12, room / a, np.inf))
-                lo = np.max(np.where(a < -1e-12, room / a, -np.inf))
-            if np.isfinite(hi) and np.isfinite(lo) and hi >= lo:
-                x = x.copy()
-                x[axis] += 0.5 * (lo + hi)
-        r0 = float(-(H[:, :3] @ x + H[:, 3]).max())
-        if r0 >= 0.25 * r_up:
-            return x, r0
+        x = x.copy()
+        # a tilted slab's bounding box is thicker than the slab: there, a point 1 % of the box's
+        # size inside every plane is central enough for qhull (dual points within 100 x the scale)
+        enough = min(0.25 * r_up, max(0.01 * float(half.max()), 0.0))
+        for _ in range(2):
+            for axis in np.argsort(half):
+                a = H[:, axis]
+                room = -(H[:, :3] @ x + H[:, 3])                 # >= 0 inside: s a <= room
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    hi = np.min(np.where(a > 1e-12, room / a, np.inf))
+                    lo = np.max(np.where(a < -1e-12, room / a, -np.inf))
+                if np.isfinite(hi) and np.isfinite(lo) and hi >= lo:
+                    x[axis] += 0.5 * (lo + hi)
+            r0 = float(-(H[:, :3] @ x + H[:, 3]).max())
+            if r0 >= enough:
+                return x, r0
     return None, 0.0
 
 
