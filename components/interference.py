@@ -140,9 +140,10 @@ def _quick_interior(H: np.ndarray, V: np.ndarray, half: np.ndarray) -> tuple[Opt
         # resting on a deck: its bottom corners): centre it on the chords through it along the
         # axes, thinnest first (a point of A n B stays one: the chord's midpoint is inside)
         x = x.copy()
-        # a tilted slab's bounding box is thicker than the slab: there, a point 1 % of the box's
-        # size inside every plane is central enough for qhull (dual points within 100 x the scale)
-        enough = min(0.25 * r_up, max(0.01 * float(half.max()), 0.0))
+        # a tilted slab's bounding box is thicker than the slab: there, a point 0.1 % of the box's
+        # size inside every plane is central enough for qhull (dual points within 1000 x the scale;
+        # tests/components/test_convex.py checks the volumes and centroids against the LP's)
+        enough = min(0.25 * r_up, 1e-3 * float(half.max()))
         for _ in range(2):
             for axis in np.argsort(half):
                 a = H[:, axis]
