@@ -1182,6 +1182,9 @@ class Line:
         (``end_moments``), ``twist_rate`` and the element ``tensions``.  Without bending only the
         two end nodes are evaluated besides the tensions (_end_forces: the same values as
         node_forces())."""
+        if self._compiled is not None and self.sea is None and self.current_profile is None:
+            Fa, Fb, T = self._compiled.end_loads(self)          # the same values, compiled
+            return EndLoads(Fa, Fb, np.zeros(3), np.zeros(3), 0.0, T)
         q, lam, T = self._tension_terms()
         if self._bend is None:
             Fa, Fb = self._end_forces(q, lam, T)

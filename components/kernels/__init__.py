@@ -124,6 +124,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.mc_line_work_size.restype = integer
     lib.mc_line_implicit.argtypes = [ptr, ptr]
     lib.mc_line_implicit.restype = integer
+    lib.mc_line_end_loads.argtypes = [ptr, ptr]
+    lib.mc_line_end_loads.restype = None
 
 
 def _disabled() -> bool:

@@ -37,5 +37,6 @@ int mc_ship(const long long *ctx, int mode);
 /* ---- lumped-mass line (line.c; components/line.py) ---- */
 int mc_line_work_size(int n);
 int mc_line_implicit(const long long *ctx, int *done);
+void mc_line_end_loads(const long long *ctx, double *out);
 
 #endif

@@ -20,6 +20,9 @@
  *   5 l_node (n)   6 man_l (n)   7 mat_l (n)   8 rhoA_l (n)   9 r (n x 3, in/out)   10 v (n x 3, in/out)
  *   11 U (n x 3) or 0 (then the uniform current P[LP_CUR..])   12 Af (n x 3) or 0   13 zs (n) or 0
  *   14 work (mc_line_work_size(n) doubles)   15 T (N, out: the tensions at the start of the last step)
+ *
+ * mc_line_end_loads evaluates the forces only (Line.end_loads: the nodes' forces at ends A and B,
+ * the same values as Line._forces' rows 0 and N, and the tensions) at the state r, v of ctx.
  */
 #include <math.h>
 #include <string.h>
@@ -106,9 +109,9 @@ static void band_solve(int m, const double *ab, double *x)
     }
 }
 
-static int step(const long long *ctx, double t_unused)
+/* one step (out == 0), or only the forces at the state in ctx: out = F[0] (3), F[N] (3), T (N) */
+static int step(const long long *ctx, double *out)
 {
-    (void)t_unused;
     const int n = (int)ctx[0], N = n - 1;
     const double *P = (const double *)ctx[1];
     const double *l = (const double *)ctx[2], *c_el = (const double *)ctx[3];
@@ -270,6 +273,12 @@ static int step(const long long *ctx, double t_unused)
     if (free_b)
         for (int a = 0; a < 3; a++)
             F[3 * N + a] += P[LP_TIP + a];
+    if (out) {
+        memcpy(out, F, 3 * sizeof(double));
+        memcpy(out + 3, F + 3 * N, 3 * sizeof(double));
+        memcpy(out + 6, T, N * sizeof(double));
+        return 0;
+    }
     if (Tout)
         memcpy(Tout, T, N * sizeof(double));
 
@@ -416,7 +425,7 @@ int mc_line_implicit(const long long *ctx, int *done)
     const double *P = (const double *)ctx[1];
     int nstep = (int)P[LP_NSTEP];
     for (int s = 0; s < nstep; s++) {
-        int rc = step(ctx, 0.0);
+        int rc = step(ctx, 0);
         if (rc) {
             *done = s;
             return rc;
@@ -424,4 +433,11 @@ int mc_line_implicit(const long long *ctx, int *done)
     }
     *done = nstep;
     return 0;
+}
+
+/* Line.end_loads without bending: the forces on ends A and B and the element tensions at the
+ * state in ctx (r, v; the fluid a uniform current): out = F_A (3), F_B (3), T (N) */
+void mc_line_end_loads(const long long *ctx, double *out)
+{
+    step(ctx, out);
 }

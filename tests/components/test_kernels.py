@@ -409,3 +409,29 @@ def test_a_line_with_bending_keeps_the_numpy_step_and_compiled_true_says_why():
     assert Line(_wire(), [0.0, 0.0, 0.0], [0.0, 0.0, 10.0], 5, math.inf, scheme="rk2")._compiled is None
     with pytest.raises(RuntimeError, match="without bending"):
         Line(_wire(EI=100.0), [0.0, 0.0, 0.0], [0.0, 0.0, 10.0], 5, math.inf, scheme="implicit", compiled=True)
+
+
+def test_line_end_loads_compiled_equal_the_reference():
+    """Line.end_loads by the kernel (forces on the ends, tensions) against the reference's
+    _end_forces and node_forces(), on the chain (seabed, friction) and a winch wire with a free end."""
+    from components.line import Line
+
+    b = _chain_line(None)
+    wire = Line(_wire(), [0.0, 0.0, 0.0], [0.0, 0.0, 60.0], 6, math.inf, scheme="implicit", free_b=True,
+                tip_mass=800.0, winch_end="a", current=(0.6, 0.2, 0.0), substep=0.01)
+    wire.set_payout(0.5)
+    wire.set_tip_force(np.array([100.0, -50.0, 300.0]))
+    for line in (b, wire):
+        for _ in range(5):
+            line.step(0.1)
+            got = line.end_loads()
+            compiled, line._compiled = line._compiled, None
+            try:
+                ref, F = line.end_loads(), line.node_forces()
+            finally:
+                line._compiled = compiled
+            scale = np.abs(F).max()
+            assert np.abs(got.force_a - ref.force_a).max() <= 1e-12 * scale
+            assert np.abs(got.force_b - ref.force_b).max() <= 1e-12 * scale
+            assert np.abs(got.force_b - F[-1]).max() <= 1e-12 * scale
+            assert rel_err(got.tensions, ref.tensions) < 1e-13
