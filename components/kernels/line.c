@@ -11,9 +11,10 @@
  * dpbtrs (upper band storage, kd = 5) written out, in the same order of operations.
  *
  * A step in which an element changes between slack and taut by more than 0.1 % of the largest
- * tension (a snap) is not taken: the kernel returns 1 and the caller runs the reference's Newton
- * iterations for it; 2: the matrix was not positive definite (the reference falls back to a dense
- * solve).
+ * tension (a snap) is redone as the reference does: Newton iterations at the theta point and, if
+ * they do not converge, two half steps (up to 16 pieces).  Only in waves or a current profile
+ * (whose fluid at the theta point is the caller's) is a snap step left to the caller: the kernel
+ * returns 1; 2: the matrix was not positive definite (the reference falls back to a dense solve).
  *
  * Context (int64 words; pointers to caller-owned float64 arrays):
  *   0 n (nodes N + 1)   1 P (parameters, LP_* below)   2 l (N)   3 c_el (N)   4 m_node (n)
@@ -34,11 +35,15 @@ enum {
     LP_VA, LP_VB = LP_VA + 3, LP_TIP = LP_VB + 3, LP_CUR = LP_TIP + 3, LP_SIZE = LP_CUR + 3
 };
 
+#define WORK_ASSEMBLE(n) (69 * (n) + 8)   /* assemble()'s arrays (below) */
+
 int mc_line_work_size(int n)
 {
-    /* per node: F 3, U 3, w, qh 3, lbar, kdn, un 3, unm, ma_n, ma_t, pressing, lin, diag 9, Kv 3,
-     * rhs 3 (27 + 9 + 3 = 36); per element: q 3, lam, T, kax, off 9 (15); band 18 per node */
-    return 36 * n + 15 * n + 18 * n + 8;
+    /* assemble: per node F 3, U 3, w, qh 3, lbar, kdn, un 3, unm, ma_n, ma_t, pressing, lin,
+     * diag 9, Kv 3, rhs 3 (36); per element q 3, lam, T, kax, off 9 (15); band 18 per node.
+     * Newton: T0 (N), M 9n, dv, x_th, v_th, res 3n each; per depth 0..4: l (N), r1, v1 (6n);
+     * the step's result rn, vn (6n) */
+    return WORK_ASSEMBLE(n) + (n - 1) + 21 * n + 5 * ((n - 1) + 6 * n) + 6 * n + 8;
 }
 
 /* a . b as numpy's einsum("ij,ij->i") sums a row of three (components/line.py's _dot3) */
@@ -109,30 +114,30 @@ static void band_solve(int m, const double *ab, double *x)
     }
 }
 
-/* one step (out == 0), or only the forces at the state in ctx: out = F[0] (3), F[N] (3), T (N) */
-static int step(const long long *ctx, double *out)
+/* Line._forces (jac) and Line._jacobian_blocks(v, theta h, (theta h)^2) at (r, v) with the rest
+ * lengths l, into the work arrays (F, T, diag, off, Kv, ... below); with out, only the forces:
+ * out = F[0] (3), F[N] (3), T (N) */
+static void assemble(const long long *ctx, const double *l, const double *r, const double *v, double h,
+                     double *out)
 {
     const int n = (int)ctx[0], N = n - 1;
     const double *P = (const double *)ctx[1];
-    const double *l = (const double *)ctx[2], *c_el = (const double *)ctx[3];
+    const double *c_el = (const double *)ctx[3];
     const double *m_node = (const double *)ctx[4], *l_node = (const double *)ctx[5];
     const double *man_l = (const double *)ctx[6], *mat_l = (const double *)ctx[7];
     const double *rhoA_l = (const double *)ctx[8];
-    double *r = (double *)ctx[9], *v = (double *)ctx[10];
     const double *Uin = (const double *)ctx[11], *Af = (const double *)ctx[12], *zs = (const double *)ctx[13];
-    double *work = (double *)ctx[14], *Tout = (double *)ctx[15];
+    double *work = (double *)ctx[14];
 
     const double EA = P[LP_EA], g = P[LP_G], dia = P[LP_D], kBot = P[LP_KBOT], cBot = P[LP_CBOT];
     const double mu = P[LP_MU], fd = P[LP_FD], kdn0 = P[LP_KDN], kdt0 = P[LP_KDT], rhoA = P[LP_RHOA];
-    const double th = P[LP_THETA], seabed = P[LP_SEABED], h = P[LP_H];
+    const double th = P[LP_THETA], seabed = P[LP_SEABED];
     const int free_b = P[LP_FREE_B] != 0.0;
-    const double *va = P + LP_VA, *vb = P + LP_VB;
 
     double *F = work, *U = F + 3 * n, *w = U + 3 * n, *qh = w + n, *lbar = qh + 3 * n, *kdn = lbar + n;
     double *un = kdn + n, *unm = un + 3 * n, *ma_n = unm + n, *ma_t = ma_n + n, *press = ma_t + n;
     double *lin = press + n, *diag = lin + n, *Kv = diag + 9 * n, *rhs = Kv + 3 * n;
-    double *q = rhs + 3 * n, *lam = q + 3 * N, *T = lam + N, *kax = T + N, *off = kax + N;
-    double *ab = off + 9 * N;
+    double *q = rhs + 3 * n, *lam = q + 3 * N, *T = lam + N, *kax = T + N, *off = kax + N;   /* then ab */
 
     /* ---- forces (Line._forces) ---- */
     for (int e = 0; e < N; e++) {
@@ -277,10 +282,8 @@ static int step(const long long *ctx, double *out)
         memcpy(out, F, 3 * sizeof(double));
         memcpy(out + 3, F + 3 * N, 3 * sizeof(double));
         memcpy(out + 6, T, N * sizeof(double));
-        return 0;
+        return;
     }
-    if (Tout)
-        memcpy(Tout, T, N * sizeof(double));
 
     /* ---- Jacobian blocks (Line._jacobian_blocks with cC = th h, cK = (th h)^2) ---- */
     const double cC = th * h, cK = (th * h) * (th * h);
@@ -339,80 +342,219 @@ static int step(const long long *ctx, double *out)
             diag[9 * i] += cC * cf;
             diag[9 * i + 4] += cC * cf;
         }
-    /* the winch elements' rest-length growth over the step (Line._implicit_step) */
-    for (int s = 0; s < 2; s++) {
-        double x = P[LP_DLA + s];
-        if (x == 0.0)
-            continue;
-        int e = s == 0 ? 0 : N - 1;
-        double dT = -kax[e] * lam[e] / l[e] * x;
-        for (int a = 0; a < 3; a++) {
-            double dF = th * dT * q[3 * e + a];
-            F[3 * e + a] += dF;
-            F[3 * e + 3 + a] -= dF;
-        }
-    }
+}
 
-    /* ---- the banded solve over the dynamic nodes 1 .. n_dyn ---- */
-    const int i0 = 1, i1 = free_b ? N + 1 : N, nd = i1 - i0, m = 3 * nd;
+/* the work arrays assemble() fills */
+typedef struct {
+    double *F, *qh, *ma_n, *ma_t, *diag, *Kv, *q, *lam, *T, *kax, *off, *ab;
+} Arrays;
+
+static Arrays arrays(const long long *ctx)
+{
+    const int n = (int)ctx[0], N = n - 1;
+    double *work = (double *)ctx[14];
+    Arrays A;
+    A.F = work;
+    A.qh = work + 7 * n;
+    A.ma_n = A.qh + 3 * n + 2 * n + 3 * n + n;
+    A.ma_t = A.ma_n + n;
+    A.diag = A.ma_t + 3 * n;
+    A.Kv = A.diag + 9 * n;
+    A.q = A.Kv + 6 * n;
+    A.lam = A.q + 3 * N;
+    A.T = A.lam + N;
+    A.kax = A.T + N;
+    A.off = A.kax + N;
+    A.ab = A.off + 9 * N;
+    return A;
+}
+
+/* the banded solve of (diag, off) over the dynamic nodes i0 .. i0 + nd - 1 for rhs (in place) */
+static int solve(const Arrays *A, int i0, int nd, double *rhs)
+{
+    const int m = 3 * nd;
+    double *ab = A->ab;
     memset(ab, 0, 18 * nd * sizeof(double));
     for (int k = 0; k < nd; k++) {
-        const double *D = diag + 9 * (i0 + k);
+        const double *D = A->diag + 9 * (i0 + k);
         for (int a = 0; a < 3; a++)
             for (int b = a; b < 3; b++)
                 ab[6 * (3 * k + b) + 5 + a - b] = D[3 * a + b];
         if (k + 1 < nd) {
-            const double *G = off + 9 * (i0 + k);
+            const double *G = A->off + 9 * (i0 + k);
             for (int a = 0; a < 3; a++)
                 for (int b = 0; b < 3; b++)
                     ab[6 * (3 * k + 3 + b) + 2 + a - b] = -G[3 * a + b];
         }
     }
-    const double thh = th * h;
-    for (int k = 0; k < nd; k++)
-        for (int a = 0; a < 3; a++)
-            rhs[3 * k + a] = h * (F[3 * (i0 + k) + a] - thh * Kv[3 * (i0 + k) + a]);
     if (band_cholesky(m, ab))
         return 2;
     band_solve(m, ab, rhs);
+    return 0;
+}
 
-    /* ---- the snap test on the new state, then the step taken ---- */
-    double *rn = diag, *vn = diag + 3 * n;         /* diag is no longer needed */
-    memcpy(rn, r, 3 * n * sizeof(double));
-    memcpy(vn, v, 3 * n * sizeof(double));
-    for (int k = 0; k < nd; k++)
-        for (int a = 0; a < 3; a++) {
-            int j = 3 * (i0 + k) + a;
-            rn[j] = r[j] + h * (v[j] + th * rhs[3 * k + a]);
-            vn[j] = v[j] + rhs[3 * k + a];
-        }
+/* x, xd of the step's end nodes at tau into the step from r (Line._implicit_step's ends) */
+static void ends(const double *P, int N, int free_b, const double *r, double tau, double *x, double *xd)
+{
     for (int a = 0; a < 3; a++) {
-        rn[a] = r[a] + va[a] * h;
-        vn[a] = va[a];
+        x[a] = r[a] + P[LP_VA + a] * tau;
+        xd[a] = P[LP_VA + a];
         if (!free_b) {
-            rn[3 * N + a] = r[3 * N + a] + vb[a] * h;
-            vn[3 * N + a] = vb[a];
+            x[3 * N + a] = r[3 * N + a] + P[LP_VB + a] * tau;
+            xd[3 * N + a] = P[LP_VB + a];
         }
     }
+}
+
+/* Line._implicit_step from (r, v) over h with the rest lengths l and the winch increments dl:
+ * the linearly implicit step, and on a snap the Newton iterations at the theta point and, if they
+ * do not converge, two half steps (depth up to 4).  Writes (rn, vn); returns 0, 1 (a snap in a
+ * fluid other than a uniform current: the caller's) or 2 (not positive definite). */
+static int implicit_step(const long long *ctx, const double *l, const double *r, const double *v, double h,
+                         double dl0, double dl1, int depth, double *rn, double *vn)
+{
+    const int n = (int)ctx[0], N = n - 1;
+    const double *P = (const double *)ctx[1];
+    const double *m_node = (const double *)ctx[4];
+    double *Tout = (double *)ctx[15];
+    const double EA = P[LP_EA], g = P[LP_G], th = P[LP_THETA];
+    const int free_b = P[LP_FREE_B] != 0.0;
+    const int i0 = 1, nd = (free_b ? N + 1 : N) - 1;
+    Arrays A = arrays(ctx);
+    /* Newton's arrays after assemble's, then per depth: rest lengths and the half step's state */
+    double *T0 = (double *)ctx[14] + WORK_ASSEMBLE(n), *M = T0 + N, *dv = M + 9 * n, *x_th = dv + 3 * n;
+    double *v_th = x_th + 3 * n, *res = v_th + 3 * n;
+    double *level = res + 3 * n + depth * (N + 6 * n), *lw = level, *r1 = lw + N, *v1 = r1 + 3 * n;
+
+    assemble(ctx, l, r, v, h, 0);
+    if (Tout && depth == 0)
+        memcpy(Tout, A.T, N * sizeof(double));
+    memcpy(T0, A.T, N * sizeof(double));
+    for (int i = 0; i < n; i++) {           /* the mass at the start of the step, for a snap */
+        const double *qi = A.qh + 3 * i;
+        double mI = m_node[i] + A.ma_n[i], dm = A.ma_t[i] - A.ma_n[i];
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                M[9 * i + 3 * a + b] = mI * (a == b ? 1.0 : 0.0) + dm * (qi[a] * qi[b]);
+    }
+    /* the winch elements' rest-length growth over the step */
+    for (int s = 0; s < 2; s++) {
+        double x = s == 0 ? dl0 : dl1;
+        if (x == 0.0)
+            continue;
+        int e = s == 0 ? 0 : N - 1;
+        double dT = -A.kax[e] * A.lam[e] / l[e] * x;
+        for (int a = 0; a < 3; a++) {
+            double dF = th * dT * A.q[3 * e + a];
+            A.F[3 * e + a] += dF;
+            A.F[3 * e + 3 + a] -= dF;
+        }
+    }
+    const double thh = th * h;
+    for (int k = 0; k < nd; k++)
+        for (int a = 0; a < 3; a++)
+            dv[3 * k + a] = h * (A.F[3 * (i0 + k) + a] - thh * A.Kv[3 * (i0 + k) + a]);
+    if (solve(&A, i0, nd, dv))
+        return 2;
+
+    /* advance (rn, vn from dv) */
+#define ADVANCE()                                                           \
+    do {                                                                    \
+        memcpy(rn, r, 3 * n * sizeof(double));                              \
+        memcpy(vn, v, 3 * n * sizeof(double));                              \
+        for (int k = 0; k < nd; k++)                                        \
+            for (int a = 0; a < 3; a++) {                                   \
+                int j = 3 * (i0 + k) + a;                                   \
+                rn[j] = r[j] + h * (v[j] + th * dv[3 * k + a]);             \
+                vn[j] = v[j] + dv[3 * k + a];                               \
+            }                                                               \
+        ends(P, N, free_b, r, h, rn, vn);                                   \
+    } while (0)
+    ADVANCE();
+
+    /* the snap test */
     double jump = 0.0, Tmax = 0.0, mmax = 0.0;
     int flips = 0;
     for (int e = 0; e < N; e++) {
         double d[3] = {rn[3 * e + 3] - rn[3 * e], rn[3 * e + 4] - rn[3 * e + 1], rn[3 * e + 5] - rn[3 * e + 2]};
         double lam1 = sqrt(dot3(d, d));
-        int taut1 = lam1 > l[e], taut0 = T[e] > 0.0;
+        int taut1 = lam1 > l[e], taut0 = T0[e] > 0.0;
         if (taut1 != taut0) {
-            double j = taut1 ? EA * (lam1 / l[e] - 1.0) : T[e];
+            double j = taut1 ? EA * (lam1 / l[e] - 1.0) : T0[e];
             jump = flips++ ? (j > jump ? j : jump) : j;
         }
-        Tmax = T[e] > Tmax || e == 0 ? T[e] : Tmax;
+        Tmax = T0[e] > Tmax || e == 0 ? T0[e] : Tmax;
     }
-    if (flips) {
-        for (int i = 0; i < n; i++)
-            mmax = m_node[i] > mmax || i == 0 ? m_node[i] : mmax;
-        double ref = Tmax > mmax * g ? Tmax : mmax * g;
-        if (!(jump <= 1e-3 * ref))
-            return 1;
+    if (!flips)
+        return 0;
+    for (int i = 0; i < n; i++)
+        mmax = m_node[i] > mmax || i == 0 ? m_node[i] : mmax;
+    if (jump <= 1e-3 * (Tmax > mmax * g ? Tmax : mmax * g))
+        return 0;
+    if (ctx[11] || ctx[12] || ctx[13])
+        return 1;                       /* the fluid at the theta point is the caller's (waves, a profile) */
+
+    /* snap: Newton at the theta point, the winch elements lengthened by theta dl */
+    memcpy(lw, l, N * sizeof(double));
+    lw[0] += th * dl0;                  /* (in this order: a two-element line with both winch ends) */
+    lw[N - 1] += th * dl1;
+    for (int it = 0; it < 8; it++) {
+        memcpy(x_th, r, 3 * n * sizeof(double));
+        memcpy(v_th, v, 3 * n * sizeof(double));
+        for (int k = 0; k < nd; k++)
+            for (int a = 0; a < 3; a++) {
+                int j = 3 * (i0 + k) + a;
+                x_th[j] = r[j] + th * (rn[j] - r[j]);
+                v_th[j] = v[j] + th * dv[3 * k + a];
+            }
+        ends(P, N, free_b, r, th * h, x_th, v_th);
+        assemble(ctx, lw, x_th, v_th, h, 0);
+        for (int k = 0; k < nd; k++) {
+            const double *Mi = M + 9 * (i0 + k), *dvk = dv + 3 * k;
+            for (int a = 0; a < 3; a++)
+                res[3 * k + a] = h * A.F[3 * (i0 + k) + a] - dot3(Mi + 3 * a, dvk);
+        }
+        if (solve(&A, i0, nd, res))
+            return 2;
+        double dmax = 0.0, vmax = 0.0;
+        for (int k = 0; k < 3 * nd; k++) {
+            dv[k] += res[k];
+            dmax = fabs(res[k]) > dmax ? fabs(res[k]) : dmax;
+        }
+        for (int k = 0; k < 3 * nd; k++)
+            vmax = fabs(dv[k]) > vmax ? fabs(dv[k]) : vmax;
+        ADVANCE();
+        if (dmax <= 1e-9 + 1e-6 * vmax)
+            return 0;
     }
+#undef ADVANCE
+    int finite = 1;
+    for (int k = 0; k < 3 * n; k++)
+        finite &= isfinite(rn[k]) ? 1 : 0;
+    if (depth >= 4 || !finite)
+        return 0;
+    /* not converged: two half steps (the second from the rest lengths lengthened by half of dl) */
+    double hh = 0.5 * h, a0 = 0.5 * dl0, a1 = 0.5 * dl1;
+    int rc = implicit_step(ctx, l, r, v, hh, a0, a1, depth + 1, r1, v1);
+    if (rc)
+        return rc;
+    memcpy(lw, l, N * sizeof(double));
+    lw[0] += 0.5 * dl0;
+    lw[N - 1] += 0.5 * dl1;
+    return implicit_step(ctx, lw, r1, v1, hh, a0, a1, depth + 1, rn, vn);
+}
+
+static int step(const long long *ctx)
+{
+    const int n = (int)ctx[0];
+    const double *P = (const double *)ctx[1];
+    double *r = (double *)ctx[9], *v = (double *)ctx[10];
+    double *work = (double *)ctx[14];
+    double *rn = work + WORK_ASSEMBLE(n) + (n - 1) + 21 * n + 5 * ((n - 1) + 6 * n);   /* after Newton's */
+    double *vn = rn + 3 * n;
+    int rc = implicit_step(ctx, (const double *)ctx[2], r, v, P[LP_H], P[LP_DLA], P[LP_DLB], 0, rn, vn);
+    if (rc)
+        return rc;
     memcpy(r, rn, 3 * n * sizeof(double));
     memcpy(v, vn, 3 * n * sizeof(double));
     return 0;
@@ -425,7 +567,7 @@ int mc_line_implicit(const long long *ctx, int *done)
     const double *P = (const double *)ctx[1];
     int nstep = (int)P[LP_NSTEP];
     for (int s = 0; s < nstep; s++) {
-        int rc = step(ctx, 0);
+        int rc = step(ctx);
         if (rc) {
             *done = s;
             return rc;
@@ -439,5 +581,5 @@ int mc_line_implicit(const long long *ctx, int *done)
  * state in ctx (r, v; the fluid a uniform current): out = F_A (3), F_B (3), T (N) */
 void mc_line_end_loads(const long long *ctx, double *out)
 {
-    step(ctx, out);
+    assemble(ctx, (const double *)ctx[2], (const double *)ctx[9], (const double *)ctx[10], 0.0, out);
 }
