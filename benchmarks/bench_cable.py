@@ -1,6 +1,6 @@
 """Speed and accuracy of the line component (components.line) against MoorDyn 2.7.2 on one case.
 
-    python benchmarks/bench_cable.py [--repeat N] [--markdown PATH]
+    python benchmarks/bench_cable.py [--repeat N] [--markdown PATH] [--json PATH]
 
 Case (tests/test_line.py, MoorDyn's WD0050_Chain deck): the 50 m chain, 410 m, 41 segments,
 anchor 400 m from the fairlead and 50 m below it; the fairlead heaves 1 m at a 10 s period,
@@ -8,8 +8,11 @@ ramped in over 20 s; 60 s at a 0.1 s coupling step (600 calls of MoorDyn's Step 
 
 Measured per configuration:
 
-* wall: seconds spent in the 600 coupling steps (best of N repeats; the repeats go round the
-  configurations in turn, so load from other processes falls on all of them alike).  The set-up
+* wall: CPU seconds of this process (time.process_time; both codes run single-threaded in it, so
+  on a loaded machine this is the wall time each would take alone) spent in the 600 coupling
+  steps (best of N repeats; the repeats go round the configurations in turn, so load from other
+  processes falls on all of them alike).  Ours runs compiled (components/kernels/line.c) unless
+  the label says numpy (the reference, ``compiled=False``).  The set-up
   (MoorDyn's Create + Init with its dynamic-relaxation initial condition; our Line() with the
   catenary and the static Newton solve) is reported separately as ``init`` (best of N).
 * ratio: wall / wall of MoorDyn at dtM = 1 ms.
@@ -117,11 +120,11 @@ def run_moordyn(dtm: float, workdir: Path) -> Trial:
     ok = True
     try:
         with quiet_fds():
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             system = moordyn.Create(str(deck))
             if moordyn.Init(system, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]) != 0:
                 raise RuntimeError("MoorDyn Init failed")
-            t1 = time.perf_counter()
+            t1 = time.process_time()
             t = 0.0
             try:
                 for k in range(STEPS):
@@ -131,27 +134,28 @@ def run_moordyn(dtm: float, workdir: Path) -> Trial:
                     forces.append(float(np.linalg.norm(F)))
             except RuntimeError:                      # "MoorDyn reported an error integrating" (NaN)
                 ok = False
-            t2 = time.perf_counter()
+            t2 = time.process_time()
             moordyn.Close(system)
     finally:
         os.chdir(cwd)
     return Trial(np.array(forces) if ok else None, t2 - t1, t1 - t0)
 
 
-def run_ours(scheme: str, substep: float | None, theta: float = 0.6) -> Trial:
+def run_ours(scheme: str, substep: float | None, theta: float = 0.6, compiled: bool | None = None) -> Trial:
     """Our line on the same case: Line() (catenary + static equilibrium), then 600 steps of 0.1 s."""
-    t0 = time.perf_counter()
-    line = Line(CHAIN, ANCHOR, FAIRLEAD, N_SEG, 50.0, scheme=scheme, substep=substep, theta=theta)
-    t1 = time.perf_counter()
+    t0 = time.process_time()
+    line = Line(CHAIN, ANCHOR, FAIRLEAD, N_SEG, 50.0, scheme=scheme, substep=substep, theta=theta,
+                compiled=compiled)
+    t1 = time.process_time()
     forces = np.empty(STEPS)
     for k in range(STEPS):
         z, zd = heave(k * DT)
         line.set_ends(ANCHOR, np.zeros(3), [0.0, 0.0, -z], [0.0, 0.0, -zd])
         line.step(DT)
-        forces[k] = np.linalg.norm(line.fairlead_force())
+        forces[k] = np.linalg.norm(line.end_loads().force_b)     # what the Cable FMU reads
         if not math.isfinite(forces[k]):
-            return Trial(None, time.perf_counter() - t1, t1 - t0)
-    return Trial(forces, time.perf_counter() - t1, t1 - t0)
+            return Trial(None, time.process_time() - t1, t1 - t0)
+    return Trial(forces, time.process_time() - t1, t1 - t0)
 
 
 @dataclass
@@ -188,19 +192,28 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=3, help="timed repeats per configuration (best is kept)")
     ap.add_argument("--markdown", type=Path, default=None, help="also write the table as Markdown here")
+    ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "data" / "line_moordyn.json",
+                    help="write the results here (default benchmarks/data/line_moordyn.json)")
     args = ap.parse_args()
+    from components import kernels
+    print(kernels.status())
 
     tmp = tempfile.TemporaryDirectory(prefix="bench_cable_")    # MoorDyn's deck and output files
     work = Path(tmp.name)
     configs = [Config(f"MoorDyn RK2 dtM {dtm * 1e3:g} ms", f"{dtm * 1e3:g} ms",
                       (lambda d=dtm: run_moordyn(d, work))) for dtm in (0.001, 0.002, 0.003, 0.004, 0.005)]
     probe = Line(CHAIN, ANCHOR, FAIRLEAD, N_SEG, 50.0, scheme="rk2", static_init=False)
-    configs.append(Config("ours rk2 (default sub-step)", f"{probe.substep * 1e3:.2f} ms",
-                          lambda: run_ours("rk2", None)))
-    configs.append(Config("ours rk4 (default sub-step)", f"{probe.dt_stable * 1e3:.2f} ms",
+    configs.append(Config("ours rk2 (default sub-step), numpy", f"{probe.substep * 1e3:.2f} ms",
+                          lambda: run_ours("rk2", None), repeat=False))
+    configs.append(Config("ours rk4 (default sub-step), numpy", f"{probe.dt_stable * 1e3:.2f} ms",
                           lambda: run_ours("rk4", None), repeat=False))
-    for h in (0.005, 0.01, 0.02, 0.025, 0.05):
-        configs.append(Config("ours implicit theta 0.6", f"{h * 1e3:g} ms", (lambda h=h: run_ours("implicit", h))))
+    for h in (0.005, 0.025):
+        configs.append(Config("ours implicit theta 0.6, numpy", f"{h * 1e3:g} ms",
+                              (lambda h=h: run_ours("implicit", h, compiled=False)), repeat=False))
+    implicit = []
+    for h in (0.004, 0.005, 0.00625, 0.01, 0.0125, 0.02, 0.025, 0.05):
+        implicit.append(Config("ours implicit theta 0.6", f"{h * 1e3:g} ms", (lambda h=h: run_ours("implicit", h))))
+    configs += implicit
     configs.append(Config("ours implicit theta 0.5", "50 ms", lambda: run_ours("implicit", 0.05, theta=0.5)))
     fine = Config("ours implicit theta 0.6 (fine)", "2 ms", lambda: run_ours("implicit", 0.002), repeat=False)
     configs.append(fine)
@@ -251,6 +264,35 @@ def main() -> None:
     print(f"largest stable MoorDyn step: {stable_md[-1].step}; wall/MD is against MoorDyn at 1 ms "
           f"({wall_md:.2f} s); against MoorDyn at {fastest_md.step} ({wall_fast:.2f} s) divide by "
           f"{wall_fast / wall_md:.2f}.  * = one run only.  Total {total:.0f} s.")
+
+    # the goal: at MoorDyn's largest stable step, our largest sub-step with an equal or smaller RMS
+    # error against its own fine run, and the CPU times of the two
+    md_best = stable_md[-1]
+    md_rms = errors(md_best.forces, ref)[2]
+    md_cpu = min(t.wall for t in md_best.trials)
+    ok = [c for c in implicit if c.stable and errors(c.forces, ref_fine)[2] <= md_rms]
+    fastest = [c for c in implicit if c.stable]
+    fastest = min(fastest, key=lambda c: min(t.wall for t in c.trials)) if fastest else None
+    summary = {"moordyn_largest_stable_step": md_best.step, "moordyn_rms_percent": md_rms, "moordyn_cpu_s": md_cpu}
+    if ok:
+        eq = ok[-1]
+        cpu = min(t.wall for t in eq.trials)
+        summary.update(equal_accuracy_step=eq.step, equal_accuracy_rms_percent=errors(eq.forces, ref_fine)[2],
+                       equal_accuracy_cpu_s=cpu, ratio_to_moordyn=cpu / md_cpu)
+        print(f"equal accuracy: MoorDyn at {md_best.step} (RMS {md_rms:.2f} % against MoorDyn 1 ms) "
+              f"{md_cpu:.3f} s; ours implicit at {eq.step} (RMS {errors(eq.forces, ref_fine)[2]:.2f} % against "
+              f"its 2 ms run) {cpu:.3f} s: {cpu / md_cpu:.2f}x MoorDyn's time (goal <= 1)")
+    if fastest is not None:
+        summary.update(ours_fastest_step=fastest.step, ours_fastest_cpu_s=min(t.wall for t in fastest.trials),
+                       ours_fastest_rms_percent=errors(fastest.forces, ref_fine)[2])
+    if args.json is not None:
+        import json
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({
+            "command": "python benchmarks/bench_cable.py", "date": time.strftime("%Y-%m-%d"),
+            "kernels": kernels.status(), "load": os.getloadavg()[0], "repeat": args.repeat,
+            "columns": head, "rows": rows, "summary": summary}, indent=1) + "\n")
+        print(f"results written to {args.json}")
 
     if args.markdown is not None:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

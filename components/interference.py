@@ -29,8 +29,9 @@ is the set satisfying both halfspace sets.
    of the largest ball inside the intersection; r < ``min_radius`` (default 1e-6 m, the report's
    1 micron zero-distance tolerance) means disjoint, touching or a sliver: zero volume.  The LP
    (about 1 ms, 10 ms for two icospheres) is skipped when a cheap candidate (overlap-box centre,
-   mean of the shared vertices) is already at least a quarter as deep as the overlap box allows
-   (see ``_quick_interior``): r_max >= r0 >= min_radius then decides "interference" the same way;
+   mean of the shared vertices, that mean centred on its chords along the axes) is already at
+   least a quarter as deep as the overlap box allows (see ``_quick_interior``): r_max >= r0 >=
+   min_radius then decides "interference" the same way;
    and hulls found apart by GJK (components/convex.py) give zero without it.
 2. Muller-Preparata [MP78]: with the origin moved to x_c each plane n.x = -d maps to the dual point
    n/(-d); the convex hull of the dual points, dualised back, is the intersection.  qhull does
@@ -108,7 +109,10 @@ def _volume_centroid(P: np.ndarray, x0: np.ndarray) -> tuple[float, np.ndarray, 
     except QhullError:
         hull = ConvexHull(P, qhull_options="QJ")
     T = P[hull.simplices] - x0                          # (m, 3 vertices, 3)
-    vt = np.abs(np.einsum("ij,ij->i", T[:, 0], np.cross(T[:, 1], T[:, 2]))) / 6.0
+    T1, T2 = T[:, 1], T[:, 2]                           # T1 x T2 as np.cross has it, without its overhead
+    cross = np.stack((T1[:, 1] * T2[:, 2] - T1[:, 2] * T2[:, 1], T1[:, 2] * T2[:, 0] - T1[:, 0] * T2[:, 2],
+                      T1[:, 0] * T2[:, 1] - T1[:, 1] * T2[:, 0]), axis=-1)
+    vt = np.abs(np.einsum("ij,ij->i", T[:, 0], cross)) / 6.0
     vol = float(vt.sum())
     c = x0 + (vt[:, None] * T.sum(axis=1)).sum(axis=0) / (4.0 * vol) if vol > 0.0 else x0
     return vol, c, P[hull.vertices]
@@ -132,6 +136,26 @@ def _quick_interior(H: np.ndarray, V: np.ndarray, half: np.ndarray) -> tuple[Opt
         r0 = float(-(H[:, :3] @ x + H[:, 3]).max())
         if r0 >= 0.25 * r_up:
             return x, r0
+        # the mean of the shared vertices lies on a face when the overlap is a thin slab (a box
+        # resting on a deck: its bottom corners): centre it on the chords through it along the
+        # axes, thinnest first (a point of A n B stays one: the chord's midpoint is inside)
+        x = x.copy()
+        # a tilted slab's bounding box is thicker than the slab: there, a point 0.1 % of the box's
+        # size inside every plane is central enough for qhull (dual points within 1000 x the scale;
+        # tests/components/test_convex.py checks the volumes and centroids against the LP's)
+        enough = min(0.25 * r_up, 1e-3 * float(half.max()))
+        for _ in range(2):
+            for axis in np.argsort(half):
+                a = H[:, axis]
+                room = -(H[:, :3] @ x + H[:, 3])                 # >= 0 inside: s a <= room
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    hi = np.min(np.where(a > 1e-12, room / a, np.inf))
+                    lo = np.max(np.where(a < -1e-12, room / a, -np.inf))
+                if np.isfinite(hi) and np.isfinite(lo) and hi >= lo:
+                    x[axis] += 0.5 * (lo + hi)
+            r0 = float(-(H[:, :3] @ x + H[:, 3]).max())
+            if r0 >= enough:
+                return x, r0
     return None, 0.0
 
 

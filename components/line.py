@@ -210,7 +210,7 @@ class Line:
                  tip_mass: float = 0.0, winch_end: str | None = None,
                  current_profile: np.ndarray | None = None, sea=None,
                  max_segments: int = 2000, static_init: bool = True,
-                 attitude_a: bool = False, attitude_b: bool = False) -> None:
+                 attitude_a: bool = False, attitude_b: bool = False, compiled: bool | None = None) -> None:
         """Build the line at rest on its static shape between ``anchor`` (end A) and ``fairlead``
         (end B), both NED.
 
@@ -226,7 +226,9 @@ class Line:
         components.waves.Sea for wave kinematics (optional).  attitude_a/b: the end is fixed to
         a body whose attitude comes from ``set_end_attitudes``: a clamped end takes its tangent
         from the body, a torsionally held end its twist (``set_end_tangents`` and
-        ``set_end_twist`` are then ignored at that end).
+        ``set_end_twist`` are then ignored at that end).  compiled: None runs the implicit step
+        compiled (components/kernels/line.c) where the line allows it (no bending, torsion,
+        tension-strain table or compression), False the numpy reference, True requires the kernel.
         """
         p = params
         problems = p.check()
@@ -303,6 +305,7 @@ class Line:
         if self.clamped_b:
             self.t_b = self._unit(self.r[-1] - self.r[-2])
         self.twist = Twist(self._tangents(self.r)) if self.torsion else None
+        self._compiled = self._compiled_kernel(compiled)
         if static_init:
             # (without it the caller sets the ends' inputs, then calls static_equilibrium and
             # reset_twist, which binds ends fixed to bodies to their attitudes)
@@ -361,6 +364,39 @@ class Line:
             m = m - float(m @ q[e]) * q[e]
             out.append(m / max(math.sqrt(float(m @ m)), 1e-300))
         return out[0], out[1]
+
+    def _compiled_kernel(self, compiled: bool | None):
+        """The compiled implicit step (components/kernels/line.py) for this line, or None."""
+        if compiled is False:
+            return None
+        from components import kernels
+        from components.kernels.line import CompiledLine, eligible
+        lib = kernels.library()
+        if lib is None or not eligible(self):
+            if compiled:
+                raise RuntimeError(f"no compiled line kernel: {kernels.status()}" if lib is None else
+                                   "the compiled line takes the implicit scheme without bending, torsion, "
+                                   "tension-strain table or compression")
+            return None
+        return CompiledLine(self, lib)
+
+    def _compiled_steps(self, h: float, n: int, dl: tuple = (0.0, 0.0)) -> None:
+        """n implicit sub-steps of h by the kernel (the fluid from _fluid at the start of each);
+        a step it leaves (a snap, see line.c) is taken by the reference _implicit_step."""
+        while n > 0:
+            U = Af = zs = None
+            k = n
+            if self.current_profile is not None or self.sea is not None:
+                U, Af, zs = self._fluid(self.r, self.t)
+                k = 1                                      # the fluid moves with the nodes and time
+            done, rc = self._compiled.run(self, h, k, dl, U, Af, zs)
+            for _ in range(done):
+                self.t = self.t + h
+            n -= done
+            if rc:
+                self.r, self.v = self._implicit_step(self.r, self.v, self.t, h, self.va, self.vb, dl)
+                self.t = self.t + h
+                n -= 1
 
     # ------------------------------------------------------------------ set-up helpers
     @staticmethod
@@ -1014,6 +1050,9 @@ class Line:
         h_max = self.substep if substep is None else float(substep)
         n = max(1, int(math.ceil(dt / h_max - 1e-9)))
         h = dt / n
+        if self._compiled is not None and not any(self.payout[end] for end in self.winch_ends):
+            self._compiled_steps(h, n)          # no pay-out: all sub-steps in the kernel
+            n = 0
         for _ in range(n):
             dl = self._payout_increment(h) if self.scheme == "implicit" else None
             if dl is not None:
@@ -1057,6 +1096,9 @@ class Line:
                 x[-1], xd[-1] = r[-1] + vb * tau, vb
             return x, xd
 
+        if self.scheme == "implicit" and self._compiled is not None:
+            self._compiled_steps(h, 1, dl)
+            return
         if self.scheme == "implicit":
             self.r, self.v = self._implicit_step(r, v, t, h, va, vb, dl)
         elif self.scheme == "rk2":
@@ -1140,6 +1182,9 @@ class Line:
         (``end_moments``), ``twist_rate`` and the element ``tensions``.  Without bending only the
         two end nodes are evaluated besides the tensions (_end_forces: the same values as
         node_forces())."""
+        if self._compiled is not None and self.sea is None and self.current_profile is None:
+            Fa, Fb, T = self._compiled.end_loads(self)          # the same values, compiled
+            return EndLoads(Fa, Fb, np.zeros(3), np.zeros(3), 0.0, T)
         q, lam, T = self._tension_terms()
         if self._bend is None:
             Fa, Fb = self._end_forces(q, lam, T)

@@ -14,7 +14,7 @@ import itertools
 
 import numpy as np
 
-from components.contact import ContactMaterial, ContactPair, ContactParams
+from components.contact import ContactMaterial, ContactPair, ContactParams, cross3
 from components.convex import Box, ConvexMesh, Cylinder, Sphere
 from components.rotations import quat_to_matrix
 from fmus._base import Fmi2Slave
@@ -152,7 +152,7 @@ class Contact(Fmi2Slave):
         ref = np.asarray(v[f"body{k}.position"], dtype=float)
         w = np.asarray(v[f"body{k}.angular_velocity"], dtype=float)
         arm = R @ np.asarray(v[f"body{k}.offset"], dtype=float)
-        return ref + arm, R, np.asarray(v[f"body{k}.velocity"], dtype=float) + np.cross(w, arm), w, ref
+        return ref + arm, R, np.asarray(v[f"body{k}.velocity"], dtype=float) + cross3(w, arm), w, ref
 
     def _evaluate(self) -> None:
         bodies = {k: self._body(k) for k in range(1, N_BODIES + 1)}
@@ -184,7 +184,7 @@ class Contact(Fmi2Slave):
                                     (j, res.force_b, res.moment_b, self._bodies[j][0])):
                 ref = self._bodies[k][4]
                 v[f"body{k}.force"] += F
-                v[f"body{k}.moment"] += M + np.cross(centre - ref, F)
+                v[f"body{k}.moment"] += M + cross3(centre - ref, F)
             v[f"{q}.in_contact"] = 1.0 if res.in_contact else 0.0
             v[f"{q}.distance"] = float(res.distance) if np.isfinite(res.distance) else 1e9
             v[f"{q}.penetration"] = max(-float(res.distance), 0.0) if np.isfinite(res.distance) else 0.0

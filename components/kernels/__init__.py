@@ -1,8 +1,9 @@
 """Compiled kernels for the hot paths of the physics: C sources beside this file, built into one
 shared library (``libmc_kernels.so``) and called through ctypes: the articulated-body algorithm
-(aba.c) and the crane's RK4 step (crane.c), the rigid body (rigid_body.c) and the ship's
-seakeeping derivative and RK4 sub-step (ship.c). Each has its Python binding beside it (aba.py,
-crane.py, rigid_body.py, ship.py), used by the component it speeds up.
+(aba.c) and the crane's RK4 step (crane.c), the rigid body (rigid_body.c), the ship's
+seakeeping derivative and RK4 sub-step (ship.c) and the lumped-mass line's implicit step
+(line.c). Each has its Python binding beside it (aba.py, crane.py, rigid_body.py, ship.py,
+line.py), used by the component it speeds up.
 
 The numpy code of each component stays the readable reference; a kernel computes the same
 equations in the same way, so results agree to rounding (tests/components/test_kernels.py states
@@ -35,10 +36,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LIBRARY = "libmc_kernels.so"
-SOURCES = ("aba.c", "crane.c", "rigid_body.c", "ship.c")
+SOURCES = ("aba.c", "crane.c", "rigid_body.c", "ship.c", "line.c")
 HEADER = "kernels.h"
 # the calling conventions of the Python bindings below; kernels.h's MC_KERNELS_ABI must match
-ABI = 1
+ABI = 2
 # no FMA contraction (results must not depend on the target CPU), no errno for sqrt (inlined);
 # no -march: the library runs on any x86-64; -s: no symbols beyond the exported functions
 CFLAGS = ("-O3", "-fPIC", "-shared", "-s", "-ffp-contract=off", "-fno-math-errno", "-std=c99", "-Wall")
@@ -119,6 +120,12 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.mc_rigid_body_step.restype = None
     lib.mc_ship.argtypes = [ptr, integer]
     lib.mc_ship.restype = integer
+    lib.mc_line_work_size.argtypes = [integer]
+    lib.mc_line_work_size.restype = integer
+    lib.mc_line_implicit.argtypes = [ptr, ptr]
+    lib.mc_line_implicit.restype = integer
+    lib.mc_line_end_loads.argtypes = [ptr, ptr]
+    lib.mc_line_end_loads.restype = None
 
 
 def _disabled() -> bool:

@@ -7,7 +7,7 @@
 #define MC_KERNELS_H
 
 /* must equal ABI in components/kernels/__init__.py */
-#define MC_KERNELS_ABI 1
+#define MC_KERNELS_ABI 2
 
 int mc_kernels_abi(void);
 
@@ -33,5 +33,10 @@ void mc_rigid_body_step(const double *params, const double *loads, double *y, in
 /* ---- ship (ship.c; components/ship.py) ---- */
 #define MC_SHIP_MAX_RAD 512     /* fluid-memory states */
 int mc_ship(const long long *ctx, int mode);
+
+/* ---- lumped-mass line (line.c; components/line.py) ---- */
+int mc_line_work_size(int n);
+int mc_line_implicit(const long long *ctx, int *done);
+void mc_line_end_loads(const long long *ctx, double *out);
 
 #endif

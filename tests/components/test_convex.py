@@ -498,3 +498,31 @@ def test_speed_report():
             lines.append(f"  {name:25s} {label:12s} gjk_distance {g:8.0f}/s  closest {c:7.0f}/s  "
                          f"interference {i:6.0f}/s")
     print("\nevaluations per second:\n" + "\n".join(lines))
+
+
+def test_a_box_resting_on_a_deck_needs_no_lp_and_agrees_with_it(monkeypatch):
+    """A box a few cm into a deck, both tilted (the deck landing on a rolling barge): the shared
+    vertices' mean, centred on its chords, is a good interior point, so the Chebyshev LP is mostly
+    skipped; volume and centroid equal the LP's to rounding (1e-12)."""
+    import components.interference as itf
+
+    rng = np.random.default_rng(2)
+    payload, deck = Box((2.0, 1.5, 1.0)), Box((20.0, 8.0, 2.0))
+    cases = []
+    for _ in range(60):
+        Ra, Rb = (Rotation.from_euler("xyz", rng.normal(0, 0.05, 3)).as_matrix() for _ in range(2))
+        pb = np.array([0.0, 0.0, 2.0])
+        top = (pb + Rb @ np.array([0.0, 0.0, -2.0]))[2]
+        pa = np.array([rng.normal(0, 2), rng.normal(0, 2), top - 1.0 + rng.uniform(0.0, 0.15)])
+        cases.append((payload.polyhedron(pa, Ra), deck.polyhedron(pb, Rb)))
+    lp_calls = []
+    lp = itf.chebyshev_centre
+    monkeypatch.setattr(itf, "chebyshev_centre", lambda H: lp_calls.append(1) or lp(H))
+    quick = [itf.interference(a, b) for a, b in cases]
+    assert len(lp_calls) <= 12 and sum(q.volume > 0 for q in quick) >= 50
+    monkeypatch.setattr(itf, "_quick_interior", lambda H, V, half: (None, 0.0))
+    for (a, b), q in zip(cases, quick):
+        ref = itf.interference(a, b)
+        assert q.volume == pytest.approx(ref.volume, rel=1e-12, abs=1e-15)
+        if ref.volume > 0:
+            assert np.abs(q.centroid - ref.centroid).max() <= 1e-12 * 20.0

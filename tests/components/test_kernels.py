@@ -267,6 +267,9 @@ def test_without_kernels_the_numpy_reference_runs_and_compiled_true_says_why():
             "from components.crane import Crane\n"
             "ab = ArticulatedBody(preset('knuckle_boom'))\n"
             "assert not ab.compiled and Crane(preset('knuckle_boom'))._compiled is None\n"
+            "from components.line import Line, LineParams\n"
+            "p = LineParams(length=10.0, diameter=0.04, mass_per_length=6.7, EA=7.5e7)\n"
+            "assert Line(p, [0, 0, 0], [0, 0, 9.9], 4, 1e9, scheme='implicit')._compiled is None\n"
             "try:\n"
             "    ArticulatedBody(preset('knuckle_boom'), compiled=True)\n"
             "except RuntimeError as exc:\n"
@@ -282,3 +285,176 @@ def test_the_library_needs_nothing_newer_than_an_old_glibc(tmp_path):
     assert build_fmus.glibc_floor([lib.read_bytes()]) <= (2, 17)
     # built from the sources' names only: no path of this machine inside (reproducible FMUs)
     assert str(kernels.HERE).encode() not in lib.read_bytes()
+
+
+# ------------------------------------------------------------------------------ line
+
+LINE_REL = 1e-9        # over hundreds of implicit steps (measured 1e-14 to 2e-12)
+
+
+def _chain_line(compiled):
+    from components.line import Line, LineParams
+    chain = LineParams(length=410.0, diameter=0.252, mass_per_length=390.0, EA=1.674e9, damping=-1.0,
+                       Cdn=1.37, Cdt=0.64, Can=1.0, Cat=0.0, kBot=1e5, cBot=1e4, friction=0.5)
+    return Line(chain, [400.0, 0.0, 50.0], [0.0, 0.0, 0.0], 41, 50.0, scheme="implicit", substep=0.005,
+                compiled=compiled)
+
+
+def _wire(**kw):
+    from components.line import LineParams
+    return LineParams(**{**dict(length=60.0, diameter=0.04, mass_per_length=6.7, EA=7.5e7, damping=-0.1,
+                                Cdn=1.2, Cdt=0.05, Can=1.0, Cat=0.2), **kw})
+
+
+def _drive(line, steps, dt, end_b=None, payout=None, tip=None):
+    """Drive a line for ``steps`` coupling steps; the end loads after each."""
+    out = []
+    for k in range(steps):
+        t = k * dt
+        if end_b is not None:
+            pos, vel = end_b(t)
+            line.set_ends(line.r[0], line.va, pos, vel)
+        if payout is not None:
+            line.set_payout(payout(t))
+        if tip is not None:
+            line.set_tip_force(tip(t))
+        line.step(dt)
+        out.append(np.concatenate([line.end_loads().force_a, line.end_loads().force_b, line.r[-1], [line.N]]))
+    return np.array(out)
+
+
+def test_line_chain_compiled_equals_the_numpy_reference():
+    def heave(t):
+        w = 2 * math.pi / 10.0
+        return np.array([0.0, 0.0, -math.sin(w * t)]), np.array([0.0, 0.0, -w * math.cos(w * t)])
+
+    a, b = _chain_line(False), _chain_line(None)
+    assert a._compiled is None and b._compiled is not None
+    ra, rb = _drive(a, 100, 0.1, heave), _drive(b, 100, 0.1, heave)
+    assert rel_err(rb, ra) < LINE_REL
+    assert rel_err(b.r, a.r) < LINE_REL and rel_err(b.v, a.v) < LINE_REL * 1e3   # v ~ 1e-3 of r
+    assert b.t == a.t
+
+
+def test_line_winch_pay_out_and_haul_in_with_current_compiled_equal_the_reference():
+    from components.line import Line
+
+    def make(compiled):
+        return Line(_wire(), [0.0, 0.0, 0.0], [0.0, 0.0, 60.0], 6, math.inf, scheme="implicit", free_b=True,
+                    tip_mass=800.0, winch_end="a", current=(0.6, 0.2, 0.0), substep=0.01, compiled=compiled)
+
+    def payout(t):               # out 6.1 m (a split), then in again (a merge), smoothly: the wire stays taut
+        return 1.2 * math.cos(math.pi * t / 16.0)  # (snaps make the reference itself sensitive to rounding)
+
+    def tip(t):
+        return np.array([300.0 * math.sin(0.7 * t), 0.0, 500.0 * math.sin(1.3 * t)])
+
+    a, b = make(False), make(None)
+    ra, rb = _drive(a, 160, 0.1, payout=payout, tip=tip), _drive(b, 160, 0.1, payout=payout, tip=tip)
+    assert ra[:, -1].max() > 6 and ra[:, -1].min() < ra[:, -1].max()    # it split and merged
+    assert np.array_equal(ra[:, -1], rb[:, -1])
+    assert rel_err(rb, ra) < LINE_REL
+
+
+def test_line_through_the_wave_surface_compiled_equals_the_reference():
+    from components.line import Line
+    sea = make_sea("regular", period=8.0, regular_amplitude=1.5)
+
+    def make(compiled):
+        # taut (slack lines snap, and snaps make the reference itself sensitive to rounding)
+        return Line(_wire(length=34.97), [0.0, 0.0, 30.0], [0.0, 0.0, -5.0], 12, 40.0, scheme="implicit",
+                    sea=sea, winch_end="b", substep=0.02, compiled=compiled)
+
+    def end_b(t):
+        return np.array([0.8 * math.sin(0.5 * t), 0.0, -5.0 + 0.01 * math.sin(0.8 * t)]), \
+            np.array([0.4 * math.cos(0.5 * t), 0.0, 0.008 * math.cos(0.8 * t)])
+
+    a, b = make(False), make(None)
+    ra = _drive(a, 100, 0.1, end_b, payout=lambda t: 0.005 * math.sin(t))
+    rb = _drive(b, 100, 0.1, end_b, payout=lambda t: 0.005 * math.sin(t))
+    assert rel_err(rb, ra) < LINE_REL
+
+
+@pytest.mark.parametrize("winch", [False, True])
+def test_line_snaps_take_the_reference_newton_iterations_compiled(monkeypatch, winch):
+    """A slack wire with a heavy free end jerked up and down snaps taut: the kernel's Newton
+    iterations at the theta point and half steps (line.c) against the reference's, with and
+    without a winch paying out (the rest length lengthened at the theta point), over the first
+    0.3 s (dozens of snaps).  Tolerance 1e-6: Newton stops at |delta| <= 1e-9 + 1e-6 |dv|, so where
+    rounding changes the number of iterations (or a halving) the two agree to that, not to
+    rounding; and the snapping wire amplifies any difference (measured 1e-12 to 1e-8)."""
+    from components.line import Line
+    forces, steps = [], []
+    reference_forces, reference_step = Line._forces, Line._implicit_step
+
+    def counted_forces(self, *args, **kw):
+        forces.append(1)
+        return reference_forces(self, *args, **kw)
+
+    def counted_step(self, *args, **kw):
+        steps.append(self._compiled is not None)
+        return reference_step(self, *args, **kw)
+
+    monkeypatch.setattr(Line, "_forces", counted_forces)
+    monkeypatch.setattr(Line, "_implicit_step", counted_step)
+
+    def make(compiled):
+        line = Line(_wire(length=20.0), [0.0, 0.0, 0.0], [0.0, 0.0, 19.0], 8, math.inf, scheme="implicit",
+                    free_b=True, tip_mass=2000.0, substep=0.01, compiled=compiled,
+                    winch_end="a" if winch else None)
+        if winch:
+            line.set_payout(0.3)
+        return line
+
+    def end_a(line):
+        def f(t):
+            w = 2 * math.pi / 2.0
+            line.set_ends(np.array([0.0, 0.0, -1.5 * math.sin(w * t)]),
+                          np.array([0.0, 0.0, -1.5 * w * math.cos(w * t)]))
+            return line.r[-1], line.v[-1]
+        return f
+
+    a, b = make(False), make(None)
+    forces.clear()
+    steps.clear()
+    ra = _drive(a, 6, 0.05, end_a(a))
+    assert len(forces) > len(steps) + 10       # the reference's Newton iterations: snaps happened
+    steps.clear()
+    rb = _drive(b, 6, 0.05, end_a(b))
+    assert not steps                           # ... all of them in the kernel
+    print(f"\nlargest relative difference {rel_err(rb, ra):.1e}, {len(forces)} force evaluations")
+    assert rel_err(rb, ra) < 1e-6
+
+
+def test_a_line_with_bending_keeps_the_numpy_step_and_compiled_true_says_why():
+    from components.line import Line
+    assert Line(_wire(EI=100.0), [0.0, 0.0, 0.0], [0.0, 0.0, 10.0], 5, math.inf, scheme="implicit")._compiled is None
+    assert Line(_wire(), [0.0, 0.0, 0.0], [0.0, 0.0, 10.0], 5, math.inf, scheme="rk2")._compiled is None
+    with pytest.raises(RuntimeError, match="without bending"):
+        Line(_wire(EI=100.0), [0.0, 0.0, 0.0], [0.0, 0.0, 10.0], 5, math.inf, scheme="implicit", compiled=True)
+
+
+def test_line_end_loads_compiled_equal_the_reference():
+    """Line.end_loads by the kernel (forces on the ends, tensions) against the reference's
+    _end_forces and node_forces(), on the chain (seabed, friction) and a winch wire with a free end."""
+    from components.line import Line
+
+    b = _chain_line(None)
+    wire = Line(_wire(), [0.0, 0.0, 0.0], [0.0, 0.0, 60.0], 6, math.inf, scheme="implicit", free_b=True,
+                tip_mass=800.0, winch_end="a", current=(0.6, 0.2, 0.0), substep=0.01)
+    wire.set_payout(0.5)
+    wire.set_tip_force(np.array([100.0, -50.0, 300.0]))
+    for line in (b, wire):
+        for _ in range(5):
+            line.step(0.1)
+            got = line.end_loads()
+            compiled, line._compiled = line._compiled, None
+            try:
+                ref, F = line.end_loads(), line.node_forces()
+            finally:
+                line._compiled = compiled
+            scale = np.abs(F).max()
+            assert np.abs(got.force_a - ref.force_a).max() <= 1e-12 * scale
+            assert np.abs(got.force_b - ref.force_b).max() <= 1e-12 * scale
+            assert np.abs(got.force_b - F[-1]).max() <= 1e-12 * scale
+            assert rel_err(got.tensions, ref.tensions) < 1e-13

@@ -1,6 +1,6 @@
 """The FMUs carry the compiled kernels (components/kernels) and run them, with no compiler needed
 where they run: the library sits beside the kernels' Python in the FMU's private package. Each FMU
-(Crane, Ship, Payload) run with the kernels agrees with the same FMU run on the numpy reference
+(Crane, Ship, Payload, Cable, CompliantCable) run with the kernels agrees with the same FMU run on the numpy reference
 (MARINE_COSIM_KERNELS=0) to rounding: relative 1e-9 of each output's largest magnitude over 2 s
 (measured below 1e-12)."""
 from __future__ import annotations
@@ -29,6 +29,13 @@ CASES = {
               "hardpoint1.inertia_linear[2,2]": 1e5, "hardpoint1.bias_force[2]": 5e5},
              ["position[2]", "euler[0]", "euler[1]", "euler[2]", "velocity[0]", "acceleration[2]",
               "angular_acceleration[0]", "hardpoint1.position[2]", "hardpoint1.acceleration[2]"]),
+    # the 50 m chain paying out at the fairlead in a current; a hanging wire with a winch (no bending)
+    "Cable": ({"winch.end": 2, "winch.speed": 0.5, "current.velocity[0]": 0.5},
+              ["end_a.force[0]", "end_a.force[2]", "end_b.force[0]", "end_b.force[2]", "end_b.tension",
+               "max_tension", "segment_count"]),
+    "CompliantCable": ({"BetaM": 0.0, "BetaT": 0.0, "AlphaM": 0.0, "waterDensity": 1025.0, "posA[2]": 99.0,
+                        "velB[0]": 0.3, "retractedSpeedA": 0.2},
+                       ["forceA[0]", "forceA[2]", "forceB[0]", "forceB[2]"]),
     "Payload": ({"attachment1.force[2]": -5e4, "initial.angular_velocity[0]": 0.1},
                 ["position[0]", "position[2]", "quaternion[1]", "velocity[2]", "angular_velocity[0]",
                  "attachment1.position[2]"]),

@@ -1,0 +1,117 @@
+"""The compiled implicit step of the lumped-mass line (line.c) behind components.line.Line.
+
+``Line._implicit_step`` (with the parts of ``_forces`` and ``_jacobian_blocks`` it uses) for a
+line without bending, torsion, tension-strain table or compression: the linearly implicit
+theta-step, its banded Cholesky solve and the snap test, for one or several sub-steps per call.
+A step with a snap (or a matrix that is not positive definite) is left to the reference's Newton
+iterations (return codes of line.c).
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from components import kernels
+
+# line.c's LP_* layout
+(EA, G, WET, D, KBOT, CBOT, MU, FD, KDN, KDT, RHOA, THETA, SEABED, TROUGH, FREE_B, H, NSTEP, UA, UB,
+ DLA, DLB) = range(21)
+VA, VB, TIP, CUR = 21, 24, 27, 30
+SIZE = 33
+
+
+def eligible(line) -> bool:
+    """Whether the kernel computes this line's step (the others run the numpy reference)."""
+    p = line.p
+    return (line.scheme == "implicit" and line._bend is None and line._table is None
+            and p.compression <= 0.0 and line.twist is None)
+
+
+class CompiledLine:
+    """The kernel bound to one Line (one per thread, like the line)."""
+
+    def __init__(self, line, lib) -> None:
+        p = line.p
+        P = self._P = np.zeros(SIZE)
+        P[[EA, G, WET, D, KBOT, CBOT, MU, FD, KDN, KDT, RHOA, THETA, SEABED, TROUGH, FREE_B]] = (
+            p.EA, p.g, 1.0 if p.rho_water > 0 else 0.0, p.diameter, p.kBot, p.cBot, p.friction,
+            p.friction_damping, line._kdn, line._kdt, line._rhoA, line.theta, line.seabed_depth,
+            0.0 if line.sea is None else float(np.sum(line.sea.amplitude)), 1.0 if line.free_b else 0.0)
+        self._ctx = np.zeros(16, dtype=np.int64)
+        self._ctx[1] = kernels.address(P)
+        self._n = -1
+        self._done = ctypes.c_int(0)
+        self._fn = lib.mc_line_implicit
+        self._end_loads = lib.mc_line_end_loads
+        self._out = np.zeros(0)
+        self._work_size = lib.mc_line_work_size
+        self._ctx_address = kernels.address(self._ctx)
+        self._arrays = ()          # the line's arrays whose addresses ctx holds (kept alive here)
+        self._done_ref = ctypes.byref(self._done)
+        self.T = np.zeros(0)
+
+    def _bind(self, line) -> None:
+        """ctx's sizes, work and the line's arrays (their addresses kept while they stay the same)."""
+        n = line.r.shape[0]
+        ctx = self._ctx
+        if n != self._n:
+            self._work = np.zeros(self._work_size(n))
+            self.T = np.zeros(n - 1)
+            self._out = np.zeros(n + 5)
+            ctx[0], ctx[14] = n, kernels.address(self._work)
+            self._n = n
+        arrays = (line.l, line.c_el, line.m_node, line.l_node, line._man_l, line._mat_l, line._rhoA_l)
+        held = self._arrays
+        if len(held) != 7 or any(a is not b for a, b in zip(arrays, held)):
+            # a geometry change made new arrays (a winch changes them in place)
+            held = self._arrays = tuple(np.ascontiguousarray(a, dtype=np.float64) for a in arrays)
+            ctx[2:9] = [kernels.address(a) for a in held]
+            if any(a is not b for a, b in zip(arrays, held)):     # copies: not the line's own arrays
+                self._arrays = ()
+                self._copies = held
+
+    def end_loads(self, line) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(force on end A, force on end B, element tensions) at the line's present state, for a
+        line in a uniform current (Line.end_loads / Line._end_forces)."""
+        self._bind(line)
+        ctx, P = self._ctx, self._P
+        P[UA] = line.payout["a"] if "a" in line.winch_ends else 0.0
+        P[UB] = line.payout["b"] if "b" in line.winch_ends else 0.0
+        if line.free_b:
+            P[TIP:TIP + 3] = line.tip_force
+        P[CUR:CUR + 3] = line.current
+        r, v = line.r, line.v
+        if not (r.flags.c_contiguous and v.flags.c_contiguous and r.dtype == np.float64 and v.dtype == np.float64):
+            r, v = np.ascontiguousarray(r, dtype=np.float64), np.ascontiguousarray(v, dtype=np.float64)
+        ctx[9], ctx[10] = r.ctypes.data, v.ctypes.data
+        ctx[11] = ctx[12] = ctx[13] = 0
+        out = self._out
+        self._end_loads(self._ctx_address, out.ctypes.data)
+        return out[0:3].copy(), out[3:6].copy(), out[6:].copy()
+
+    def run(self, line, h: float, n_steps: int, dl: tuple, U, Af, zs) -> tuple[int, int]:
+        """n_steps implicit steps of h from line.r, line.v (replaced by the new state, new arrays);
+        the fluid (U, Af, zs: arrays at the nodes, or None) and the winch terms (dl, the pay-out
+        speeds) as Line._implicit_step reads them.  Returns (steps taken, return code of line.c)."""
+        n = line.r.shape[0]
+        ctx, P = self._ctx, self._P
+        self._bind(line)
+        ctx[15] = kernels.address(self.T)
+        P[H], P[NSTEP] = h, n_steps
+        P[UA] = line.payout["a"] if "a" in line.winch_ends else 0.0
+        P[UB] = line.payout["b"] if "b" in line.winch_ends else 0.0
+        P[DLA], P[DLB] = dl
+        P[VA:VA + 3], P[VB:VB + 3] = line.va, line.vb
+        if line.free_b:
+            P[TIP:TIP + 3] = line.tip_force
+        P[CUR:CUR + 3] = line.current
+        # new arrays for the new state (the reference makes new ones too; nothing sees them change)
+        r, v = line.r.astype(np.float64, order="C"), line.v.astype(np.float64, order="C")
+        ctx[9], ctx[10] = r.ctypes.data, v.ctypes.data
+        fluid = [None if x is None else np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.float64)
+                 for x, shape in ((U, (n, 3)), (Af, (n, 3)), (zs, (n,)))]
+        ctx[11:14] = [0 if x is None else kernels.address(x) for x in fluid]
+        rc = self._fn(self._ctx_address, self._done_ref)
+        line.r, line.v = r, v
+        return self._done.value, rc
