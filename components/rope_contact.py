@@ -320,16 +320,80 @@ class RopeContact:
                 if not self._hand_off(rope, X, sig, j):
                     return moved
                 continue
-            lo, hi = s0, s_end                       # g(lo) > 0 >= g(hi)
+            # root of g between lo (g > 0) and hi (g <= 0): Illinois regula falsi (a few
+            # evaluations from a warm start, where bisection needs ~40)
+            edge = self.meshes[node.body].edges[node.edge]
+            tol_s = 1e-9 / max(float(np.linalg.norm(edge.b - edge.a)), 1e-12)
+            lo, hi = s0, s_end
+            glo, ghi = sgn * fe - mk * fn, g(s_end)
+            side = 0
             for _ in range(_BISECT_ITER):
-                mid = 0.5 * (lo + hi)
-                if g(mid) > 0.0:
-                    lo = mid
+                if abs(hi - lo) <= tol_s:
+                    break
+                mid = (lo * ghi - hi * glo) / (ghi - glo) if glo != ghi else 0.5 * (lo + hi)
+                gm = g(mid)
+                if gm > 0.0:
+                    lo, glo = mid, gm
+                    if side == 1:
+                        ghi *= 0.5
+                    side = 1
                 else:
-                    hi = mid
-            node.s = 0.5 * (lo + hi)
+                    hi, ghi = mid, gm
+                    if side == -1:
+                        glo *= 0.5
+                    side = -1
+                if abs(gm) <= 1e-12 * (1.0 + fn):
+                    break
+            node.s = float(mid) if abs(hi - lo) > tol_s else 0.5 * (lo + hi)
             X[j] = self._node_x(node)
             return True
+        return moved
+
+    def _newton_edges(self, rope: Rope, X: np.ndarray, sig: np.ndarray) -> bool:
+        """Frictionless edges: all nodes at once to F_j . e_j = 0, i.e. the stationary point of
+        sum_j T_j l_j with the tensions frozen (the shortest rope when they are equal).  Newton
+        with the tridiagonal Hessian d_j^T P d_k / l (P = I - u u^T), steps clipped to the edges;
+        a node pushed past an edge end is handed on (``_hand_off``).  True if a node moved."""
+        n = len(rope.nodes)
+        moved = False
+        for _ in range(30):
+            d = np.diff(X, axis=0)
+            l = np.linalg.norm(d, axis=1)
+            u = d / np.where(l > 0, l, 1.0)[:, None]
+            T = rope.ea * np.maximum(0.0, l / np.diff(sig) - 1.0)
+            w = T if T.max() > 0.0 else np.ones_like(T)
+            D = np.array([self._poses[nd.body][1] @ (self.meshes[nd.body].edges[nd.edge].b
+                                                    - self.meshes[nd.body].edges[nd.edge].a) for nd in rope.nodes])
+            grad = np.array([D[j - 1] @ (w[j - 1] * u[j - 1] - w[j] * u[j]) for j in range(1, n + 1)])
+            H = np.zeros((n, n))
+            for k in range(n + 1):                      # segment k joins X_k and X_{k+1}
+                P = (np.eye(3) - np.outer(u[k], u[k])) * (w[k] / max(l[k], 1e-12))
+                if k >= 1:
+                    H[k - 1, k - 1] += D[k - 1] @ P @ D[k - 1]
+                if k + 1 <= n:
+                    H[k, k] += D[k] @ P @ D[k]
+                if 1 <= k and k + 1 <= n:
+                    H[k - 1, k] -= D[k - 1] @ P @ D[k]
+                    H[k, k - 1] = H[k - 1, k]
+            H += np.eye(n) * (1e-12 * (1.0 + np.abs(H).max()))
+            try:
+                ds = -np.linalg.solve(H, grad)
+            except np.linalg.LinAlgError:
+                ds = -grad / np.maximum(np.diag(H), 1e-300)
+            step = 0.0
+            handed = False
+            for j, nd in enumerate(rope.nodes, start=1):
+                s_new = min(1.0, max(0.0, nd.s + float(ds[j - 1])))
+                step = max(step, abs(s_new - nd.s) * float(np.linalg.norm(D[j - 1])))
+                nd.s = s_new
+                X[j] = self._node_x(nd)
+                if s_new in (0.0, 1.0) and abs(float(ds[j - 1])) > 0.0:
+                    handed = self._hand_off(rope, X, sig, j) or handed
+                    X[j] = self._node_x(nd)
+            if step > 0.0:
+                moved = True
+            if step < 1e-10 and not handed:
+                break
         return moved
 
     def _hand_off(self, rope: Rope, X: np.ndarray, sig: np.ndarray, j: int) -> bool:
@@ -446,11 +510,16 @@ class RopeContact:
                 for k, node in enumerate(rope.nodes):
                     node.sigma = float(sig[k + 1])
             changed = False
-            for j in range(1, n + 1):
-                x_old = X[j].copy()
-                self._slide_edge(rope, X, sig, j)
-                if float(np.linalg.norm(X[j] - x_old)) > 1e-10 * (1.0 + self.meshes[rope.nodes[j - 1].body].size):
-                    changed = True
+            if rope.mu_edge[0] == 0.0:
+                x_old = X.copy()
+                self._newton_edges(rope, X, sig)
+                changed = float(np.max(np.abs(X - x_old))) > 1e-8
+            else:
+                for j in range(1, n + 1):
+                    x_old = X[j].copy()
+                    self._slide_edge(rope, X, sig, j)
+                    if float(np.linalg.norm(X[j] - x_old)) > 1e-8:
+                        changed = True
             if not frictionless_rope:
                 s_old = sig.copy()
                 self._slide_rope(rope, X, sig)
