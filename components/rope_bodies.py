@@ -22,7 +22,7 @@ import numpy as np
 
 from components.contact import rotate_small
 from components.rigid_body import RigidBody
-from components.rope_contact import EdgeMesh, Rope, RopeContact, RopeContactResult
+from components.rope_contact import ContactNode, EdgeMesh, Rope, RopeContact, RopeContactResult
 
 __all__ = ["Body", "RopeBodies"]
 
@@ -73,6 +73,8 @@ class RopeBodies:
         self.time = 0.0
         self._k = 0
         self._fresh = True            # the rope wrench was evaluated at the current poses
+        # world-point ends that move (crane hooks): rope index -> [(x, v) of end A or None, of B]
+        self._moving_ends: dict[int, list] = {}
         self.result: RopeContactResult = self._evaluate()
 
     @property
@@ -90,13 +92,35 @@ class RopeBodies:
             out.append((p, R))
         return out
 
+    def set_end_motion(self, rope: int, end: int, position: np.ndarray, velocity: np.ndarray) -> None:
+        """Drive world-point end ``end`` (0 = A, 1 = B) of rope ``rope``: at ``position`` now,
+        moving on at ``velocity`` (NED) until set again (a crane hook between communication points).
+        The wrench is evaluated afresh at the next step."""
+        slot = self._moving_ends.setdefault(rope, [None, None])
+        slot[end] = (np.asarray(position, dtype=float).copy(), np.asarray(velocity, dtype=float).copy(), self.time)
+        self._fresh = False
+        self._k -= self._k % self.n_hold          # a new hold interval starts here
+
+    def _ends(self, ahead: float) -> Optional[list]:
+        if not self._moving_ends:
+            return None
+        out = []
+        for r in range(len(self.ropes)):
+            slot = self._moving_ends.get(r, [None, None])
+            out.append(tuple(None if e is None else e[0] + (self.time + ahead - e[2]) * e[1] for e in slot))
+        return out
+
+    def evaluate_now(self) -> RopeContactResult:
+        """The rope loads at the current state (no prediction), e.g. for outputs."""
+        return self.contact.update(self._poses(0.0), ends=self._ends(0.0))
+
     def _evaluate(self) -> RopeContactResult:
         # midpoint: the wrench held over the hold interval is evaluated at the poses predicted for
         # its middle, which makes the explicit coupling second order (energy error O(h^2) instead
         # of the O(h) drift of a wrench taken at the start of the interval)
         ahead = 0.5 * self.n_hold * self.substep if self.midpoint else 0.0
         poses = self._poses(ahead)
-        res = self.contact.update(poses, dt=self.coupling_step)
+        res = self.contact.update(poses, ends=self._ends(ahead), dt=self.coupling_step)
         for i, b in enumerate(self.bodies):
             if b.rigid is None:
                 continue
@@ -118,6 +142,30 @@ class RopeBodies:
             self._fresh = False
             self._k += 1
             self.time += self.substep
+
+    def get_state(self) -> dict:
+        """The complete state: bodies, contact nodes (plain numbers), time and the end motion."""
+        return {"time": self.time, "k": self._k,
+                "bodies": [None if b.rigid is None else b.rigid.get_state() for b in self.bodies],
+                "nodes": [[[n.body, n.edge, n.s, n.sigma, int(n.stick_edge), int(n.stick_rope)] for n in r.nodes]
+                          for r in self.ropes],
+                "prev_strain": [None if x is None else float(x) for x in self.contact._prev_strain],
+                "ends": {str(r): [None if e is None else [e[0].tolist(), e[1].tolist(), e[2]] for e in slot]
+                         for r, slot in self._moving_ends.items()}}
+
+    def set_state(self, state: dict) -> None:
+        self.time, self._k = float(state["time"]), int(state["k"])
+        for b, s in zip(self.bodies, state["bodies"]):
+            if b.rigid is not None:
+                b.rigid.set_state(s)
+        for r, nodes in zip(self.ropes, state["nodes"]):
+            r.nodes = [ContactNode(int(n[0]), int(n[1]), float(n[2]), float(n[3]), bool(n[4]), bool(n[5]))
+                       for n in nodes]
+        self.contact._prev_strain = [None if x is None else np.array(x) for x in state["prev_strain"]]
+        self._moving_ends = {int(r): [None if e is None else (np.array(e[0]), np.array(e[1]), float(e[2]))
+                                      for e in slot] for r, slot in state["ends"].items()}
+        self._fresh = False
+        self._k -= self._k % self.n_hold
 
     def energy(self) -> float:
         """Kinetic + gravity potential (z down) + rope elastic energy [J]."""

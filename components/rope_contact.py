@@ -77,6 +77,7 @@ PENETRATION_TOL = 1e-6       # m: a segment deeper than this inside a body gets 
 _BISECT_ITER = 60            # bisection on a unit interval: 2^-60, round-off
 _MAX_INSERT = 8              # nodes one segment may gain in one update (a sling round a block: 2-4)
 _MAX_SWEEPS = 200            # Gauss-Seidel sweeps of the node equilibrium per update
+_MIN_SEGMENT = 1e-6          # m: no node is inserted closer than this to a segment's end (a lug on an edge)
 
 
 @dataclass(frozen=True)
@@ -235,7 +236,7 @@ class RopeContactResult:
 
 def _tensions(X: np.ndarray, sig: np.ndarray, ea: float) -> np.ndarray:
     l = np.linalg.norm(np.diff(X, axis=0), axis=1)
-    ds = np.diff(sig)
+    ds = np.maximum(np.diff(sig), _MIN_SEGMENT * 1e-3)
     return ea * np.maximum(0.0, l / ds - 1.0)
 
 
@@ -281,8 +282,8 @@ class RopeContact:
         """(F on contact node j (1-based in X), T_prev, T_next)."""
         d0, d1 = X[j] - X[j - 1], X[j + 1] - X[j]
         l0, l1 = float(np.linalg.norm(d0)), float(np.linalg.norm(d1))
-        t0 = rope.ea * max(0.0, l0 / (sig[j] - sig[j - 1]) - 1.0)
-        t1 = rope.ea * max(0.0, l1 / (sig[j + 1] - sig[j]) - 1.0)
+        t0 = rope.ea * max(0.0, l0 / max(sig[j] - sig[j - 1], _MIN_SEGMENT * 1e-3) - 1.0)
+        t1 = rope.ea * max(0.0, l1 / max(sig[j + 1] - sig[j], _MIN_SEGMENT * 1e-3) - 1.0)
         f = (t1 / l1 if l1 > 0 else 0.0) * d1 - (t0 / l0 if l0 > 0 else 0.0) * d0
         return f, t0, t1
 
@@ -360,7 +361,7 @@ class RopeContact:
             d = np.diff(X, axis=0)
             l = np.linalg.norm(d, axis=1)
             u = d / np.where(l > 0, l, 1.0)[:, None]
-            T = rope.ea * np.maximum(0.0, l / np.diff(sig) - 1.0)
+            T = _tensions(X, sig, rope.ea)
             w = T if T.max() > 0.0 else np.ones_like(T)
             D = np.array([self._poses[nd.body][1] @ (self.meshes[nd.body].edges[nd.edge].b
                                                     - self.meshes[nd.body].edges[nd.edge].a) for nd in rope.nodes])
@@ -437,7 +438,7 @@ class RopeContact:
             d = np.diff(X, axis=0)
             l = np.linalg.norm(d, axis=1)
             u = d / np.where(l > 0, l, 1.0)[:, None]
-            T = rope.ea * np.maximum(0.0, l / np.diff(sig) - 1.0)
+            T = _tensions(X, sig, rope.ea)
             slip = np.zeros(n + 2, dtype=int)             # +1: T_next > T_prev, -1: <, 0: stuck / end
             for j in range(1, n + 1):
                 node = rope.nodes[j - 1]
@@ -506,7 +507,7 @@ class RopeContact:
         for _ in range(_MAX_SWEEPS):
             if frictionless_rope:                   # uniform strain: sigma in proportion to length
                 l = np.linalg.norm(np.diff(X, axis=0), axis=1)
-                sig[1:-1] = rope.length * np.cumsum(l)[:-1] / l.sum()
+                sig[1:-1] = rope.length * np.cumsum(l)[:-1] / max(float(l.sum()), 1e-300)
                 for k, node in enumerate(rope.nodes):
                     node.sigma = float(sig[k + 1])
             changed = False
@@ -536,7 +537,8 @@ class RopeContact:
             node = rope.nodes[j - 1]
             f, _, _ = self._node_force(rope, X, sig, j)
             n_in = self._poses[node.body][1] @ self.meshes[node.body].edges[node.edge].n_in
-            if float(f @ n_in) <= 0.0:
+            short = min(float(np.linalg.norm(X[j] - X[j - 1])), float(np.linalg.norm(X[j + 1] - X[j])))
+            if float(f @ n_in) <= 0.0 or short < _MIN_SEGMENT:     # (a node run into its neighbour merges)
                 del rope.nodes[j - 1]
                 return True
         return False
@@ -560,6 +562,9 @@ class RopeContact:
                     if (b, k) in skip:
                         continue
                     s, length = _shortest_via(q0, q1, e.a, e.b)
+                    x = e.a + s * (e.b - e.a)
+                    if min(float(np.linalg.norm(x - q0)), float(np.linalg.norm(x - q1))) < _MIN_SEGMENT:
+                        continue                # an end on this edge already: no zero-length segment
                     if best is None or length < best[0]:
                         best = (length, k, s)
                 if best is None:
