@@ -538,7 +538,15 @@ class RopeContact:
             f, _, _ = self._node_force(rope, X, sig, j)
             n_in = self._poses[node.body][1] @ self.meshes[node.body].edges[node.edge].n_in
             short = min(float(np.linalg.norm(X[j] - X[j - 1])), float(np.linalg.norm(X[j + 1] - X[j])))
-            if float(f @ n_in) <= 0.0 or short < _MIN_SEGMENT:     # (a node run into its neighbour merges)
+            press = float(f @ n_in)
+            if press == 0.0 and short >= _MIN_SEGMENT:
+                # a slack rope presses on nothing, yet it must not pass through the body either:
+                # keep the node while the merged segment would penetrate
+                p, R = self._poses[node.body]
+                if segment_depth(R.T @ (X[j - 1] - p), R.T @ (X[j + 1] - p),
+                                 self.meshes[node.body].halfspaces) > PENETRATION_TOL:
+                    continue
+            if press <= 0.0 or short < _MIN_SEGMENT:     # (a node run into its neighbour merges)
                 del rope.nodes[j - 1]
                 return True
         return False
