@@ -357,12 +357,16 @@ class RopeContact:
         a node pushed past an edge end is handed on (``_hand_off``).  True if a node moved."""
         n = len(rope.nodes)
         moved = False
+        hand_offs = 0
         for _ in range(30):
             d = np.diff(X, axis=0)
             l = np.linalg.norm(d, axis=1)
             u = d / np.where(l > 0, l, 1.0)[:, None]
-            T = _tensions(X, sig, rope.ea)
-            w = T if T.max() > 0.0 else np.ones_like(T)
+            if rope.mu_rope[0] == 0.0:
+                w = np.ones(n + 1)           # one tension along a frictionless rope: shortest rope
+            else:
+                T = _tensions(X, sig, rope.ea)
+                w = T + 1e-9 * float(T.max()) if T.max() > 0.0 else np.ones_like(T)
             D = np.array([self._poses[nd.body][1] @ (self.meshes[nd.body].edges[nd.edge].b
                                                     - self.meshes[nd.body].edges[nd.edge].a) for nd in rope.nodes])
             grad = np.array([D[j - 1] @ (w[j - 1] * u[j - 1] - w[j] * u[j]) for j in range(1, n + 1)])
@@ -393,7 +397,10 @@ class RopeContact:
                     X[j] = self._node_x(nd)
             if step > 0.0:
                 moved = True
-            if step < 1e-10 and not handed:
+            hand_offs += int(handed)
+            # a node may hand on a few times; one that bounces between two edges at a vertex
+            # (the optimum is the vertex itself) stays there
+            if step < 1e-10 and (not handed or hand_offs > 2 * n):
                 break
         return moved
 
@@ -405,6 +412,9 @@ class RopeContact:
         v = e0.b if node.s >= 0.5 else e0.a
         R = self._poses[node.body][1]
         f, _, _ = self._node_force(rope, X, sig, j)
+        beyond = R @ ((e0.b - e0.a) if node.s >= 0.5 else (e0.a - e0.b))
+        if float(f @ beyond) <= 0.0:
+            return False        # not pulled past this end (a Newton step overshot): no hand-off
         best, best_pull = None, 0.0
         for k, end in mesh.incident(v):
             if k == node.edge:
