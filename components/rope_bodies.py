@@ -1,0 +1,181 @@
+"""Rigid bodies hung on, and wrapped by, massless wire ropes: the rope contact of
+components/rope_contact.py stepped together with components/rigid_body.py bodies.
+
+The ropes are massless, so they have no state of their own but the contact nodes; the bodies carry
+all inertia.  A step of length h: (1) give the body poses to the rope contact, which inserts,
+slides and removes nodes and returns the rope wrench on each body ([Lee20] eq. 64, moments about
+the body origin); (2) hold that wrench over h (zero-order hold) and advance each body with its RK4
+(components/rigid_body.py).  ``coupling_step`` sets how often (1) is done: equal to ``substep``
+it is the shared (one FMU) coupling; larger, it is exactly what FMU port coupling does when the
+body and the rope are separate FMUs exchanging pose and wrench every communication step (Jacobi,
+zero-order hold), which is how docs/rope_contact.md measures the coupling decision.
+
+[Lee20] H.-W. Lee, PhD thesis, Seoul National University, 2020, sections 2.3 and 3.1.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+import numpy as np
+
+from components.contact import rotate_small
+from components.rigid_body import RigidBody
+from components.rope_contact import ContactNode, EdgeMesh, Rope, RopeContact, RopeContactResult
+
+__all__ = ["Body", "RopeBodies"]
+
+
+@dataclass
+class Body:
+    """A contact body: a RigidBody, or a fixed pose (``rigid`` None), with an optional EdgeMesh
+    (ropes only attach to bodies without one)."""
+    mesh: Optional[EdgeMesh]
+    rigid: Optional[RigidBody] = None
+    position: np.ndarray = field(default_factory=lambda: np.zeros(3))   # fixed pose (rigid None)
+    rotation: np.ndarray = field(default_factory=lambda: np.eye(3))
+
+    def pose(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.rigid is None:
+            return np.asarray(self.position, dtype=float), np.asarray(self.rotation, dtype=float)
+        return self.rigid.position, self.rigid.rotation_matrix
+
+
+class _NoEdges:
+    """Stand-in mesh of a body the ropes cannot touch (no edges, no faces)."""
+    edges: list = []
+    halfspaces = np.zeros((0, 4))
+    size = 1.0
+
+    def incident(self, p):
+        return []
+
+
+class RopeBodies:
+    """Bodies + ropes advanced together (module docstring).
+
+    substep [s]: the body integration step; coupling_step [s] (>= substep, a multiple of it): how
+    often the rope wrench is re-evaluated from fresh poses.
+    """
+
+    def __init__(self, bodies: Sequence[Body], ropes: Sequence[Rope], substep: float = 1e-3,
+                 coupling_step: Optional[float] = None, midpoint: bool = True) -> None:
+        self.bodies = list(bodies)
+        for r in ropes:
+            if r.bodies is None:
+                r.bodies = [i for i, b in enumerate(self.bodies) if b.mesh is not None]
+        self.contact = RopeContact([b.mesh if b.mesh is not None else _NoEdges() for b in self.bodies], ropes)
+        self.substep = float(substep)
+        self.coupling_step = float(coupling_step or substep)
+        self.n_hold = max(1, round(self.coupling_step / self.substep))
+        self.midpoint = midpoint
+        self.time = 0.0
+        self._k = 0
+        self._fresh = True            # the rope wrench was evaluated at the current poses
+        # world-point ends that move (crane hooks): rope index -> [(x, v) of end A or None, of B]
+        self._moving_ends: dict[int, list] = {}
+        self.result: RopeContactResult = self._evaluate()
+
+    @property
+    def ropes(self) -> list[Rope]:
+        return self.contact.ropes
+
+    def _poses(self, ahead: float) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Body poses extrapolated ``ahead`` [s] with the current velocities."""
+        out = []
+        for b in self.bodies:
+            p, R = b.pose()
+            if b.rigid is not None and ahead > 0.0:
+                p = p + ahead * b.rigid.velocity
+                R = rotate_small(R, b.rigid.angular_velocity_ned, ahead)
+            out.append((p, R))
+        return out
+
+    def set_end_motion(self, rope: int, end: int, position: np.ndarray, velocity: np.ndarray) -> None:
+        """Drive world-point end ``end`` (0 = A, 1 = B) of rope ``rope``: at ``position`` now,
+        moving on at ``velocity`` (NED) until set again (a crane hook between communication points).
+        The wrench is evaluated afresh at the next step."""
+        slot = self._moving_ends.setdefault(rope, [None, None])
+        slot[end] = (np.asarray(position, dtype=float).copy(), np.asarray(velocity, dtype=float).copy(), self.time)
+        self._fresh = False
+        self._k -= self._k % self.n_hold          # a new hold interval starts here
+
+    def _ends(self, ahead: float) -> Optional[list]:
+        if not self._moving_ends:
+            return None
+        out = []
+        for r in range(len(self.ropes)):
+            slot = self._moving_ends.get(r, [None, None])
+            out.append(tuple(None if e is None else e[0] + (self.time + ahead - e[2]) * e[1] for e in slot))
+        return out
+
+    def evaluate_now(self) -> RopeContactResult:
+        """The rope loads at the current state (no prediction), e.g. for outputs."""
+        return self.contact.update(self._poses(0.0), ends=self._ends(0.0))
+
+    def _evaluate(self) -> RopeContactResult:
+        # midpoint: the wrench held over the hold interval is evaluated at the poses predicted for
+        # its middle, which makes the explicit coupling second order (energy error O(h^2) instead
+        # of the O(h) drift of a wrench taken at the start of the interval)
+        ahead = 0.5 * self.n_hold * self.substep if self.midpoint else 0.0
+        poses = self._poses(ahead)
+        res = self.contact.update(poses, ends=self._ends(ahead), dt=self.coupling_step)
+        for i, b in enumerate(self.bodies):
+            if b.rigid is None:
+                continue
+            # moment about the CG = moment about the origin - (cg - origin) x F
+            arm = poses[i][1] @ np.asarray(b.rigid.params.cg, dtype=float)
+            m_cg = res.body_moment[i] - np.cross(arm, res.body_force[i])
+            b.rigid.set_loads(None, cg_force=res.body_force[i], cg_moment=m_cg)
+        return res
+
+    def step(self, dt: float) -> None:
+        """Advance by dt [s] (a multiple of substep)."""
+        n = max(1, math.ceil(dt / self.substep - 1e-9))
+        for _ in range(n):
+            if self._k % self.n_hold == 0 and not self._fresh:
+                self.result = self._evaluate()
+            for b in self.bodies:
+                if b.rigid is not None:
+                    b.rigid.step(self.substep, self.substep)
+            self._fresh = False
+            self._k += 1
+            self.time += self.substep
+
+    def get_state(self) -> dict:
+        """The complete state: bodies, contact nodes (plain numbers), time and the end motion."""
+        return {"time": self.time, "k": self._k,
+                "bodies": [None if b.rigid is None else b.rigid.get_state() for b in self.bodies],
+                "nodes": [[[n.body, n.edge, n.s, n.sigma, int(n.stick_edge), int(n.stick_rope)] for n in r.nodes]
+                          for r in self.ropes],
+                "prev_strain": [None if x is None else float(x) for x in self.contact._prev_strain],
+                "ends": {str(r): [None if e is None else [e[0].tolist(), e[1].tolist(), e[2]] for e in slot]
+                         for r, slot in self._moving_ends.items()}}
+
+    def set_state(self, state: dict) -> None:
+        self.time, self._k = float(state["time"]), int(state["k"])
+        for b, s in zip(self.bodies, state["bodies"]):
+            if b.rigid is not None:
+                b.rigid.set_state(s)
+        for r, nodes in zip(self.ropes, state["nodes"]):
+            r.nodes = [ContactNode(int(n[0]), int(n[1]), float(n[2]), float(n[3]), bool(n[4]), bool(n[5]))
+                       for n in nodes]
+        self.contact._prev_strain = [None if x is None else np.array(x) for x in state["prev_strain"]]
+        self._moving_ends = {int(r): [None if e is None else (np.array(e[0]), np.array(e[1]), float(e[2]))
+                                      for e in slot] for r, slot in state["ends"].items()}
+        self._fresh = False
+        self._k -= self._k % self.n_hold
+
+    def energy(self) -> float:
+        """Kinetic + gravity potential (z down) + rope elastic energy [J]."""
+        e = self.contact.elastic_energy([b.pose() for b in self.bodies])
+        for b in self.bodies:
+            rb = b.rigid
+            if rb is None:
+                continue
+            v = rb.cg_velocity
+            w = rb.angular_velocity_body
+            e += 0.5 * rb.params.mass * float(v @ v) + 0.5 * float(w @ (np.asarray(rb.params.inertia) @ w))
+            e -= rb.params.mass * rb.params.gravity * float(rb.cg_position[2])
+        return e

@@ -1,0 +1,709 @@
+"""Wire rope wrapping round rigid bodies: contact nodes on body edges, Coulomb sliding along the edge
+and along the rope.
+
+Pure numpy, no FMI.  The rope between two end points (crane hook, lug, anchor) is a massless
+elastic polyline; where it meets a convex polyhedron (components/convex.py Box, ConvexMesh, or the
+tessellated Cylinder of a sheave) it bends over a *contact node* placed on an edge of the body.
+
+Sources
+-------
+[Lee20]  H.-W. Lee, "Wire rope contact model and crane control method for the advanced simulation
+         and automation of block erection", PhD thesis, Seoul National University, 2020,
+         sections 2.2.1 (rope as a length constraint, eq. 43), 2.3 (rope-body interaction:
+         detection, node on the body edge, eqs. 63-65; sliding along the rope and along the edge;
+         friction eqs. 66-70) and 3.1 (verification).
+[Ser10]  M. Servin, C. Lacoursiere, F. Nordfelth, K. Bodin, "Hybrid, multiresolution wires with
+         massless frictional contacts", IEEE TVCG 17 (2011) 970-982 (massless contact nodes that
+         slide along the rope and along the contact edge).
+[Joh87]  K. L. Johnson, "Contact Mechanics", Cambridge 1987, ch. 7 (Coulomb friction; the capstan
+         relation T2 = T1 exp(mu theta) is its limit for a rope on a smooth curved surface).
+
+Model
+-----
+Rope: unstretched length L0, axial stiffness EA.  Nodes X_0 (end A), X_1 .. X_n (contact nodes),
+X_{n+1} (end B) with material (unstretched arc-length) coordinates 0 = sigma_0 < sigma_j <
+sigma_{n+1} = L0.  Segment j has length l_j = |X_{j+1} - X_j| and tension
+
+    T_j = EA max(0, l_j / (sigma_{j+1} - sigma_j) - 1)          (slack segments carry nothing)
+
+which is [Lee20] eq. 43 with the regularisation eps = 1/k made explicit (a stiff spring) and with
+slack added (the thesis' rope can push).  The elastic energy is sum_j EA (l_j - ds_j)^2 / (2 ds_j).
+
+Contact node j sits on edge E = [a, b] of body B (body frame) at x = a + s (b - a), s in [0, 1];
+so it moves with the body while it sticks ([Lee20] 2.3.2, "sliding along the rope" is then
+automatic).  The rope pulls the node, and so the body, with ([Lee20] eq. 64)
+
+    F_j = T_j u_j - T_{j-1} u_{j-1},     u_j = (X_{j+1} - X_j) / l_j.
+
+Normal force: N_j = |F_j - (F_j . e) e| (e the unit edge direction).  The node is removed when
+F_j . n_E <= 0, n_E the inward edge normal (the negated sum of the two adjacent outward face
+normals, [Lee20] eq. 65): the rope no longer presses on the edge.
+
+The rope has no mass, so the node has no inertia and its two free coordinates (s along the edge,
+sigma along the rope) obey Coulomb's law quasi-statically at every update:
+
+* along the edge: stick while |F . e| <= mu_s N; otherwise the node slides along the edge to the
+  point where F . e = +-mu_k N (frictionless: F . e = 0, the point of shortest rope, [Lee20] fig.
+  2-31).  This replaces the thesis' heuristic ratio P_next = P + (1 - mu_k)(P' - P) (eq. 70), which
+  [Lee20] 3.1.3 shows to deviate from Coulomb.  At an edge end the node moves on to the adjacent
+  edge the rope pulls it into most ([Lee20] fig. 2-32), or stays on the vertex.
+* along the rope: stick while |T_j - T_{j-1}| <= mu_s N (sigma_j frozen: [Lee20] eq. 66 freezes
+  the fraction l_a / (l_a + l_b), the same thing for a uniformly stretched rope); otherwise the
+  rope slips over the edge until |T_j - T_{j-1}| = mu_k N (the tension jump of a point contact,
+  [Joh87]; a wrap over many short edges tends to the capstan law).  After a slip the node sticks
+  again when, at the next update, it needs less than mu_k N to hold (the thesis leaves this
+  transition unstated).
+
+Detection and insertion ([Lee20] 2.3.1): every segment is clipped against the body's half-spaces
+(Liang-Barsky); if its deepest point is more than ``PENETRATION_TOL`` inside, a node is inserted on
+the edge point that makes the detour shortest (the thesis puts it on the edge closest to the
+intersection points), with sigma splitting the segment's material in proportion to the new
+lengths (uniform strain).  This repeats on the new segments, so a rope wraps several edges (a
+sling round a block corner, a wire over a sheave polygon).  ``max_penetration`` checks a state.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = ["Edge", "EdgeMesh", "RopeEnd", "ContactNode", "Rope", "RopeContactResult", "RopeContact",
+           "segment_depth", "PENETRATION_TOL"]
+
+PENETRATION_TOL = 1e-6       # m: a segment deeper than this inside a body gets a contact node
+_BISECT_ITER = 60            # bisection on a unit interval: 2^-60, round-off
+_MAX_INSERT = 8              # nodes one segment may gain in one update (a sling round a block: 2-4)
+_MAX_SWEEPS = 200            # Gauss-Seidel sweeps of the node equilibrium per update
+_MIN_SEGMENT = 1e-6          # m: no node is inserted closer than this to a segment's end (a lug on an edge)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A body edge: end points a, b and unit inward normal n_in, all in the body frame."""
+    a: np.ndarray
+    b: np.ndarray
+    n_in: np.ndarray
+
+
+class EdgeMesh:
+    """The edges of a convex polyhedron (body frame), for rope contact.
+
+    Built from the polyhedron of a components/convex.py shape (``from_shape``).  ``refine`` > 1
+    splits every edge into that many collinear pieces: the same shape with more edges (the mesh
+    independence check of [Lee20] 3.1.2).
+    """
+
+    def __init__(self, vertices: ArrayLike, halfspaces: ArrayLike, refine: int = 1, tol: float = 1e-9) -> None:
+        V = np.asarray(vertices, dtype=float).reshape(-1, 3)
+        H = np.asarray(halfspaces, dtype=float).reshape(-1, 4)
+        if refine < 1:
+            raise ValueError(f"refine must be >= 1, got {refine}")
+        size = float(np.max(np.ptp(V, axis=0)))
+        eps = tol * max(size, 1.0)
+        self.halfspaces = H
+        self.size = size
+        edges: list[Edge] = []
+        on = np.abs(V @ H[:, :3].T + H[:, 3]) < 1e3 * eps      # on[v, f]: vertex v on facet f
+        for i in range(len(H)):
+            for k in range(i + 1, len(H)):
+                ni, nk = H[i, :3], H[k, :3]
+                d = np.cross(ni, nk)
+                if np.linalg.norm(d) < 1e-6:
+                    continue
+                idx = np.flatnonzero(on[:, i] & on[:, k])
+                if len(idx) < 2:
+                    continue
+                t = V[idx] @ d
+                a, b = V[idx[int(np.argmin(t))]], V[idx[int(np.argmax(t))]]
+                if np.linalg.norm(b - a) < 1e3 * eps:
+                    continue
+                n_in = -(ni + nk)
+                n_in = n_in / np.linalg.norm(n_in)
+                for r in range(refine):
+                    edges.append(Edge(a + (b - a) * r / refine, a + (b - a) * (r + 1) / refine, n_in))
+        if not edges:
+            raise ValueError("no edges found: not a 3-D convex polyhedron")
+        self.edges = edges
+        # vertex -> incident edges (end 0 = a, 1 = b), keyed on rounded coordinates
+        self._incident: dict[tuple, list[tuple[int, int]]] = {}
+        for j, e in enumerate(edges):
+            for end, p in ((0, e.a), (1, e.b)):
+                self._incident.setdefault(self._key(p), []).append((j, end))
+
+    @staticmethod
+    def _key(p: np.ndarray) -> tuple:
+        return tuple(np.round(p, 7).tolist())
+
+    @classmethod
+    def from_shape(cls, shape, refine: int = 1) -> "EdgeMesh":
+        """Edges of a convex.py shape (its body-frame polyhedron; Sphere/Cylinder tessellated)."""
+        V, H = shape.polyhedron()
+        return cls(V, H, refine=refine)
+
+    def incident(self, p: np.ndarray) -> list[tuple[int, int]]:
+        """(edge index, end 0/1) of the edges that end at body-frame vertex p."""
+        return self._incident.get(self._key(p), [])
+
+
+def segment_depth(p0: np.ndarray, p1: np.ndarray, H: np.ndarray) -> float:
+    """Largest depth [m] of segment p0-p1 inside the polyhedron {x : n.x + d <= 0} (H rows (n, d),
+    same frame as the points); <= 0 if the segment stays outside.  Liang-Barsky clipping, then the
+    depth of the midpoint of the clipped piece (the depth is concave along the segment, so the
+    midpoint is a lower bound good enough for detection and exact for a straight crossing's middle)."""
+    t0, t1 = 0.0, 1.0
+    dp = p1 - p0
+    num = H[:, :3] @ p0 + H[:, 3]
+    den = H[:, :3] @ dp
+    for a, b in zip(num.tolist(), den.tolist()):
+        if abs(b) < 1e-300:
+            if a > 0.0:
+                return -a
+            continue
+        t = -a / b
+        if b > 0.0:
+            t1 = min(t1, t)
+        else:
+            t0 = max(t0, t)
+        if t0 > t1:
+            return -1.0
+    xm = p0 + 0.5 * (t0 + t1) * dp
+    return float(-np.max(H[:, :3] @ xm + H[:, 3]))
+
+
+@dataclass
+class RopeEnd:
+    """Where a rope end is: ``body`` None for a world point (then ``point`` is NED, or it is set each
+    update through ``RopeContact.update(ends=...)``), else a body index and a body-frame point."""
+    point: np.ndarray
+    body: Optional[int] = None
+
+
+@dataclass
+class ContactNode:
+    """A contact node: body index, edge index, edge parameter s in [0, 1], material coordinate sigma
+    [m], and the stick flags of its two friction directions."""
+    body: int
+    edge: int
+    s: float
+    sigma: float
+    stick_edge: bool = True
+    stick_rope: bool = True
+
+
+@dataclass
+class Rope:
+    """A massless elastic wire rope between two ends, wrapping the bodies it meets.
+
+    length: unstretched length L0 [m]; ea: axial stiffness EA [N]; mu_edge / mu_rope: (static,
+    kinetic) Coulomb coefficients along the edge and along the rope; damping: axial damping
+    c [N s] (tension += c * strain rate, only while taut), 0 in the verification cases."""
+    end_a: RopeEnd
+    end_b: RopeEnd
+    length: float
+    ea: float
+    mu_edge: tuple[float, float] = (0.0, 0.0)
+    mu_rope: tuple[float, float] = (0.0, 0.0)
+    damping: float = 0.0
+    bodies: Optional[Sequence[int]] = None     # bodies it may touch (None: all with edges)
+    nodes: list[ContactNode] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not (self.length > 0.0 and self.ea > 0.0):
+            raise ValueError(f"rope length and EA must be > 0, got {self.length}, {self.ea}")
+        for name in ("mu_edge", "mu_rope"):
+            ms, mk = getattr(self, name)
+            if not (0.0 <= mk <= ms < 1.0):
+                raise ValueError(f"{name} must be 0 <= kinetic <= static < 1, got {(ms, mk)}")
+
+
+@dataclass
+class RopeContactResult:
+    """Loads and state after an update.
+
+    body_force[i], body_moment[i]: NED force [N] and moment about the body origin [N m] the ropes
+    apply to body i (contact nodes and body-attached ends); end_force[r]: (force on end A, force on
+    end B) [N, NED]; tension[r]: segment tensions [N]; points[r]: node positions (ends included)."""
+    body_force: np.ndarray
+    body_moment: np.ndarray
+    end_force: list[tuple[np.ndarray, np.ndarray]]
+    tension: list[np.ndarray]
+    points: list[np.ndarray]
+    contact_force: list[np.ndarray]       # per rope, per contact node: F_j (NED, on the body)
+
+
+def _tensions(X: np.ndarray, sig: np.ndarray, ea: float) -> np.ndarray:
+    l = np.linalg.norm(np.diff(X, axis=0), axis=1)
+    ds = np.maximum(np.diff(sig), _MIN_SEGMENT * 1e-3)
+    return ea * np.maximum(0.0, l / ds - 1.0)
+
+
+class RopeContact:
+    """Ropes and the convex bodies they wrap (body poses given from outside at each update).
+
+    meshes[i]: the EdgeMesh of body i (body frame).  update(poses) moves the contact nodes to
+    their Coulomb equilibrium (module docstring) and returns the loads.
+    """
+
+    def __init__(self, meshes: Sequence[EdgeMesh], ropes: Sequence[Rope]) -> None:
+        self.meshes = list(meshes)
+        self.ropes = list(ropes)
+        self._poses: list[tuple[np.ndarray, np.ndarray]] = [(np.zeros(3), np.eye(3))] * len(self.meshes)
+        self._prev_strain: list[Optional[np.ndarray]] = [None] * len(self.ropes)
+
+    # ------------------------------------------------------------------ geometry
+    def _node_x(self, n: ContactNode) -> np.ndarray:
+        e = self.meshes[n.body].edges[n.edge]
+        p, R = self._poses[n.body]
+        return p + R @ (e.a + n.s * (e.b - e.a))
+
+    def _edge_dir(self, n: ContactNode) -> np.ndarray:
+        e = self.meshes[n.body].edges[n.edge]
+        d = self._poses[n.body][1] @ (e.b - e.a)
+        return d / np.linalg.norm(d)
+
+    def _end_x(self, end: RopeEnd) -> np.ndarray:
+        if end.body is None:
+            return np.asarray(end.point, dtype=float)
+        p, R = self._poses[end.body]
+        return p + R @ end.point
+
+    def points(self, rope: Rope) -> np.ndarray:
+        """Node positions of a rope, ends included (NED, current poses)."""
+        return np.array([self._end_x(rope.end_a), *(self._node_x(n) for n in rope.nodes), self._end_x(rope.end_b)])
+
+    @staticmethod
+    def _sigmas(rope: Rope) -> np.ndarray:
+        return np.array([0.0, *(n.sigma for n in rope.nodes), rope.length])
+
+    def _node_force(self, rope: Rope, X: np.ndarray, sig: np.ndarray, j: int) -> tuple[np.ndarray, float, float]:
+        """(F on contact node j (1-based in X), T_prev, T_next)."""
+        d0, d1 = X[j] - X[j - 1], X[j + 1] - X[j]
+        l0, l1 = float(np.linalg.norm(d0)), float(np.linalg.norm(d1))
+        t0 = rope.ea * max(0.0, l0 / max(sig[j] - sig[j - 1], _MIN_SEGMENT * 1e-3) - 1.0)
+        t1 = rope.ea * max(0.0, l1 / max(sig[j + 1] - sig[j], _MIN_SEGMENT * 1e-3) - 1.0)
+        f = (t1 / l1 if l1 > 0 else 0.0) * d1 - (t0 / l0 if l0 > 0 else 0.0) * d0
+        return f, t0, t1
+
+    # ------------------------------------------------------------------ node equilibrium
+    def _slide_edge(self, rope: Rope, X: np.ndarray, sig: np.ndarray, j: int) -> bool:
+        """Coulomb along the edge for node j (X index); returns True if the node moved."""
+        node = rope.nodes[j - 1]
+        ms, mk = rope.mu_edge
+        moved = False
+        for _hop in range(4):                       # an edge, then at most a few edges onwards
+            e = self._edge_dir(node)
+            f, _, _ = self._node_force(rope, X, sig, j)
+            fe = float(f @ e)
+            fn = float(np.linalg.norm(f - fe * e))
+            mu = ms if node.stick_edge else mk
+            if abs(fe) <= mu * fn + 1e-12 * (1.0 + fn):
+                node.stick_edge = True
+                return moved
+            node.stick_edge = False
+            sgn = 1.0 if fe > 0 else -1.0
+
+            def g(s: float) -> float:
+                node.s = s
+                X[j] = self._node_x(node)
+                ff, _, _ = self._node_force(rope, X, sig, j)
+                fe_ = float(ff @ e)
+                return sgn * fe_ - mk * float(np.linalg.norm(ff - fe_ * e))
+
+            s0 = node.s
+            s_end = 1.0 if sgn > 0 else 0.0
+            if g(s_end) > 0.0:                       # still pulled on at the edge end: go on
+                node.s = s_end
+                X[j] = self._node_x(node)
+                moved = True
+                if not self._hand_off(rope, X, sig, j):
+                    return moved
+                continue
+            # root of g between lo (g > 0) and hi (g <= 0): Illinois regula falsi (a few
+            # evaluations from a warm start, where bisection needs ~40)
+            edge = self.meshes[node.body].edges[node.edge]
+            tol_s = 1e-9 / max(float(np.linalg.norm(edge.b - edge.a)), 1e-12)
+            lo, hi = s0, s_end
+            glo, ghi = sgn * fe - mk * fn, g(s_end)
+            side = 0
+            for _ in range(_BISECT_ITER):
+                if abs(hi - lo) <= tol_s:
+                    break
+                mid = (lo * ghi - hi * glo) / (ghi - glo) if glo != ghi else 0.5 * (lo + hi)
+                gm = g(mid)
+                if gm > 0.0:
+                    lo, glo = mid, gm
+                    if side == 1:
+                        ghi *= 0.5
+                    side = 1
+                else:
+                    hi, ghi = mid, gm
+                    if side == -1:
+                        glo *= 0.5
+                    side = -1
+                if abs(gm) <= 1e-12 * (1.0 + fn):
+                    break
+            node.s = float(mid) if abs(hi - lo) > tol_s else 0.5 * (lo + hi)
+            X[j] = self._node_x(node)
+            return True
+        return moved
+
+    def _newton_edges(self, rope: Rope, X: np.ndarray, sig: np.ndarray) -> bool:
+        """Frictionless edges: all nodes at once to F_j . e_j = 0, i.e. the stationary point of
+        sum_j T_j l_j with the tensions frozen (the shortest rope when they are equal).  Newton
+        with the tridiagonal Hessian d_j^T P d_k / l (P = I - u u^T), steps clipped to the edges;
+        a node pushed past an edge end is handed on (``_hand_off``).  True if a node moved."""
+        n = len(rope.nodes)
+        moved = False
+        hand_offs = 0
+        for _ in range(30):
+            d = np.diff(X, axis=0)
+            l = np.linalg.norm(d, axis=1)
+            u = d / np.where(l > 0, l, 1.0)[:, None]
+            if rope.mu_rope[0] == 0.0:
+                w = np.ones(n + 1)           # one tension along a frictionless rope: shortest rope
+            else:
+                T = _tensions(X, sig, rope.ea)
+                w = T + 1e-9 * float(T.max()) if T.max() > 0.0 else np.ones_like(T)
+            D = np.array([self._poses[nd.body][1] @ (self.meshes[nd.body].edges[nd.edge].b
+                                                    - self.meshes[nd.body].edges[nd.edge].a) for nd in rope.nodes])
+            grad = np.array([D[j - 1] @ (w[j - 1] * u[j - 1] - w[j] * u[j]) for j in range(1, n + 1)])
+            H = np.zeros((n, n))
+            for k in range(n + 1):                      # segment k joins X_k and X_{k+1}
+                P = (np.eye(3) - np.outer(u[k], u[k])) * (w[k] / max(l[k], 1e-12))
+                if k >= 1:
+                    H[k - 1, k - 1] += D[k - 1] @ P @ D[k - 1]
+                if k + 1 <= n:
+                    H[k, k] += D[k] @ P @ D[k]
+                if 1 <= k and k + 1 <= n:
+                    H[k - 1, k] -= D[k - 1] @ P @ D[k]
+                    H[k, k - 1] = H[k - 1, k]
+            H += np.eye(n) * (1e-12 * (1.0 + np.abs(H).max()))
+            try:
+                ds = -np.linalg.solve(H, grad)
+            except np.linalg.LinAlgError:
+                ds = -grad / np.maximum(np.diag(H), 1e-300)
+            step = 0.0
+            handed = False
+            for j, nd in enumerate(rope.nodes, start=1):
+                s_new = min(1.0, max(0.0, nd.s + float(ds[j - 1])))
+                step = max(step, abs(s_new - nd.s) * float(np.linalg.norm(D[j - 1])))
+                nd.s = s_new
+                X[j] = self._node_x(nd)
+                if s_new in (0.0, 1.0) and abs(float(ds[j - 1])) > 0.0:
+                    handed = self._hand_off(rope, X, sig, j) or handed
+                    X[j] = self._node_x(nd)
+            if step > 0.0:
+                moved = True
+            hand_offs += int(handed)
+            # a node may hand on a few times; one that bounces between two edges at a vertex
+            # (the optimum is the vertex itself) stays there
+            if step < 1e-10 and (not handed or hand_offs > 2 * n):
+                break
+        return moved
+
+    def _hand_off(self, rope: Rope, X: np.ndarray, sig: np.ndarray, j: int) -> bool:
+        """Node j at an edge end: move it onto the incident edge the rope pulls it into most."""
+        node = rope.nodes[j - 1]
+        mesh = self.meshes[node.body]
+        e0 = mesh.edges[node.edge]
+        v = e0.b if node.s >= 0.5 else e0.a
+        R = self._poses[node.body][1]
+        f, _, _ = self._node_force(rope, X, sig, j)
+        beyond = R @ ((e0.b - e0.a) if node.s >= 0.5 else (e0.a - e0.b))
+        if float(f @ beyond) <= 0.0:
+            return False        # not pulled past this end (a Newton step overshot): no hand-off
+        best, best_pull = None, 0.0
+        for k, end in mesh.incident(v):
+            if k == node.edge:
+                continue
+            ek = mesh.edges[k]
+            out = (ek.b - ek.a) if end == 0 else (ek.a - ek.b)      # leaving the vertex
+            out = R @ out / np.linalg.norm(out)
+            fo = float(f @ out)
+            fn = float(np.linalg.norm(f - fo * out))
+            pull = fo - rope.mu_edge[1] * fn
+            if pull > best_pull:
+                best, best_pull = (k, end), pull
+        if best is None:
+            return False
+        node.edge, node.s = best[0], float(best[1])
+        return True
+
+    def _slide_rope(self, rope: Rope, X: np.ndarray, sig: np.ndarray) -> bool:
+        """Coulomb along the rope for all nodes at once; True if any sigma changed.
+
+        A node slips when its tension jump exceeds mu_s N (stuck) or mu_k N (slipping), N = |F_j|.
+        While slipping, T_next = r T_prev with r from (r - 1)^2 = mu_k^2 (1 + r^2 - 2 r c),
+        c = u_prev . u_next (|T_next - T_prev| = mu_k |F|, F as in the module docstring), so along a
+        run of slipping nodes between stuck nodes (or the ends) the tensions are T_0 times products
+        of r, and T_0 follows from the run's fixed material: sum_j l_j / (1 + T_j / EA) = sigma_hi -
+        sigma_lo.  Stuck nodes keep sigma.  A few passes settle nodes that change state."""
+        ms, mk = rope.mu_rope
+        n = len(rope.nodes)
+        changed = False
+        for _pass in range(2 * n + 2):
+            d = np.diff(X, axis=0)
+            l = np.linalg.norm(d, axis=1)
+            u = d / np.where(l > 0, l, 1.0)[:, None]
+            T = _tensions(X, sig, rope.ea)
+            slip = np.zeros(n + 2, dtype=int)             # +1: T_next > T_prev, -1: <, 0: stuck / end
+            for j in range(1, n + 1):
+                node = rope.nodes[j - 1]
+                f = T[j] * u[j] - T[j - 1] * u[j - 1]
+                dT = T[j] - T[j - 1]
+                mu = ms if node.stick_rope else mk
+                if abs(dT) > mu * float(np.linalg.norm(f)) + 1e-9 * (1.0 + T[j] + T[j - 1]):
+                    slip[j] = 1 if dT > 0 else -1
+            if not slip.any():
+                break
+            j = 1
+            while j <= n:
+                if slip[j] == 0:
+                    j += 1
+                    continue
+                k = j
+                while k + 1 <= n and slip[k + 1] != 0:
+                    k += 1
+                # slipping run j..k: segments j-1 .. k, material sig[j-1] .. sig[k+1]
+                ratio = [1.0]
+                for i in range(j, k + 1):
+                    c = float(u[i - 1] @ u[i])
+                    a = 1.0 - mk * mk
+                    b = 1.0 - mk * mk * c
+                    r = (b + math.sqrt(max(0.0, b * b - a * a))) / a
+                    ratio.append(ratio[-1] * (r if slip[i] > 0 else 1.0 / r))
+                rho = np.array(ratio)
+                ls = l[j - 1:k + 1]
+                mat = float(sig[k + 1] - sig[j - 1])
+                if ls.sum() <= mat:
+                    t0 = 0.0                                # the run is slack
+                    share = ls / ls.sum() * mat
+                else:
+                    lo, hi = 0.0, rope.ea * (ls.sum() / mat)
+                    while float(np.sum(ls / (1.0 + rho * hi / rope.ea))) > mat:
+                        hi *= 2.0
+                    for _ in range(_BISECT_ITER):
+                        mid = 0.5 * (lo + hi)
+                        if float(np.sum(ls / (1.0 + rho * mid / rope.ea))) > mat:
+                            lo = mid
+                        else:
+                            hi = mid
+                    t0 = 0.5 * (lo + hi)
+                    share = ls / (1.0 + rho * t0 / rope.ea)
+                    share *= mat / share.sum()
+                for i in range(j, k + 1):
+                    sig[i] = sig[i - 1] + share[i - j]
+                    rope.nodes[i - 1].sigma = float(sig[i])
+                    rope.nodes[i - 1].stick_rope = False
+                changed = True
+                j = k + 1
+        for j in range(1, n + 1):
+            if slip[j] == 0:
+                rope.nodes[j - 1].stick_rope = True
+        return changed
+
+    def _equilibrate(self, rope: Rope) -> None:
+        """Gauss-Seidel between the edge positions (s) and the material split (sigma) until
+        neither moves."""
+        if not rope.nodes:
+            return
+        X = self.points(rope)
+        sig = self._sigmas(rope)
+        n = len(rope.nodes)
+        frictionless_rope = rope.mu_rope[0] == 0.0
+        for _ in range(_MAX_SWEEPS):
+            if frictionless_rope:                   # uniform strain: sigma in proportion to length
+                l = np.linalg.norm(np.diff(X, axis=0), axis=1)
+                sig[1:-1] = rope.length * np.cumsum(l)[:-1] / max(float(l.sum()), 1e-300)
+                for k, node in enumerate(rope.nodes):
+                    node.sigma = float(sig[k + 1])
+            changed = False
+            if rope.mu_edge[0] == 0.0:
+                x_old = X.copy()
+                self._newton_edges(rope, X, sig)
+                changed = float(np.max(np.abs(X - x_old))) > 1e-8
+            else:
+                for j in range(1, n + 1):
+                    x_old = X[j].copy()
+                    self._slide_edge(rope, X, sig, j)
+                    if float(np.linalg.norm(X[j] - x_old)) > 1e-8:
+                        changed = True
+            if not frictionless_rope:
+                s_old = sig.copy()
+                self._slide_rope(rope, X, sig)
+                if float(np.max(np.abs(sig - s_old))) > 1e-12 * rope.length:
+                    changed = True
+            if not changed:
+                break
+
+    def _remove(self, rope: Rope) -> bool:
+        """Drop nodes the rope no longer presses onto their edge (F . n_in <= 0, [Lee20] eq. 65)."""
+        X = self.points(rope)
+        sig = self._sigmas(rope)
+        for j in range(1, len(rope.nodes) + 1):
+            node = rope.nodes[j - 1]
+            f, _, _ = self._node_force(rope, X, sig, j)
+            n_in = self._poses[node.body][1] @ self.meshes[node.body].edges[node.edge].n_in
+            short = min(float(np.linalg.norm(X[j] - X[j - 1])), float(np.linalg.norm(X[j + 1] - X[j])))
+            press = float(f @ n_in)
+            if press == 0.0 and short >= _MIN_SEGMENT:
+                # a slack rope presses on nothing, yet it must not pass through the body either:
+                # keep the node while the merged segment would penetrate
+                p, R = self._poses[node.body]
+                if segment_depth(R.T @ (X[j - 1] - p), R.T @ (X[j + 1] - p),
+                                 self.meshes[node.body].halfspaces) > PENETRATION_TOL:
+                    continue
+            if press <= 0.0 or short < _MIN_SEGMENT:     # (a node run into its neighbour merges)
+                del rope.nodes[j - 1]
+                return True
+        return False
+
+    def _insert(self, rope: Rope) -> bool:
+        """Insert a node where a segment penetrates a body; True if one was inserted."""
+        X = self.points(rope)
+        sig = self._sigmas(rope)
+        bodies = range(len(self.meshes)) if rope.bodies is None else rope.bodies
+        for j in range(len(X) - 1):
+            p0, p1 = X[j], X[j + 1]
+            for b in bodies:
+                mesh = self.meshes[b]
+                p, R = self._poses[b]
+                q0, q1 = R.T @ (p0 - p), R.T @ (p1 - p)
+                if segment_depth(q0, q1, mesh.halfspaces) <= PENETRATION_TOL:
+                    continue
+                skip = {(nd.body, nd.edge) for nd in rope.nodes[max(0, j - 1):j + 1]}
+                best = None
+                for k, e in enumerate(mesh.edges):
+                    if (b, k) in skip:
+                        continue
+                    s, length = _shortest_via(q0, q1, e.a, e.b)
+                    x = e.a + s * (e.b - e.a)
+                    if min(float(np.linalg.norm(x - q0)), float(np.linalg.norm(x - q1))) < _MIN_SEGMENT:
+                        continue                # an end on this edge already: no zero-length segment
+                    if best is None or length < best[0]:
+                        best = (length, k, s)
+                if best is None:
+                    continue
+                _, k, s = best
+                e = mesh.edges[k]
+                x = e.a + s * (e.b - e.a)
+                la, lb = float(np.linalg.norm(x - q0)), float(np.linalg.norm(q1 - x))
+                sg = sig[j] + (sig[j + 1] - sig[j]) * la / max(la + lb, 1e-300)
+                rope.nodes.insert(j, ContactNode(b, k, s, float(sg)))
+                return True
+        return False
+
+    # ------------------------------------------------------------------ public
+    def update(self, poses: Sequence[tuple[ArrayLike, ArrayLike]], ends: Optional[Sequence] = None,
+               dt: float = 0.0) -> RopeContactResult:
+        """Set the body poses ((p NED, R body->NED) per mesh) and world-point rope ends
+        (``ends[r] = (xA or None, xB or None)``), detect contacts, move the nodes to Coulomb
+        equilibrium, and return the loads.  dt [s] > 0 enables the axial damping term."""
+        self._poses = [(np.asarray(p, dtype=float), np.asarray(R, dtype=float)) for p, R in poses]
+        if ends is not None:
+            for rope, (xa, xb) in zip(self.ropes, ends):
+                if xa is not None:
+                    rope.end_a.point = np.asarray(xa, dtype=float)
+                if xb is not None:
+                    rope.end_b.point = np.asarray(xb, dtype=float)
+        nb = len(self.meshes)
+        body_force, body_moment = np.zeros((nb, 3)), np.zeros((nb, 3))
+        end_force, tension, points, contact_force = [], [], [], []
+        for r, rope in enumerate(self.ropes):
+            for _ in range(4 * _MAX_INSERT):
+                changed = self._insert(rope)
+                self._equilibrate(rope)
+                changed = self._remove(rope) or changed
+                if changed:
+                    self._equilibrate(rope)
+                else:
+                    break
+            X = self.points(rope)
+            sig = self._sigmas(rope)
+            T = _tensions(X, sig, rope.ea)
+            if rope.damping > 0.0 and dt > 0.0:
+                # c d(strain)/dt per segment, only on taut segments and with a consistent topology
+                l = np.linalg.norm(np.diff(X, axis=0), axis=1)
+                strain = l.sum() / rope.length - 1.0
+                prev = self._prev_strain[r]
+                if prev is not None and strain > 0.0:
+                    T = np.where(T > 0.0, np.maximum(0.0, T + rope.damping * (strain - float(prev)) / dt), 0.0)
+                self._prev_strain[r] = np.array(strain)
+            d = np.diff(X, axis=0)
+            l = np.linalg.norm(d, axis=1)
+            u = d / np.where(l > 0, l, 1.0)[:, None]
+            seg_f = T[:, None] * u                   # pull of segment j on its start node
+            fa, fb = seg_f[0].copy(), -seg_f[-1]
+            cf = seg_f[1:] - seg_f[:-1]              # F_j on the contact nodes
+            for j, node in enumerate(rope.nodes):
+                p = self._poses[node.body][0]
+                body_force[node.body] += cf[j]
+                body_moment[node.body] += np.cross(X[j + 1] - p, cf[j])
+            for end, f, x in ((rope.end_a, fa, X[0]), (rope.end_b, fb, X[-1])):
+                if end.body is not None:
+                    p = self._poses[end.body][0]
+                    body_force[end.body] += f
+                    body_moment[end.body] += np.cross(x - p, f)
+            end_force.append((fa, fb))
+            tension.append(T)
+            points.append(X)
+            contact_force.append(cf)
+        return RopeContactResult(body_force, body_moment, end_force, tension, points, contact_force)
+
+    def elastic_energy(self, poses: Optional[Sequence] = None) -> float:
+        """sum over segments of EA (l - ds)^2 / (2 ds), taut segments only [J] (at ``poses`` if
+        given, else at the poses of the last update; the nodes stay where they are on their edges)."""
+        if poses is not None:
+            self._poses = [(np.asarray(p, dtype=float), np.asarray(R, dtype=float)) for p, R in poses]
+        e = 0.0
+        for rope in self.ropes:
+            X = self.points(rope)
+            sig = self._sigmas(rope)
+            l = np.linalg.norm(np.diff(X, axis=0), axis=1)
+            ds = np.diff(sig)
+            ext = np.maximum(0.0, l - ds)
+            e += float(np.sum(rope.ea * ext ** 2 / (2.0 * ds)))
+        return e
+
+    def max_penetration(self) -> float:
+        """The deepest point [m] of any rope segment inside any body it may touch (<= tol when
+        no wire passes through a body)."""
+        worst = -math.inf
+        for rope in self.ropes:
+            X = self.points(rope)
+            bodies = range(len(self.meshes)) if rope.bodies is None else rope.bodies
+            for j in range(len(X) - 1):
+                for b in bodies:
+                    p, R = self._poses[b]
+                    worst = max(worst, segment_depth(R.T @ (X[j] - p), R.T @ (X[j + 1] - p),
+                                                     self.meshes[b].halfspaces))
+        return worst
+
+
+def _shortest_via(p0: np.ndarray, p1: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """(s, length) minimising |p0 - x| + |x - p1| over x = a + s (b - a), s in [0, 1] (a convex
+    function of s: golden-section search)."""
+    d = b - a
+
+    def L(s: float) -> float:
+        x = a + s * d
+        return float(np.linalg.norm(x - p0) + np.linalg.norm(p1 - x))
+
+    lo, hi = 0.0, 1.0
+    gr = 0.5 * (math.sqrt(5.0) - 1.0)
+    c, e = hi - gr * (hi - lo), lo + gr * (hi - lo)
+    fc, fe = L(c), L(e)
+    for _ in range(50):
+        if fc < fe:
+            hi, e, fe = e, c, fc
+            c = hi - gr * (hi - lo)
+            fc = L(c)
+        else:
+            lo, c, fc = c, e, fe
+            e = lo + gr * (hi - lo)
+            fe = L(e)
+    s = 0.5 * (lo + hi)
+    return s, L(s)
