@@ -207,6 +207,8 @@ class Cable(Fmi2Slave):
             problems.append(("winch.end", 2, "a free end B cannot carry the winch; put it at end A (1)"))
         if int(v["winch.end"]) and int(v["winch.mode"]) == 1 and not v["winch.length"] > 0.0:
             problems.append(("winch.length", v["winch.length"], "must be positive when the winch commands the length"))
+        if 0.0 < v["max_substep"] < MIN_SUBSTEP:
+            problems.append(("max_substep", v["max_substep"], f"must be 0 (the default) or at least {MIN_SUBSTEP:g} s"))
         scheme = SCHEMES[int(v["solver.scheme"])]
         if scheme != "implicit":
             # the explicit schemes' limit, one element's axial mode: 2 / omega = l sqrt(m' / EA)
@@ -322,6 +324,9 @@ class Cable(Fmi2Slave):
         v["twist_rate"] = tau
         v["max_tension"] = float(tensions.max())
         v["slack_fraction"] = np.count_nonzero(tensions <= 0.0) / tensions.size
+
+    def internal_substep(self) -> float | None:
+        return None if self.line is None else self.line.substep
 
     def get_model_state(self) -> dict:
         return {} if self.line is None else {"line": self.line.get_state()}

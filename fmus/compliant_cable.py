@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from components.line import Line, LineParams
+from components.stability import MIN_SUBSTEP
 from fmus._base import Fmi2Slave
 
 _FLIP = np.array([1.0, -1.0, -1.0])         # z up <-> NED, a half turn about x
@@ -81,7 +82,7 @@ class CompliantCable(Fmi2Slave):
         self.real("addedMassNormal", P, 1.0, "1", "Normal added-mass coefficient (in water)", minimum=0.0)
         self.real("seabedDepth", P, 1e6, "m", "Depth of a flat seabed below the origin (NED)")
         self.real("maxSubstep", P, 0.02, "s", "Largest internal sub-step of the line's implicit integrator",
-                  minimum=0.0)
+                  minimum=MIN_SUBSTEP)
         # inputs (the OSP cable's)
         world = "the world frame (NED; z up with zUp)"
         self.real("posA", I, [0.0, 0.0, 10.0], "m", f"Position of end connection A, {world}", size=3)
@@ -111,6 +112,9 @@ class CompliantCable(Fmi2Slave):
                           bending_damping=v["AlphaM"] * l / v["EpsilonM"],
                           Cdn=v["dragNormal"], Cdt=v["dragTangential"], Can=v["addedMassNormal"], Cat=0.0,
                           rho_water=v["waterDensity"], g=v["gravity"], kBot=1e5, cBot=1e4, friction=0.5)
+
+    def internal_substep(self) -> float | None:
+        return self.v["maxSubstep"]
 
     def check_parameters(self):
         v, problems = self.v, []
