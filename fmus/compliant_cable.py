@@ -61,7 +61,7 @@ class CompliantCable(Fmi2Slave):
         P, I, O = "parameter", "input", "output"
         self.real("Length", P, 100.0, "m", "Total length of the cable, winch drums included", minimum=0.0)
         self.integer("numElements", P, 50, "Number of cylinders over Length (element length Length / "
-                                            "numElements)", minimum=2, maximum=20000)
+                                            "numElements)", minimum=2, maximum=2000)
         for c, what, unit in (("N", "axial", "1/kg"), ("M", "bending", "1/(kg.m2)"), ("T", "torsion", "1/(kg.m2)")):
             self.real(f"Alpha{c}", P, 20.0 if c == "N" else 0.0, "1/s",
                       f"Damping factor of the {what} constraint (alpha = beta: critical)", minimum=0.0)
