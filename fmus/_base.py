@@ -166,6 +166,12 @@ class Fmi2Slave(_PythonFmuSlave):
     # outputs are formed anew (a Gauss-Seidel master gives an FMU its sources' end-of-step values
     # at the step's start, and the same values again when it refreshes the feedthrough)
     carried_inputs: frozenset[str] = frozenset()
+    # the internal sub-steps one doStep may take (a bound on one call's work; an adapter whose
+    # sub-step costs microseconds may allow more)
+    max_substeps_per_step: int = MAX_SUBSTEPS_PER_STEP
+    # the number of rows of the model state's arrays changes as the model runs (a line paying out
+    # grows elements): a restored state is compared with the model's by columns only
+    state_rows_vary: bool = False
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -683,13 +689,12 @@ class Fmi2Slave(_PythonFmuSlave):
             self.error(f"doStep at t = {current_time!r} s with h = {step_size!r} s: the time must be finite, at most "
                        f"{MAX_TIME:g} s in magnitude, and advance by the step")
             return True
-        substep = self.internal_substep()
-        if substep and step_size > substep * MAX_SUBSTEPS_PER_STEP:
+        substep, cap = self.internal_substep(), self.max_substeps_per_step
+        if substep and step_size > substep * cap:
             # a bound on the work of one call (it would otherwise run for minutes or hours)
             self.error(f"a doStep of {step_size:g} s would take {step_size / substep:.3g} internal sub-steps of "
-                       f"{substep:g} s, more than the {MAX_SUBSTEPS_PER_STEP} one doStep may take: use communication "
-                       f"steps of at most {substep * MAX_SUBSTEPS_PER_STEP:g} s (the step is refused; the state is "
-                       "unchanged)")
+                       f"{substep:g} s, more than the {cap} one doStep may take: use communication steps of at "
+                       f"most {substep * cap:g} s (the step is refused; the state is unchanged)")
             return True
         try:
             # overflow is caught below by the output check, with the variable's name
@@ -857,6 +862,11 @@ class Fmi2Slave(_PythonFmuSlave):
         where = _first_non_finite(state["model"], "model")
         if where:
             return f"{where} is not finite"
+        return self.model_state_problem(state["model"]) if state["model"] else None
+
+    def model_state_problem(self, model: dict) -> str | None:
+        """What is inconsistent in a model state given to restore (adapters whose arrays change
+        their number of rows check that they agree with each other); None: nothing."""
         return None
 
     def _restored_problem(self, state: dict, before: dict) -> str | None:
@@ -867,7 +877,8 @@ class Fmi2Slave(_PythonFmuSlave):
         params = {i.group for i in self.info.values() if i.causality == "parameter"}
         same = before["initialized"] and before["model"] and state["model"] and all(
             _same_value(before["values"][g], state["values"][g]) for g in params)
-        return _structure_difference(state["model"], before["model"] if same else self.get_model_state(), "model")
+        return _structure_difference(state["model"], before["model"] if same else self.get_model_state(), "model",
+                                     type(self).state_rows_vary)
 
     # pythonfmu calls these two on the class, so they cannot log: a failure travels inside the
     # state value and is reported by the setFMUstate that tries to use it.
@@ -1016,25 +1027,28 @@ def _first_non_finite(tree: Any, path: str) -> str | None:
     return None
 
 
-def _structure_difference(given: Any, held: Any, path: str) -> str | None:
-    """Where two state trees differ in structure: dict keys, list lengths, array shapes, types."""
+def _structure_difference(given: Any, held: Any, path: str, rows_vary: bool = False) -> str | None:
+    """Where two state trees differ in structure: dict keys, array shapes (by columns only if
+    ``rows_vary``), types.  Lists may differ in length (of warnings said, of events); lists of
+    the same length are compared element by element."""
     if isinstance(given, np.ndarray) or isinstance(held, np.ndarray):
-        if np.shape(given) != np.shape(held):
-            return f"{path} has shape {np.shape(given)}, the model holds {np.shape(held)}"
+        a, b = np.shape(given), np.shape(held)
+        if (a[1:], len(a)) != (b[1:], len(b)) if rows_vary and a and b else a != b:
+            return f"{path} has shape {a}, the model holds {b}"
         return None
     if isinstance(given, dict) and isinstance(held, dict):
         if set(given) != set(held):
             return f"{path} has keys {sorted(given)}, the model holds {sorted(held)}"
         for key in given:
-            found = _structure_difference(given[key], held[key], f"{path}.{key}")
+            found = _structure_difference(given[key], held[key], f"{path}.{key}", rows_vary)
             if found:
                 return found
         return None
     if isinstance(given, (list, tuple)) and isinstance(held, (list, tuple)):
         if len(given) != len(held):
-            return f"{path} has {len(given)} entries, the model holds {len(held)}"
+            return None
         for k, (a, b) in enumerate(zip(given, held)):
-            found = _structure_difference(a, b, f"{path}[{k}]")
+            found = _structure_difference(a, b, f"{path}[{k}]", rows_vary)
             if found:
                 return found
         return None

@@ -34,6 +34,7 @@ from components.line import Line, LineParams
 from components.rotations import quat_to_matrix
 from components.stability import MIN_SUBSTEP
 from fmus._base import Fmi2Slave
+from fmus._line_state import line_state_problem
 from fmus._sea import build_sea, check_sea, declare_sea
 
 SCHEMES = {0: "implicit", 1: "rk2", 2: "rk4"}
@@ -55,6 +56,7 @@ class Cable(Fmi2Slave):
                    "catenary at the start")
     default_stop_time = 60.0
     default_step_size = 0.1
+    state_rows_vary = True     # a winch adds and removes elements
     # the step turns the bodies the ends are fixed to with their angular velocities: an attitude set
     # after the step, even to the value it had at the step's start, is in force again
     carried_inputs = frozenset(("end_a.quaternion", "end_b.quaternion"))
@@ -328,6 +330,9 @@ class Cable(Fmi2Slave):
     def internal_substep(self) -> float | None:
         return None if self.line is None else self.line.substep
 
+    def model_state_problem(self, model: dict) -> str | None:
+        return line_state_problem(model["line"]) if "line" in model else None
+
     def get_model_state(self) -> dict:
         return {} if self.line is None else {"line": self.line.get_state()}
 
@@ -340,6 +345,7 @@ class Cable(Fmi2Slave):
             self._applied_version = self.input_version
         else:
             self.line = None
+
 
 
 def _matrix(q: np.ndarray) -> np.ndarray:

@@ -44,6 +44,7 @@ import numpy as np
 from components.line import Line, LineParams
 from components.stability import MIN_SUBSTEP
 from fmus._base import Fmi2Slave
+from fmus._line_state import line_state_problem
 
 _FLIP = np.array([1.0, -1.0, -1.0])         # z up <-> NED, a half turn about x
 
@@ -54,6 +55,7 @@ class CompliantCable(Fmi2Slave):
                    "(alpha, beta, epsilon) triples, virtual winches at both ends) on the lumped-mass line")
     default_stop_time = 60.0
     default_step_size = 0.01
+    state_rows_vary = True     # the winches add and remove elements
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -115,6 +117,9 @@ class CompliantCable(Fmi2Slave):
 
     def internal_substep(self) -> float | None:
         return self.v["maxSubstep"]
+
+    def model_state_problem(self, model: dict) -> str | None:
+        return line_state_problem(model["line"]) if "line" in model else None
 
     def check_parameters(self):
         v, problems = self.v, []

@@ -55,6 +55,7 @@ class Winch(Fmi2Slave):
                    "acceleration limits, constant tension (PID), active heave compensation")
     default_stop_time = 60.0
     default_step_size = 0.01
+    max_substeps_per_step = 1_000_000   # a sub-step costs a few microseconds: 1e6 of them a few seconds
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

@@ -60,11 +60,11 @@ def test_payload_added_inertia_beyond_its_range_is_refused(open_fmu):
     assert np.isfinite(payload.get(outputs(payload))).all()
 
 
-def test_every_real_parameter_has_a_declared_range(fmu_dir):
+def test_every_numeric_parameter_has_a_declared_range(fmu_dir):
     from fmpy import read_model_description
     for fmu in sorted(fmu_dir.glob("*.fmu")):
         for v in read_model_description(str(fmu)).modelVariables:
-            if v.causality == "parameter" and v.type == "Real":
+            if v.causality == "parameter" and v.type in ("Real", "Integer"):
                 assert v.min is not None and v.max is not None, f"{fmu.stem}: {v.name}"
                 assert math.isfinite(float(v.min)) and math.isfinite(float(v.max)), f"{fmu.stem}: {v.name}"
 
