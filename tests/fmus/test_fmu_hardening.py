@@ -176,3 +176,14 @@ def test_nothing_but_reads_after_terminate(open_fmu):
     expect_error(winch, winch.set, {"speed_setpoint": 1.0}, says="terminated")
     expect_error(winch, winch.slave.doStep, 0.02, 0.01, says="terminated")
     expect_error(winch, winch.slave.enterInitializationMode, says="terminated")
+
+
+def test_calls_out_of_the_life_cycle_are_refused_and_change_nothing(open_fmu):
+    winch = open_fmu("Winch")
+    winch.slave.setupExperiment(startTime=0.0)
+    winch.slave.enterInitializationMode()
+    expect_error(winch, winch.slave.enterInitializationMode, says="not allowed in initialization mode")
+    expect_error(winch, winch.slave.setupExperiment, None, 1.0, says="not allowed in initialization mode")
+    winch.slave.exitInitializationMode()
+    expect_error(winch, winch.slave.exitInitializationMode, says="not allowed in step mode")
+    winch.run(0.0, 0.02, 0.01, ["payout.speed"])    # refused calls left no error state behind
