@@ -56,6 +56,7 @@ class CompliantCable(Fmi2Slave):
     default_stop_time = 60.0
     default_step_size = 0.01
     state_rows_vary = True     # the winches add and remove elements
+    max_substeps_per_step = 500   # a sub-step costs tens of ms (bending, implicit): 500 are seconds to a minute
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

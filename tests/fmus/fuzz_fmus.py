@@ -300,7 +300,7 @@ def child(jobs: list[tuple[Path, int]], seed: int) -> None:
 # ------------------------------------------------------------------------------------ the parent
 
 def run_trials(fmus: list[Path], trials: int, seed: int = 0,
-               timeout: float = 60.0) -> tuple[dict[str, Counter], list[str]]:
+               timeout: float = 120.0) -> tuple[dict[str, Counter], list[str]]:
     """Run ``trials`` trials of every FMU in ``fmus`` in child processes; the outcome counts per
     FMU and what went wrong (crash, hang, NaN at OK, an error without a message) trial by trial.
     A child that dies, or stalls for ``timeout`` seconds on one trial, is counted as a crash or a
@@ -366,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("names", nargs="*", help="FMU names (default: all)")
     p.add_argument("--trials", type=int, default=300, help="trials per FMU")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds one trial may take")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds one trial may take (wall)")
     args = p.parse_args(argv)
     if args.child:
         child([(Path(f), k) for f, k in json.loads(sys.stdin.read())], args.seed)
