@@ -84,6 +84,28 @@ AXES = {
     "body": ("x forward", "y starboard", "z down"),
 }
 
+# The largest magnitude a Real parameter of each unit may take where the adapter declares no range
+# of its own: a ceiling well beyond anything physical offshore (the largest ships displace ~1e9 kg,
+# the longest lines ~1e4 m; 1e6 m stands for "no seabed"), low enough that products of a few parameters stay far from
+# overflow.  Declared as min/max in modelDescription.xml and enforced at set, like any bound.
+PARAMETER_CEILINGS: dict[str, float] = {
+    "1": 1e6, "s": 1e6, "m": 1e7, "m2": 1e8, "m3": 1e9, "kg": 1e10, "kg.m": 1e13, "kg.m2": 1e15,
+    "kg/m": 1e5, "kg/m3": 1e5, "m/s": 1e3, "m/s2": 1e4, "rad": 1e3, "rad/s": 1e3, "rad/s2": 1e4,
+    "N": 1e10, "N.m": 1e12, "N.m/rad": 1e14, "N/m": 1e12, "N.s": 1e12, "N.s/m": 1e12, "N.s2/m2": 1e10,
+    "N.m.s/rad": 1e14, "N.m.s2/rad2": 1e16, "W": 1e10, "J": 1e12, "Pa": 1e13, "N.m2": 1e15,
+    "N.m2.s": 1e15, "rad/m": 1e3, "m/s/N": 1e3, "m/s2/N": 1e3, "m/N": 1e3, "Pa.s": 1e12, "1/s": 1e6,
+    "1/kg": 1e3, "1/(kg.m2)": 1e3,
+}
+MAX_GRAVITY = 100.0           # m/s2: ten Earths; any gravity parameter is checked against it
+MAX_TIME = 1e9                # s: |start time| and |time| of a step (~32 years; h = 1e-6 s still resolves)
+MAX_SUBSTEPS_PER_STEP = 10_000  # internal sub-steps one doStep may take (a bound on one call's work)
+STATE_VERSION = 2             # of the FMU state dict (get/set/serialize FMU state)
+
+# FMI 2.0 states of an instance (the standard's section 4.2.4, simplified to what we enforce)
+_INSTANTIATED, _INITIALIZATION, _STEPPING, _TERMINATED = "instantiated", "initialization mode", \
+    "step mode", "terminated"
+_SETTABLE = frozenset({_INSTANTIATED, _INITIALIZATION, _STEPPING})
+
 _SKIP_IN_GUID = {"slavemodule.txt", "python_env.txt"}
 _MAX_PLANS = 256          # distinct value-reference lists remembered per instance and direction
 # operations of a compiled getReal
@@ -144,6 +166,12 @@ class Fmi2Slave(_PythonFmuSlave):
     # outputs are formed anew (a Gauss-Seidel master gives an FMU its sources' end-of-step values
     # at the step's start, and the same values again when it refreshes the feedthrough)
     carried_inputs: frozenset[str] = frozenset()
+    # the internal sub-steps one doStep may take (a bound on one call's work; an adapter whose
+    # sub-step costs microseconds may allow more)
+    max_substeps_per_step: int = MAX_SUBSTEPS_PER_STEP
+    # the number of rows of the model state's arrays changes as the model runs (a line paying out
+    # grows elements): a restored state is compared with the model's by columns only
+    state_rows_vary: bool = False
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -151,7 +179,8 @@ class Fmi2Slave(_PythonFmuSlave):
         self.info: dict[str, VariableInfo] = {}   # by scalar name, in value-reference order
         self.time = 0.0
         self.initialized = False
-        self.failure: str | None = None           # set once the instance cannot go on
+        self.failure: str | None = None           # set once the instance cannot go on (FMI's error state)
+        self.phase = _INSTANTIATED                # where in the FMI life cycle the instance is
         self._inputs_changed = False
         self._in_init = False                     # between enterInitializationMode and exit
         self._init_dirty = True                   # something was set since outputs were last built
@@ -184,6 +213,13 @@ class Fmi2Slave(_PythonFmuSlave):
         feedthrough); ``labels`` replaces the indices in the names (e.g. "0,1" for a tensor)."""
         if unit not in UNITS:
             raise ValueError(f"unit {unit!r} of {name} is not in fmus._base.UNITS")
+        if causality == "parameter":
+            # every parameter has a range: the adapter's, else a ceiling by unit (PARAMETER_CEILINGS)
+            ceiling = MAX_GRAVITY if name.split(".")[-1] == "gravity" else PARAMETER_CEILINGS[unit]
+            maximum = ceiling if maximum is None else maximum
+            minimum = -ceiling if minimum is None else minimum
+            if start is not None and not all(minimum <= x <= maximum for x in np.ravel(start)):
+                raise ValueError(f"start value {start!r} of {name} is outside [{minimum}, {maximum}]")
         deps = tuple(depends_on)
         if size is None:
             self.v[name] = float(start) if start is not None else 0.0
@@ -333,12 +369,41 @@ class Fmi2Slave(_PythonFmuSlave):
 
     # ------------------------------------------------------------------ FMI life cycle
 
+    def _refused(self, call: str, allowed: frozenset | tuple = _SETTABLE) -> bool:
+        """Report and refuse ``call`` if the instance is in the error state or if the FMI life
+        cycle does not allow it now.  The one gate of every FMI call (cheap: two lookups)."""
+        if self.failure is not None:
+            self.error(f"{call} refused: instance '{self.instance_name}' is in the error state after: "
+                       f"{self.failure} (restore a saved FMU state, or reset the instance)")
+            return True
+        if self.phase not in allowed:
+            self.error(f"{call} is not allowed in {self.phase} (FMI 2.0 life cycle)")
+            return True
+        return False
+
     @_guarded(lambda *a: None)
     def setup_experiment(self, start_time: float, stop_time=None, tolerance=None):
-        self.time = float(start_time)
+        if self._refused("fmi2SetupExperiment", (_INSTANTIATED,)):
+            return
+        start = float(start_time)
+        problem = None
+        if not (math.isfinite(start) and abs(start) <= MAX_TIME):
+            problem = f"start time {start!r} s must be finite and at most {MAX_TIME:g} s in magnitude"
+        elif stop_time is not None and not (math.isfinite(stop_time) and stop_time >= start):
+            problem = f"stop time {stop_time!r} s must be finite and not before the start time {start!r} s"
+        elif tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0.0):
+            problem = f"tolerance {tolerance!r} must be finite and not negative"
+        if problem:
+            self.failure = problem
+            self.error(f"fmi2SetupExperiment: {problem}")
+            return
+        self.time = start
 
     @_guarded(lambda *a: None)
     def enter_initialization_mode(self):
+        if self._refused("fmi2EnterInitializationMode", (_INSTANTIATED,)):
+            return
+        self.phase = _INITIALIZATION
         self._in_init = True
         self._init_dirty = True
 
@@ -363,7 +428,10 @@ class Fmi2Slave(_PythonFmuSlave):
 
     @_guarded(lambda *a: None)
     def terminate(self):
-        pass
+        # allowed in the error state too (FMI 2.0): the master ends a failed run this way
+        if self.phase == _TERMINATED:
+            self.error("fmi2Terminate: the instance is already terminated")
+        self.phase = _TERMINATED
 
     # getReal/setReal are the hot path of a co-simulation (a master calls them every macro step
     # with the same value references). pythonfmu loops over the references calling one Python
@@ -373,7 +441,10 @@ class Fmi2Slave(_PythonFmuSlave):
 
     @_guarded(lambda vrs: [math.nan] * len(vrs))
     def get_real(self, vrs):
-        if self._in_init:
+        if self.failure is not None:
+            # the values are those of the failure (for diagnosis), the status says they are not valid
+            self._refused("fmi2GetReal")
+        elif self._in_init:
             self._outputs_in_initialization()
         key = tuple(vrs)
         plan = self._get_plans.get(key)
@@ -404,7 +475,27 @@ class Fmi2Slave(_PythonFmuSlave):
                 out.append(float(group()))
         if len(out) != len(key):   # pythonfmu's C++ would read past the list's end
             raise ValueError(f"{len(out)} values for {len(key)} value references (a vector changed size?)")
+        # the last line against a silent NaN, wherever a value comes from (initialisation mode,
+        # feedthrough, lazy outputs): a sum of floats is finite only if every term is
+        if not math.isfinite(sum(out)):
+            self._report_non_finite(key, out)
         return out
+
+    def _report_non_finite(self, vrs: tuple, values: list) -> None:
+        bad = [(self.vars[vr].name, x) for vr, x in zip(vrs, values) if not math.isfinite(x)]
+        if not bad:
+            return   # the sum overflowed; every value is finite
+        names = ", ".join(f"'{n}' = {x!r}" for n, x in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        if self.failure is not None:
+            return   # already reported as the error state
+        if self.initialized:
+            # a model state that gives a non-finite output cannot go on
+            self.failure = f"output {names} is not finite at t = {self.time} s"
+            self.error(f"{self.failure}; the model state is no longer valid (check inputs and step size)")
+        else:
+            # initialisation mode: the parameters may still change; exitInitializationMode checks again
+            self.error(f"fmi2GetReal in {self.phase}: {names} is not finite with the present parameters "
+                       "and inputs")
 
     def _compile_get(self, vrs: tuple) -> tuple:
         """The reads of one getReal, in order: contiguous elements of a vector become one slice,
@@ -445,6 +536,9 @@ class Fmi2Slave(_PythonFmuSlave):
 
     @_guarded(lambda *a: None)
     def set_real(self, vrs, values):
+        if self.failure is not None or self.phase is _TERMINATED:
+            self._refused("fmi2SetReal")
+            return
         key = tuple(vrs)
         plan = self._set_plans.get(key)
         if plan is None:
@@ -520,33 +614,45 @@ class Fmi2Slave(_PythonFmuSlave):
 
     @_guarded(lambda vrs: [0] * len(vrs))
     def get_integer(self, vrs):
+        if self.failure is not None:
+            self._refused("fmi2GetInteger")
         self._outputs_in_initialization()
         return super().get_integer(vrs)
 
     @_guarded(lambda vrs: [False] * len(vrs))
     def get_boolean(self, vrs):
+        if self.failure is not None:
+            self._refused("fmi2GetBoolean")
         self._outputs_in_initialization()
         return super().get_boolean(vrs)
 
     @_guarded(lambda vrs: [""] * len(vrs))
     def get_string(self, vrs):
+        if self.failure is not None:
+            self._refused("fmi2GetString")
         self._outputs_in_initialization()
         return super().get_string(vrs)
 
     @_guarded(lambda *a: None)
     def set_integer(self, vrs, values):
-        super().set_integer(vrs, values)
+        if not self._refused("fmi2SetInteger"):
+            super().set_integer(vrs, values)
 
     @_guarded(lambda *a: None)
     def set_boolean(self, vrs, values):
-        super().set_boolean(vrs, values)
+        if not self._refused("fmi2SetBoolean"):
+            super().set_boolean(vrs, values)
 
     @_guarded(lambda *a: None)
     def set_string(self, vrs, values):
-        super().set_string(vrs, values)
+        if not self._refused("fmi2SetString"):
+            super().set_string(vrs, values)
 
     @_guarded(lambda *a: None)
     def exit_initialization_mode(self):
+        if self._refused("fmi2ExitInitializationMode", (_INITIALIZATION,)):
+            return
+        self.phase = _STEPPING
         self._in_init = False
         problems = self.check_parameters()
         for name, value, reason in problems:
@@ -569,11 +675,26 @@ class Fmi2Slave(_PythonFmuSlave):
         if self.failure:
             self.error(f"{self.instance_name} cannot step: {self.failure}")
             return True
+        if self.phase is _TERMINATED:
+            self.error("fmi2DoStep is not allowed in terminated (FMI 2.0 life cycle)")
+            return True
         if not self.initialized:
             self.error(f"{self.instance_name}: doStep called before initialisation ended")
             return True
         if not (math.isfinite(step_size) and step_size > 0.0):
             self.error(f"communication step size {step_size!r} must be positive and finite")
+            return True
+        if not (math.isfinite(current_time) and abs(current_time) <= MAX_TIME
+                and current_time + step_size > current_time):
+            self.error(f"doStep at t = {current_time!r} s with h = {step_size!r} s: the time must be finite, at most "
+                       f"{MAX_TIME:g} s in magnitude, and advance by the step")
+            return True
+        substep, cap = self.internal_substep(), self.max_substeps_per_step
+        if substep and step_size > substep * cap:
+            # a bound on the work of one call (it would otherwise run for minutes or hours)
+            self.error(f"a doStep of {step_size:g} s would take {step_size / substep:.3g} internal sub-steps of "
+                       f"{substep:g} s, more than the {cap} one doStep may take: use communication steps of at "
+                       f"most {substep * cap:g} s (the step is refused; the state is unchanged)")
             return True
         try:
             # overflow is caught below by the output check, with the variable's name
@@ -590,12 +711,24 @@ class Fmi2Slave(_PythonFmuSlave):
         self._check_outputs(f"t = {self.time} s")
         return True
 
+    def internal_substep(self) -> float | None:
+        """The shortest internal sub-step the model takes in a doStep (for the bound on one call's
+        work, MAX_SUBSTEPS_PER_STEP); None: no sub-steps.  The default: what
+        :meth:`stable_substep` last chose, else the parameter ``max_substep``; adapters whose
+        sub-steps come otherwise say so."""
+        chosen = self.__dict__.get("_chosen_substep")
+        if chosen:
+            return chosen
+        requested = self.v.get("max_substep")
+        return requested if isinstance(requested, float) and requested > 0.0 else None
+
     def stable_substep(self, requested: float, limit: float, safety: float, cause: str) -> float:
         """The internal sub-step to take: ``requested`` (max_substep), or ``safety`` times the
         integrator's stability ``limit`` (components/stability.py) where that is shorter, said
         once in a warning that names the ``cause``."""
+        chosen = self._chosen_substep = min(requested, safety * limit)
         if safety * limit >= requested:
-            return requested
+            return chosen
         if not self._in_init and cause not in self._substep_warned:
             self._substep_warned.add(cause)
             self.warning(f"max_substep = {requested:g} s is longer than {cause} allows (stable to {limit:.3g} s): "
@@ -654,15 +787,37 @@ class Fmi2Slave(_PythonFmuSlave):
 
     @_guarded(lambda *a: {INVALID_STATE: "the state could not be taken (see the log)"})
     def _get_fmu_state(self) -> dict:
-        return copy.deepcopy({"values": self.v, "time": self.time, "initialized": self.initialized,
-                              "failure": self.failure, "model": self.get_model_state()})
+        if self.failure is not None:
+            self._refused("fmi2GetFMUstate")   # taken all the same (it carries the failure, for diagnosis)
+        return self._snapshot()
+
+    def _snapshot(self) -> dict:
+        return copy.deepcopy({"version": STATE_VERSION, "values": self.v, "time": self.time,
+                              "initialized": self.initialized, "failure": self.failure,
+                              "model": self.get_model_state()})
 
     @_guarded(lambda *a: None)
     def _set_fmu_state(self, state: dict) -> None:
-        if INVALID_STATE in state:
-            self.error(f"cannot restore this FMU state: {state[INVALID_STATE]}")
-            return
-        state = copy.deepcopy(state)   # the same saved state may be restored more than once
+        # the one way out of the error state (FMI 2.0): allowed whatever the instance's state
+        problem = state[INVALID_STATE] if isinstance(state, dict) and INVALID_STATE in state else \
+            self._state_problem(state)
+        if problem is None:
+            backup = self._snapshot()
+            try:
+                self._restore(copy.deepcopy(state))   # the same saved state may be restored more than once
+                problem = self._restored_problem(state, backup)
+            except Exception as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+            if problem is not None:
+                try:
+                    self._restore(backup)   # never half-restored: the instance is as it was, in the error state
+                except Exception as exc:
+                    problem += f" (and the instance could not be put back as it was: {exc})"
+        if problem is not None:
+            self.failure = f"fmi2SetFMUstate failed: {problem}"
+            self.error(f"{self.failure}; the instance is in the error state until a valid state is restored")
+
+    def _restore(self, state: dict) -> None:
         for group, value in state["values"].items():
             self.v[group] = np.array(value, dtype=float) if isinstance(self.v.get(group), np.ndarray) else value
         self.time = float(state["time"])
@@ -671,6 +826,59 @@ class Fmi2Slave(_PythonFmuSlave):
         self.set_model_state(state["model"])
         self._stale = set(type(self).lazy_outputs.values())
         self.changed_inputs.clear()
+
+    def _state_problem(self, state) -> str | None:
+        """What makes ``state`` unfit to restore into this instance, checked as a whole before
+        anything is overwritten: its version, the variables (every one present, of its type and
+        shape, finite), the time, and every number of the model's own state finite."""
+        if not isinstance(state, dict) or set(state) != {"version", "values", "time", "initialized", "failure",
+                                                           "model"}:
+            keys = sorted(state) if isinstance(state, dict) else type(state).__name__
+            return f"not an FMU state of this model (keys {keys})"
+        if state["version"] != STATE_VERSION:
+            return f"state version {state['version']!r}, this FMU reads version {STATE_VERSION}"
+        values = state["values"]
+        if not isinstance(values, dict) or set(values) != set(self.v):
+            return "the state's variables are not this model's variables"
+        for group, mine in self.v.items():
+            value = values[group]
+            if isinstance(mine, np.ndarray):
+                if not isinstance(value, np.ndarray) or value.shape != mine.shape or value.dtype.kind != "f":
+                    return f"variable '{group}' has shape {np.shape(value)}, expected {mine.shape}"
+                if not np.isfinite(value).all():
+                    return f"variable '{group}' holds a non-finite value"
+            elif _kind(value) != _kind(mine):
+                return f"variable '{group}' is a {type(value).__name__}, expected a {type(mine).__name__}"
+            elif _kind(value) == "float" and not math.isfinite(value):
+                return f"variable '{group}' = {value!r} is not finite"
+        time = state["time"]
+        if not (isinstance(time, float) and math.isfinite(time) and abs(time) <= MAX_TIME):
+            return f"time {time!r} is not a finite time"
+        if not isinstance(state["initialized"], bool) or not (state["failure"] is None or
+                                                              isinstance(state["failure"], str)):
+            return "malformed status"
+        if not isinstance(state["model"], dict):
+            return "malformed model state"
+        where = _first_non_finite(state["model"], "model")
+        if where:
+            return f"{where} is not finite"
+        return self.model_state_problem(state["model"]) if state["model"] else None
+
+    def model_state_problem(self, model: dict) -> str | None:
+        """What is inconsistent in a model state given to restore (adapters whose arrays change
+        their number of rows check that they agree with each other); None: nothing."""
+        return None
+
+    def _restored_problem(self, state: dict, before: dict) -> str | None:
+        """The model's own state given must have the structure (keys, list lengths, array shapes)
+        of the model's: of the state held before the restore where that was built from the same
+        parameters, else of the state held after it (a component that cannot take an array of
+        another shape has raised already; one that took it as it came is caught by the former)."""
+        params = {i.group for i in self.info.values() if i.causality == "parameter"}
+        same = before["initialized"] and before["model"] and state["model"] and all(
+            _same_value(before["values"][g], state["values"][g]) for g in params)
+        return _structure_difference(state["model"], before["model"] if same else self.get_model_state(), "model",
+                                     type(self).state_rows_vary)
 
     # pythonfmu calls these two on the class, so they cannot log: a failure travels inside the
     # state value and is reported by the setFMUstate that tries to use it.
@@ -781,6 +989,73 @@ class Fmi2Slave(_PythonFmuSlave):
             for info in outputs:
                 SubElement(node, "Unknown", {"index": str(index_of[info.name])})
         return root
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    return np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+
+
+def _kind(value: Any) -> str:
+    """The FMI type a Python value stands for (numpy scalars as their Python counterparts)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, np.integer)):
+        return "int"
+    if isinstance(value, (float, np.floating)):
+        return "float"
+    return type(value).__name__
+
+
+def _first_non_finite(tree: Any, path: str) -> str | None:
+    """The path of the first non-finite float in a state tree (dicts, lists, arrays, scalars)."""
+    if isinstance(tree, np.ndarray):
+        if tree.dtype.kind in "fc" and not np.isfinite(tree).all():
+            return f"{path}[{int(np.flatnonzero(~np.isfinite(tree.ravel()))[0])}]"
+        return None
+    if isinstance(tree, float):
+        return None if math.isfinite(tree) else path
+    if isinstance(tree, dict):
+        items = tree.items()
+    elif isinstance(tree, (list, tuple)):
+        items = enumerate(tree)
+    else:
+        return None
+    for key, value in items:
+        found = _first_non_finite(value, f"{path}.{key}")
+        if found:
+            return found
+    return None
+
+
+def _structure_difference(given: Any, held: Any, path: str, rows_vary: bool = False) -> str | None:
+    """Where two state trees differ in structure: dict keys, array shapes (by columns only if
+    ``rows_vary``), types.  Lists may differ in length (of warnings said, of events); lists of
+    the same length are compared element by element."""
+    if isinstance(given, np.ndarray) or isinstance(held, np.ndarray):
+        a, b = np.shape(given), np.shape(held)
+        if (a[1:], len(a)) != (b[1:], len(b)) if rows_vary and a and b else a != b:
+            return f"{path} has shape {a}, the model holds {b}"
+        return None
+    if isinstance(given, dict) and isinstance(held, dict):
+        if set(given) != set(held):
+            return f"{path} has keys {sorted(given)}, the model holds {sorted(held)}"
+        for key in given:
+            found = _structure_difference(given[key], held[key], f"{path}.{key}", rows_vary)
+            if found:
+                return found
+        return None
+    if isinstance(given, (list, tuple)) and isinstance(held, (list, tuple)):
+        if len(given) != len(held):
+            return None
+        for k, (a, b) in enumerate(zip(given, held)):
+            found = _structure_difference(a, b, f"{path}[{k}]", rows_vary)
+            if found:
+                return found
+        return None
+    if (isinstance(given, (dict, list, tuple)) or isinstance(held, (dict, list, tuple))) and \
+            type(given) is not type(held):
+        return f"{path} is a {type(given).__name__}, the model holds a {type(held).__name__}"
+    return None
 
 
 def _same_float(a, b) -> bool:

@@ -28,7 +28,8 @@ def declare_sea(slave, default_spectrum: int = 1) -> None:
     slave.integer("sea.n_frequencies", P, 60, "Number of wave frequencies", minimum=2, maximum=2000)
     slave.integer("sea.n_directions", P, 1, "Number of wave directions (short-crested seas)", minimum=1,
                   maximum=181)
-    slave.integer("sea.seed", P, 1, "Seed of the random phases (same seed, same sea)", minimum=0)
+    slave.integer("sea.seed", P, 1, "Seed of the random phases (same seed, same sea)", minimum=0,
+                  maximum=2**31 - 1)
     slave.boolean("sea.random_frequencies", P, True, "Draw each frequency at random inside its bin (no repeat "
                                                      "period)")
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 FORMAT = "marine-cosim-fmu-state"
-VERSION = 1
+VERSION = 2   # 2: the state carries its own "version" (fmus._base.STATE_VERSION)
 
 
 def _encode(obj: Any) -> Any:

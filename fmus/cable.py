@@ -34,6 +34,7 @@ from components.line import Line, LineParams
 from components.rotations import quat_to_matrix
 from components.stability import MIN_SUBSTEP
 from fmus._base import Fmi2Slave
+from fmus._line_state import line_state_problem
 from fmus._sea import build_sea, check_sea, declare_sea
 
 SCHEMES = {0: "implicit", 1: "rk2", 2: "rk4"}
@@ -55,6 +56,7 @@ class Cable(Fmi2Slave):
                    "catenary at the start")
     default_stop_time = 60.0
     default_step_size = 0.1
+    state_rows_vary = True     # a winch adds and removes elements
     # the step turns the bodies the ends are fixed to with their angular velocities: an attitude set
     # after the step, even to the value it had at the step's start, is in force again
     carried_inputs = frozenset(("end_a.quaternion", "end_b.quaternion"))
@@ -207,6 +209,8 @@ class Cable(Fmi2Slave):
             problems.append(("winch.end", 2, "a free end B cannot carry the winch; put it at end A (1)"))
         if int(v["winch.end"]) and int(v["winch.mode"]) == 1 and not v["winch.length"] > 0.0:
             problems.append(("winch.length", v["winch.length"], "must be positive when the winch commands the length"))
+        if 0.0 < v["max_substep"] < MIN_SUBSTEP:
+            problems.append(("max_substep", v["max_substep"], f"must be 0 (the default) or at least {MIN_SUBSTEP:g} s"))
         scheme = SCHEMES[int(v["solver.scheme"])]
         if scheme != "implicit":
             # the explicit schemes' limit, one element's axial mode: 2 / omega = l sqrt(m' / EA)
@@ -323,6 +327,12 @@ class Cable(Fmi2Slave):
         v["max_tension"] = float(tensions.max())
         v["slack_fraction"] = np.count_nonzero(tensions <= 0.0) / tensions.size
 
+    def internal_substep(self) -> float | None:
+        return None if self.line is None else self.line.substep
+
+    def model_state_problem(self, model: dict) -> str | None:
+        return line_state_problem(model["line"]) if "line" in model else None
+
     def get_model_state(self) -> dict:
         return {} if self.line is None else {"line": self.line.get_state()}
 
@@ -335,6 +345,7 @@ class Cable(Fmi2Slave):
             self._applied_version = self.input_version
         else:
             self.line = None
+
 
 
 def _matrix(q: np.ndarray) -> np.ndarray:

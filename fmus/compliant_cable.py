@@ -42,7 +42,9 @@ from __future__ import annotations
 import numpy as np
 
 from components.line import Line, LineParams
+from components.stability import MIN_SUBSTEP
 from fmus._base import Fmi2Slave
+from fmus._line_state import line_state_problem
 
 _FLIP = np.array([1.0, -1.0, -1.0])         # z up <-> NED, a half turn about x
 
@@ -53,6 +55,8 @@ class CompliantCable(Fmi2Slave):
                    "(alpha, beta, epsilon) triples, virtual winches at both ends) on the lumped-mass line")
     default_stop_time = 60.0
     default_step_size = 0.01
+    state_rows_vary = True     # the winches add and remove elements
+    max_substeps_per_step = 500   # a sub-step costs tens of ms (bending, implicit): 500 are seconds to a minute
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -60,7 +64,7 @@ class CompliantCable(Fmi2Slave):
         P, I, O = "parameter", "input", "output"
         self.real("Length", P, 100.0, "m", "Total length of the cable, winch drums included", minimum=0.0)
         self.integer("numElements", P, 50, "Number of cylinders over Length (element length Length / "
-                                            "numElements)", minimum=2, maximum=20000)
+                                            "numElements)", minimum=2, maximum=2000)
         for c, what, unit in (("N", "axial", "1/kg"), ("M", "bending", "1/(kg.m2)"), ("T", "torsion", "1/(kg.m2)")):
             self.real(f"Alpha{c}", P, 20.0 if c == "N" else 0.0, "1/s",
                       f"Damping factor of the {what} constraint (alpha = beta: critical)", minimum=0.0)
@@ -81,7 +85,7 @@ class CompliantCable(Fmi2Slave):
         self.real("addedMassNormal", P, 1.0, "1", "Normal added-mass coefficient (in water)", minimum=0.0)
         self.real("seabedDepth", P, 1e6, "m", "Depth of a flat seabed below the origin (NED)")
         self.real("maxSubstep", P, 0.02, "s", "Largest internal sub-step of the line's implicit integrator",
-                  minimum=0.0)
+                  minimum=MIN_SUBSTEP)
         # inputs (the OSP cable's)
         world = "the world frame (z up with zUp)"
         self.real("posA", I, [0.0, 0.0, 10.0], "m", f"Position of end connection A, {world}", size=3, frame="NED")
@@ -112,6 +116,12 @@ class CompliantCable(Fmi2Slave):
                           bending_damping=v["AlphaM"] * l / v["EpsilonM"],
                           Cdn=v["dragNormal"], Cdt=v["dragTangential"], Can=v["addedMassNormal"], Cat=0.0,
                           rho_water=v["waterDensity"], g=v["gravity"], kBot=1e5, cBot=1e4, friction=0.5)
+
+    def internal_substep(self) -> float | None:
+        return self.v["maxSubstep"]
+
+    def model_state_problem(self, model: dict) -> str | None:
+        return line_state_problem(model["line"]) if "line" in model else None
 
     def check_parameters(self):
         v, problems = self.v, []

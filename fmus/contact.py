@@ -40,13 +40,15 @@ class Contact(Fmi2Slave):
         P, I, O = "parameter", "input", "output"
         self.integer("model", P, 0, "Normal force: 0 SMS volume of interference, 1 Hunt-Crossley point contact",
                      minimum=0, maximum=1)
-        self.real("friction.static", P, 0.3, "1", "Static friction coefficient", minimum=0.0)
-        self.real("friction.dynamic", P, 0.3, "1", "Dynamic (sliding) friction coefficient", minimum=0.0)
+        self.real("friction.static", P, 0.3, "1", "Static friction coefficient", minimum=0.0, maximum=10.0)
+        self.real("friction.dynamic", P, 0.3, "1", "Dynamic (sliding) friction coefficient", minimum=0.0,
+                  maximum=10.0)
         self.real("friction.stick_distance", P, 1e-3, "m", "Creep at which the stick spring reaches the static "
                                                            "limit", minimum=0.0)
         self.real("friction.stick_time", P, 0.01, "s", "Damping of the stick spring as a time constant", minimum=0.0)
-        self.real("hunt_crossley.stiffness", P, 1e9, "1", "K of f = K d^n (N/m^n)", minimum=0.0)
-        self.real("hunt_crossley.exponent", P, 1.5, "1", "n of f = K d^n", minimum=0.0)
+        self.real("hunt_crossley.stiffness", P, 1e9, "1", "K of f = K d^n (N/m^n)", minimum=0.0,
+                  maximum=1e13)
+        self.real("hunt_crossley.exponent", P, 1.5, "1", "n of f = K d^n", minimum=0.0, maximum=3.0)
         self.real("hunt_crossley.restitution", P, 0.5, "1", "Coefficient of restitution e", minimum=0.0, maximum=1.0)
         for k in range(1, N_BODIES + 1):
             b = f"body{k}"

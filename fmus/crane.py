@@ -73,7 +73,8 @@ class Crane(Fmi2Slave):
                                                     "(docs/crane_format.md)")
         self.real("gravity", P, 9.81, "m/s2", "Acceleration of gravity (along NED down)", minimum=0.0)
         self.real("max_substep", P, 0.002, "s", "Largest internal RK4 sub-step (shorter ones are taken where the "
-                                                 "joint gains or end stops need them for stability)", minimum=0.0)
+                                                 "joint gains or end stops need them for stability)",
+                  minimum=MIN_SUBSTEP)
         for k in range(1, N_JOINTS + 1):
             self.real(f"joint{k}.initial_position", P, 0.0, "1",
                       f"Initial position of joint {k} (rad or m by joint type); used when joint{k}.use_initial "
@@ -159,8 +160,6 @@ class Crane(Fmi2Slave):
         if len(self._mechanism.links) > N_JOINTS:
             problems.append(("mechanism", self.v["mechanism"], f"has {len(self._mechanism.links)} joints; this FMU "
                                                                f"exposes {N_JOINTS}"))
-        if not self.v["max_substep"] > 0.0:
-            problems.append(("max_substep", self.v["max_substep"], "must be positive"))
         if not problems:
             problems += self._stability_problems()
         return problems

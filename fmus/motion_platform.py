@@ -16,6 +16,7 @@ import numpy as np
 
 from components.crane import BaseMotion
 from components.platform import Platform as PlatformModel, euler_from_matrix, leg_jacobian, leg_lengths
+from components.stability import MIN_SUBSTEP
 from fmus._base import Fmi2Slave
 from fmus._platform import check_platform, cylinders, declare_platform, geometry, inertia
 
@@ -46,7 +47,7 @@ class MotionPlatform(Fmi2Slave):
         P, I, O = "parameter", "input", "output"
         declare_platform(self)
         self.real("gravity", P, 9.81, "m/s2", "Acceleration of gravity (along NED down)", minimum=0.0)
-        self.real("max_substep", P, 0.01, "s", "Largest internal RK4 sub-step", minimum=0.0)
+        self.real("max_substep", P, 0.01, "s", "Largest internal RK4 sub-step", minimum=MIN_SUBSTEP)
         self.real("base.position", I, [0.0] * 3, "m", "Position of the deck origin (ship hardpoint)", frame="NED",
                   size=3)
         self.real("base.quaternion", I, [1.0, 0.0, 0.0, 0.0], "1", "Orientation of the deck (w, x, y, z), deck "
@@ -104,8 +105,6 @@ class MotionPlatform(Fmi2Slave):
 
     def check_parameters(self):
         problems = check_platform(self.v)
-        if not self.v["max_substep"] > 0.0:
-            problems.append(("max_substep", self.v["max_substep"], "must be positive"))
         return problems
 
     def initialize_model(self) -> None:

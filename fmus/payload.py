@@ -85,7 +85,7 @@ class Payload(Fmi2Slave):
                   frame="body", size=3)
         self.real("max_substep", P, 0.01, "s",
                   "Largest internal RK4 sub-step (shorter ones are taken where the linear drag or the splash "
-                  "zone's buoyancy stiffness need them for stability)", minimum=0.0)
+                  "zone's buoyancy stiffness need them for stability)", minimum=MIN_SUBSTEP)
         # --- inputs
         for k in range(1, N_ATTACHMENTS + 1):
             self.real(f"attachment{k}.force", I, [0.0, 0.0, 0.0], "N",
@@ -146,8 +146,6 @@ class Payload(Fmi2Slave):
     def check_parameters(self):
         problems = [(self._RENAME.get(name, name.replace("cg[", "cg.location[")), value, reason)
                     for name, value, reason in validate_parameters(self._parameters())]
-        if not self.v["max_substep"] > 0.0:
-            problems.append(("max_substep", self.v["max_substep"], "must be positive"))
         if self.v["hydro.volume"] > 0.0 and not self.v["hydro.water_density"] > 0.0:
             problems.append(("hydro.water_density", self.v["hydro.water_density"], "must be positive with buoyancy"))
         if not problems:

@@ -89,7 +89,7 @@ class Ship(Fmi2Slave):
                   "Natural periods of the station-keeping spring in surge, sway, yaw (0: free)", size=3, minimum=0.0)
         self.real("station_keeping.damping_ratio", P, 0.7, "1", "Damping ratio of the station keeping", minimum=0.0)
         self.real("max_substep", P, 0.05, "s", "Largest internal RK4 sub-step (shorter ones are taken where the "
-                                                "ship's fastest mode needs them for stability)", minimum=0.0)
+                                                "ship's fastest mode needs them for stability)", minimum=MIN_SUBSTEP)
         for k in range(1, N_HARDPOINTS + 1):
             start = [[-30.0, 0.0, -8.0], [25.0, 0.0, -8.0], [-38.0, 0.0, -8.0], [0.0, 7.0, -8.0]][k - 1]
             self.real(f"hardpoint{k}.location", P, start, "m", f"Location of hardpoint {k} relative to CO",
@@ -181,8 +181,6 @@ class Ship(Fmi2Slave):
             problems.append(("vessel_file", str(path), f"cannot be read: {exc}"))
             return problems
         problems += [(f"vessel_file:{field}", value, reason) for field, value, reason in validate_vessel(self._vessel)]
-        if not self.v["max_substep"] > 0.0:
-            problems.append(("max_substep", self.v["max_substep"], "must be positive"))
         problems += check_sea(self.v)
         return problems
 

@@ -55,6 +55,7 @@ class Winch(Fmi2Slave):
                    "acceleration limits, constant tension (PID), active heave compensation")
     default_stop_time = 60.0
     default_step_size = 0.01
+    max_substeps_per_step = 1_000_000   # a sub-step costs a few microseconds: 1e6 of them a few seconds
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -67,7 +68,7 @@ class Winch(Fmi2Slave):
         self.real("initial_line_length", P, 0.0, "m", "Unstretched line length at the start (payout.line_length "
                                                       "= this + paid-out length)", minimum=0.0)
         self.real("max_substep", P, 1e-3, "s", "Largest internal sub-step (shorter ones are taken where the drum's "
-                                               "viscous friction needs them for stability)", minimum=0.0)
+                                               "viscous friction needs them for stability)", minimum=MIN_SUBSTEP)
         # inputs
         self.integer("mode", I, 0, "Control mode: " + ", ".join(f"{k} {v.replace('_', ' ')}" for k, v in
                                                                   MODES.items()), minimum=0, maximum=3)
@@ -101,8 +102,6 @@ class Winch(Fmi2Slave):
     def check_parameters(self):
         problems = [(next(n for n, f, *_ in PARAMS if f == field), value, why)
                     for field, value, why in self._params().check()]
-        if not self.v["max_substep"] > 0.0:
-            problems.append(("max_substep", self.v["max_substep"], "must be positive"))
         if not problems and SAFETY * stability_limit(self._params()) < MIN_SUBSTEP:
             problems.append(("drum.viscous_friction", self.v["drum.viscous_friction"],
                              f"on the drum's inertia needs sub-steps below {MIN_SUBSTEP:g} s (stability)"))

@@ -83,6 +83,7 @@ def test_foreign_state_blob_is_refused_with_an_error(payload):
     names = outputs(payload)
     payload.run(0.0, 0.1, 0.05, names)
     before = payload.get(names)
+    good = payload.slave.getFMUstate()
     # pythonfmu deserialises on the class, where no log exists: the refusal comes at setFMUstate
     foreign = payload.slave.deSerializeFMUstate(b'{"format": "something else"}')
     with pytest.raises(FMICallException) as info:
@@ -90,6 +91,10 @@ def test_foreign_state_blob_is_refused_with_an_error(payload):
     assert "status 3" in str(info.value)
     assert any("deserialisation failed" in m and "format" in m for m in payload.errors()), payload.errors()
     payload.slave.freeFMUstate(foreign)
-    # the instance is untouched and goes on
+    # a failed restore is FMI's error state: every later call says so, until a valid state is restored
+    with pytest.raises(FMICallException):
+        payload.slave.doStep(0.1, 0.05)
+    payload.slave.setFMUstate(good)
+    # the instance was never half-restored: it goes on from where it was
     assert np.array_equal(payload.get(names), before)
     payload.run(0.1, 0.2, 0.05, names)
