@@ -69,6 +69,7 @@ class RopeBodies:
         self.substep = float(substep)
         self.coupling_step = float(coupling_step or substep)
         self.n_hold = max(1, round(self.coupling_step / self.substep))
+        self._h = self.substep                   # the present step's sub-step (step())
         self.midpoint = midpoint
         self.time = 0.0
         self._k = 0
@@ -118,9 +119,10 @@ class RopeBodies:
         # midpoint: the wrench held over the hold interval is evaluated at the poses predicted for
         # its middle, which makes the explicit coupling second order (energy error O(h^2) instead
         # of the O(h) drift of a wrench taken at the start of the interval)
-        ahead = 0.5 * self.n_hold * self.substep if self.midpoint else 0.0
+        h = self._h                              # this step's sub-step (dt / n, at most substep)
+        ahead = 0.5 * self.n_hold * h if self.midpoint else 0.0
         poses = self._poses(ahead)
-        res = self.contact.update(poses, ends=self._ends(ahead), dt=self.coupling_step)
+        res = self.contact.update(poses, ends=self._ends(ahead), dt=self.n_hold * h)
         for i, b in enumerate(self.bodies):
             if b.rigid is None:
                 continue
@@ -131,17 +133,19 @@ class RopeBodies:
         return res
 
     def step(self, dt: float) -> None:
-        """Advance by dt [s] (a multiple of substep)."""
+        """Advance by dt [s] in n = ceil(dt / substep) equal sub-steps of dt / n (a step shorter than
+        substep is one sub-step of its own length: the bodies never run ahead of the caller's time)."""
         n = max(1, math.ceil(dt / self.substep - 1e-9))
+        self._h = dt / n
         for _ in range(n):
             if self._k % self.n_hold == 0 and not self._fresh:
                 self.result = self._evaluate()
             for b in self.bodies:
                 if b.rigid is not None:
-                    b.rigid.step(self.substep, self.substep)
+                    b.rigid.step(self._h, self._h)
             self._fresh = False
             self._k += 1
-            self.time += self.substep
+            self.time += self._h
 
     def get_state(self) -> dict:
         """The complete state: bodies, contact nodes (plain numbers), time and the end motion."""

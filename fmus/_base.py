@@ -859,9 +859,9 @@ class Fmi2Slave(_PythonFmuSlave):
             return "malformed status"
         if not isinstance(state["model"], dict):
             return "malformed model state"
-        where = _first_non_finite(state["model"], "model")
+        where = _first_nan(state["model"], "model")
         if where:
-            return f"{where} is not finite"
+            return f"{where} is NaN"
         return self.model_state_problem(state["model"]) if state["model"] else None
 
     def model_state_problem(self, model: dict) -> str | None:
@@ -1006,14 +1006,16 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _first_non_finite(tree: Any, path: str) -> str | None:
-    """The path of the first non-finite float in a state tree (dicts, lists, arrays, scalars)."""
+def _first_nan(tree: Any, path: str) -> str | None:
+    """The path of the first NaN in a state tree (dicts, lists, arrays, scalars).  Infinities pass:
+    models keep them as sentinels ("no limit yet": a crane's stable sub-step before it is
+    computed); a state that makes an output infinite is refused when the output is read."""
     if isinstance(tree, np.ndarray):
-        if tree.dtype.kind in "fc" and not np.isfinite(tree).all():
-            return f"{path}[{int(np.flatnonzero(~np.isfinite(tree.ravel()))[0])}]"
+        if tree.dtype.kind in "fc" and np.isnan(tree).any():
+            return f"{path}[{int(np.flatnonzero(np.isnan(tree.ravel()))[0])}]"
         return None
     if isinstance(tree, float):
-        return None if math.isfinite(tree) else path
+        return path if math.isnan(tree) else None
     if isinstance(tree, dict):
         items = tree.items()
     elif isinstance(tree, (list, tuple)):
@@ -1021,7 +1023,7 @@ def _first_non_finite(tree: Any, path: str) -> str | None:
     else:
         return None
     for key, value in items:
-        found = _first_non_finite(value, f"{path}.{key}")
+        found = _first_nan(value, f"{path}.{key}")
         if found:
             return found
     return None
@@ -1030,7 +1032,11 @@ def _first_non_finite(tree: Any, path: str) -> str | None:
 def _structure_difference(given: Any, held: Any, path: str, rows_vary: bool = False) -> str | None:
     """Where two state trees differ in structure: dict keys, array shapes (by columns only if
     ``rows_vary``), types.  Lists may differ in length (of warnings said, of events); lists of
-    the same length are compared element by element."""
+    the same length are compared element by element.  An optional value (None, or None read back
+    as a 0-d object array) matches anything: a compensator's target exists only while it compensates."""
+    if any(x is None or (isinstance(x, np.ndarray) and x.dtype == object and x.ndim == 0 and x.item() is None)
+           for x in (given, held)):
+        return None
     if isinstance(given, np.ndarray) or isinstance(held, np.ndarray):
         a, b = np.shape(given), np.shape(held)
         if (a[1:], len(a)) != (b[1:], len(b)) if rows_vary and a and b else a != b:

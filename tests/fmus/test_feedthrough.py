@@ -119,6 +119,13 @@ CONFIGS = {
     "PlatformController": [dict(params={"method": 0},
                                 inputs={"setpoint[0]": -7.5, "leg1.length": 6.0, "leg2.length": 6.2,
                                         "leg3.length": 6.1, "leg1.rate": 0.1, "ship.euler[1]": 0.02})],
+    # the 348 t block hanging at rest on four straight slings from hook 1 (tests/fmus/test_rigged_block.py)
+    "RiggedBlock": [dict(params={"mass": 348000.0, **{f"sling{j}.{k}": v for j, (sx, sy) in
+                                                      enumerate(((-1, -1), (-1, 1), (1, -1), (1, 1)), start=1)
+                                                      for k, v in (("hook", 1), ("length", 33.47), ("damping", 2e7),
+                                                                   ("lug[0]", sx * 13.5), ("lug[1]", sy * 17.0),
+                                                                   ("lug[2]", -4.5))}},
+                         inputs={"hook1.position[2]": -30.0})],
 }
 
 
@@ -231,7 +238,20 @@ class Probe:
         self.fmu.close()
 
 
-@pytest.mark.parametrize("model,index", [(m, i) for m, cs in CONFIGS.items() for i in range(len(cs))])
+# known defects of FMUs still being built, each failing the check today (strict: a fix makes it pass and
+# the mark must go)
+KNOWN = {"RiggedBlock": "the slings' damping takes the strain rate as a difference of strains over the "
+                        "sub-step, so a hook moved between steps acts like an infinite strain rate: the "
+                        "block's velocity answers the hook's position within a vanishing step (issue 25)"}
+
+
+def cases(known: dict[str, str] = KNOWN) -> list:
+    """(model, configuration index) pairs, those of ``known`` marked as strict expected failures."""
+    return [pytest.param(m, i, marks=pytest.mark.xfail(reason=known[m], strict=True)) if m in known else (m, i)
+            for m, cs in CONFIGS.items() for i in range(len(cs))]
+
+
+@pytest.mark.parametrize("model,index", cases())
 def test_declared_feedthrough_matches_the_outputs(fmu_dir, model, index):
     probe = Probe(fmu_dir / f"{model}.fmu", CONFIGS[model][index])
     try:

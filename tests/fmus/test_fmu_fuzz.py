@@ -26,5 +26,7 @@ def test_a_few_random_trials_per_fmu_end_cleanly(fmu_dir):
 
 
 @pytest.mark.slow
-def test_300_random_trials_per_fmu_end_cleanly(fmu_dir):
-    fuzz(fmu_dir, trials=300, seed=0)
+def test_more_random_trials_per_fmu_end_cleanly(fmu_dir):
+    """60 more per FMU in the suite (about 3 min of CPU); the 300-per-FMU campaign of
+    docs/bad_input.md runs by ``python tests/fmus/fuzz_fmus.py --trials 300``."""
+    fuzz(fmu_dir, trials=60, seed=2)

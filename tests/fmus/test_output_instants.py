@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.fmus.test_feedthrough import CONFIGS
+from tests.fmus.test_feedthrough import CONFIGS, cases
 from tests.support.fmu_runner import FmuUnderTest
 
 H = 0.02
@@ -42,7 +42,12 @@ def pairs(md) -> list[tuple[str, str, str | None]]:
     return found
 
 
-@pytest.mark.parametrize("model,index", [(m, i) for m, cs in CONFIGS.items() for i in range(len(cs))])
+# known defects, failing today (strict)
+KNOWN = {"RiggedBlock": "the block's position moves 0.2 of its velocity's change per step off the "
+                        "trapezoid on taut slings (18.7 rad/s bounce at 0.02 s); not yet analysed (issue 25)"}
+
+
+@pytest.mark.parametrize("model,index", cases(KNOWN))
 def test_positions_and_velocities_are_of_the_same_instant(fmu_dir, model, index):
     if model in MEASURED:
         pytest.skip(f"{model}'s positions are functions of its inputs of the same instant")
