@@ -155,6 +155,9 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
                                     "restore its state (canGetAndSetFMUstate is false, or FMI 1.0); use "
                                     "--algorithm fixed or ecco for this system")
         self._select(execution)
+        if not self._names and not self.hold_check:
+            warnings.warn(f"error-control: {execution.system.name} has no connections, so no coupling error to "
+                          "control: it steps at its first step size, without step doubling", stacklevel=2)
 
     def start(self, h0: float) -> None:
         super().start(h0)
@@ -286,6 +289,12 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
             f"norm from now on (set min_step or rtol/atol to change this)", StepSizeWarning, stacklevel=2)
 
     def step(self, t: float, h: float) -> float:
+        if not self._names and not self.hold_check:
+            # nothing coupled, nothing to measure: step doubling would triple the cost for an error of 0
+            self.coupling_step(t, h)
+            self.log.append({"time": t + h, "step": h, "error": 0.0, "rejected": self.rejected, "worst": ""})
+            self.next_step = h
+            return h
         if not self._tested:
             self.self_test(t, h)
         ex = self.execution
