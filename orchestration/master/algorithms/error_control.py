@@ -282,9 +282,11 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
         worst = missed[np.argsort(scaled[missed])[::-1]]
         listed = ", ".join(f"{self._names[k]} ({scaled[k]:.3g})" for k in worst[:5])
         more = f" and {len(missed) - 5} more" if len(missed) > 5 else ""
+        where = ("still above the tolerance" if float(np.max(scaled[missed])) > 1.0 else
+                 f"within the tolerance but above {level:.3g} of it, where the step would shrink further,")
         warnings.warn(
-            f"error-control: at t = {t:.6g} s the step-doubling difference of {listed}{more} is still above the "
-            f"tolerance (scaled error in brackets) at the minimum step {h:.3g} s: a difference that does not "
+            f"error-control: at t = {t:.6g} s the step-doubling difference of {listed}{more} is {where} "
+            f"(scaled error in brackets) at the minimum step {h:.3g} s: a difference that does not "
             f"shrink with the step is no coupling error the step can control; these are left out of the error "
             f"norm from now on (set min_step or rtol/atol to change this)", StepSizeWarning, stacklevel=2)
 
