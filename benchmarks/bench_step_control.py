@@ -24,11 +24,12 @@ the other figures are in the tables beside it.  Cost: macro steps, rejected
 steps, CPU time of the run (the machine is shared by other jobs: CPU time is what the run itself
 spent; wall time is recorded too).  A run that fails (an FMU diverges) is recorded with its message.
 
-``--shipped`` runs every shipped scenario (offshore lift, deck landing, moored barge, ship + heavy
-crane, hook release) as ``marine-cosim run FILE --scenario EVENTS --algorithm A`` does, with fixed,
-ecco and error-control at their defaults, and a fixed-step reference at a quarter of the file's
-step: steps, CPU and wall time, and the error of each scenario's key histories (RMS of the
-difference in % of the reference's standard deviation).
+``--shipped`` runs every shipped scenario (offshore lift and its compliant-cable and swapped-ship
+variants, deck landing, moored barge, ship + heavy crane, hook release, crane tip compensation on
+both cranes, both motion platforms; ``--scenarios`` picks some) as ``marine-cosim run FILE
+--scenario EVENTS --algorithm A`` does, with fixed, ecco and error-control at their defaults, and a
+fixed-step reference at a quarter of the file's step: steps, CPU and wall time, and the error of
+each scenario's key histories (RMS of the difference in % of the reference's standard deviation).
 
 Results: benchmarks/data/step_control_benchmark.json (``--shipped``: step_control_shipped.json);
 markdown tables on stdout
@@ -243,6 +244,24 @@ SHIPPED = {
                          ["crane.attachment2.position[2]", "ship.euler[0]"]),
     "hook_release": ("hook_release/hook_release.ssd", "hook_release/events.yaml",
                      ["payload.position[2]", "payload.velocity[2]"]),
+    "offshore_lift_compliant_cable": ("offshore_lift/offshore_lift_compliant_cable.ssd", "offshore_lift/events.yaml",
+                                      ["cable.forceB[2]", "payload.position[2]"]),
+    "offshore_lift_third_party_ship": ("offshore_lift/offshore_lift_third_party_ship.ssd",
+                                       "offshore_lift/events.yaml", ["cable.winch.tension", "payload.position[2]"]),
+    "offshore_lift_6dof_ship": ("offshore_lift/offshore_lift_6dof_ship.ssd", "offshore_lift/events.yaml",
+                                ["cable.winch.tension", "payload.position[2]"]),
+    "offshore_lift_manoeuvring_ship": ("offshore_lift/offshore_lift_manoeuvring_ship.ssd",
+                                       "offshore_lift/events.yaml", ["cable.winch.tension", "payload.position[2]"]),
+    "crane_tip_compensation": ("crane_tip_compensation/crane_tip_compensation.ssd",
+                               "crane_tip_compensation/events.yaml",
+                               ["cable.winch.tension", "payload.position[2]", "crane.attachment2.position[2]"]),
+    "ship_heavy_crane_compensated": ("crane_tip_compensation/ship_heavy_crane_compensated.ssd",
+                                     "crane_tip_compensation/events_heavy.yaml",
+                                     ["crane.attachment1.position[2]", "ship.euler[0]"]),
+    "motion_platform_pid": ("motion_platform/motion_platform_pid.ssd", "motion_platform/events_pid.yaml",
+                            ["platform.platform.euler[0]", "platform.platform.euler[1]", "platform.leg1.force"]),
+    "motion_platform_nmpc": ("motion_platform/motion_platform_nmpc.ssd", "motion_platform/events_nmpc.yaml",
+                             ["platform.platform.euler[0]", "platform.platform.euler[1]", "platform.leg1.force"]),
 }
 ALGORITHMS = ("fixed", "ecco", "error-control")
 

@@ -73,6 +73,19 @@ def test_the_scaled_norm_measures_a_component_against_its_vector():
     assert alg._norm(alg._scaled(y1, y2)) > 100.0
 
 
+def test_error_control_without_connections_steps_without_doubling(fmu_dir):
+    """A system without connections (the hook release: one payload) has no coupling error: error
+    control says so, as ECCO does, and steps at its first step without step doubling (it took 30x
+    the fixed step's CPU time there, three coupling steps and a rollback per step, for an error of 0)."""
+    alg = ErrorControlAlgorithm(rtol=1e-3)
+    with pytest.warns(UserWarning, match="no connections"):
+        res = simulate(heave_compensating_winch(fmu_dir), algorithm=alg, manipulators=[tip_heave()],
+                       variables=["winch.payout.speed"])
+    assert res.time[-1] == 4.0 and alg.rejected == 0
+    steps = np.array([row["step"] for row in alg.log])
+    assert len(steps) == 160 and np.allclose(steps, 0.025, rtol=0, atol=1e-9)
+
+
 def test_default_step_limits_follow_the_run(fmu_dir):
     alg = make_algorithm("error-control", {})
     alg.cycle = 2

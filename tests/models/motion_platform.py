@@ -78,7 +78,8 @@ def system(fmu_dir: Path, method: int = 1, sea: dict | None = None, platform_mas
         **(controller or {})}))
     for var in MOTION:
         for i in range(3):
-            s.connect(f"ship.hardpoint1.{var}[{i}]", f"platform.base.{var}[{i}]")
+            s.connect(f"ship.hardpoint1.{var}[{i}]", f"platform.base.{var}[{i}]",
+                      power_bond="platform_base" if var in ("velocity", "angular_velocity") else None)
     for i in range(4):
         s.connect(f"ship.hardpoint1.quaternion[{i}]", f"platform.base.quaternion[{i}]")
     for block, keys in (("linear", SYM), ("coupling", FULL), ("angular", SYM)):
@@ -86,15 +87,16 @@ def system(fmu_dir: Path, method: int = 1, sea: dict | None = None, platform_mas
             s.connect(f"platform.base.inertia_{block}[{k}]", f"ship.hardpoint1.inertia_{block}[{k}]")
     for w in ("force", "moment"):
         for i in range(3):
-            s.connect(f"platform.base.bias_{w}[{i}]", f"ship.hardpoint1.bias_{w}[{i}]")
+            s.connect(f"platform.base.bias_{w}[{i}]", f"ship.hardpoint1.bias_{w}[{i}]", power_bond="platform_base")
     for src, dst in (("position", "position"), ("euler", "euler"), ("velocity_body", "velocity_body"),
                      ("angular_velocity_body", "angular_velocity_body")):
         for i in range(3):
             s.connect(f"ship.{src}[{i}]", f"controller.ship.{dst}[{i}]")
     for k in (1, 2, 3):
         s.connect(f"platform.leg{k}.length", f"controller.leg{k}.length")
-        s.connect(f"platform.leg{k}.rate", f"controller.leg{k}.rate")
-        s.connect(f"controller.leg{k}.force_command", f"platform.leg{k}.force_command")
+        # the leg forces with the rates they work on (power bonds: ECCO, docs/algorithms.md)
+        s.connect(f"platform.leg{k}.rate", f"controller.leg{k}.rate", power_bond="legs")
+        s.connect(f"controller.leg{k}.force_command", f"platform.leg{k}.force_command", power_bond="legs")
     return s
 
 

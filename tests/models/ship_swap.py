@@ -22,6 +22,7 @@ regenerates the committed variants (tests/runs/test_ship_swap.py checks they are
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -288,6 +289,26 @@ BUILDERS = {"osp_vessel": osp_vessel, "six_dof": six_dof, "manoeuvring": manoeuv
 
 # ---------------------------------------------------------------------- the edit of an .ssd file
 
+#: the adapter's ports that carry a load with the velocity it works on, and the bond each makes (power
+#: bonds: ECCO, docs/algorithms.md): the crane's load on the hull's crane point, and the hull's load on
+#: the new ship at the adapter's reference (a 6-DOF ship) or at its manoeuvring and seakeeping ports
+_BONDED_PORTS = {"point1": "crane_base", "reference": "ship_base", "seakeeping": "seakeeping",
+                 "manoeuvring": "manoeuvring"}
+_BONDED = re.compile(r"^hull\.(\w+)\.(force|moment|velocity|angular_velocity|yaw_rate)(\[\d\])?$")
+
+
+def swap_bond(source: str, target: str) -> str | None:
+    """The power bond of a swap's connection ``source`` -> ``target``: a force or moment at one of the
+    adapter's bonded ports, or the velocity it works on, whichever way it goes (the manoeuvring port
+    is bonded in the plane: surge and sway velocity and yaw rate, with the two forces and the yaw
+    moment)."""
+    for end in (source, target):
+        m = _BONDED.match(end)
+        if m:
+            return _BONDED_PORTS.get(m.group(1))
+    return None
+
+
 def _fmt(x: float) -> str:
     return repr(float(x))
 
@@ -305,7 +326,7 @@ def swap_ssd(original: Path, out: Path, variant: str, fmu_dir: str = "../../buil
     from orchestration.system.adapters import ADAPTER_TYPE, KINDS
     from orchestration.system.fmu_info import component_info
     from orchestration.system.model import Component
-    from orchestration.system.ssp import MC_ANNOTATION_TYPE, SSC_NS, SSD_NS, SSV_NS, q  # noqa: F401
+    from orchestration.system.ssp import MC_ANNOTATION_TYPE, MC_NS, SSC_NS, SSD_NS, SSV_NS, q  # noqa: F401
 
     tree = etree.parse(str(original), etree.XMLParser(remove_blank_text=True))
     root = tree.getroot()
@@ -410,8 +431,14 @@ def swap_ssd(original: Path, out: Path, variant: str, fmu_dir: str = "../../buil
     position += 1
     for src, dst in rep.connections:
         (se, sc), (ee, ec) = src.split(".", 1), dst.split(".", 1)
-        connections_el.insert(position, etree.Element(q(SSD_NS, "Connection"), {
-            "startElement": se, "startConnector": sc, "endElement": ee, "endConnector": ec}))
+        connection = etree.Element(q(SSD_NS, "Connection"), {
+            "startElement": se, "startConnector": sc, "endElement": ee, "endConnector": ec})
+        bond = swap_bond(src, dst)
+        if bond:
+            annotations = etree.SubElement(connection, q(SSD_NS, "Annotations"))
+            annotation = etree.SubElement(annotations, q(SSC_NS, "Annotation"), {"type": MC_ANNOTATION_TYPE})
+            etree.SubElement(annotation, q(MC_NS, "PowerBond"), {"name": bond})
+        connections_el.insert(position, connection)
         position += 1
     suffix = VARIANTS[variant][0]
     root.set("name", f"{root.get('name', '')}_{suffix}")

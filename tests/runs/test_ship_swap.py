@@ -164,6 +164,12 @@ def test_only_the_ship_changes_and_the_variants_are_valid(variant, fmus, tmp_pat
     assert report.ok, report
     assert not [p for p in report.warnings if "unit" in p.message or "carries" in p.message
                 or "mapped incompletely" in p.message or "only in part" in p.message]
+    # power bonds through the adapter (ECCO): the crane's load on the hull and the hull's on the ship
+    assert not [p for p in report.warnings if "without a power bond" in p.message]
+    bonds = {c.power_bond for c in b.connections if c.power_bond}
+    assert {"crane_base", "crane_tip", "hook", "winch"} <= bonds
+    assert bonds - {"crane_base", "crane_tip", "hook", "winch"} == (
+        {"manoeuvring", "seakeeping"} if variant == "manoeuvring" else {"ship_base"})
 
 
 # ---------------------------------------------------------------------- OSP-IS vessel (OsvSeakeeper)

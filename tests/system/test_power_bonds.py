@@ -23,6 +23,11 @@ SHIPPED = {
     "moored_barge/moored_barge.ssd": {f"fairlead{k}": 6 for k in range(1, 5)},
     "ship_heavy_crane/ship_heavy_crane.ssd": {"crane_base": 12},
     "hook_release/hook_release.ssd": {},
+    "offshore_lift/offshore_lift_compliant_cable.ssd": {"crane_base": 12, "crane_tip": 6, "hook": 6, "winch": 2},
+    "crane_tip_compensation/crane_tip_compensation.ssd": {"crane_base": 12, "crane_tip": 6, "hook": 6, "winch": 2},
+    "crane_tip_compensation/ship_heavy_crane_compensated.ssd": {"crane_base": 12},
+    "motion_platform/motion_platform_pid.ssd": {"platform_base": 12, "legs": 6},
+    "motion_platform/motion_platform_nmpc.ssd": {"platform_base": 12, "legs": 6},
 }
 
 

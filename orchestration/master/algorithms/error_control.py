@@ -155,6 +155,9 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
                                     "restore its state (canGetAndSetFMUstate is false, or FMI 1.0); use "
                                     "--algorithm fixed or ecco for this system")
         self._select(execution)
+        if not self._names and not self.hold_check:
+            warnings.warn(f"error-control: {execution.system.name} has no connections, so no coupling error to "
+                          "control: it steps at its first step size, without step doubling", stacklevel=2)
 
     def start(self, h0: float) -> None:
         super().start(h0)
@@ -279,13 +282,21 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
         worst = missed[np.argsort(scaled[missed])[::-1]]
         listed = ", ".join(f"{self._names[k]} ({scaled[k]:.3g})" for k in worst[:5])
         more = f" and {len(missed) - 5} more" if len(missed) > 5 else ""
+        where = ("still above the tolerance" if float(np.max(scaled[missed])) > 1.0 else
+                 f"within the tolerance but above {level:.3g} of it, where the step would shrink further,")
         warnings.warn(
-            f"error-control: at t = {t:.6g} s the step-doubling difference of {listed}{more} is still above the "
-            f"tolerance (scaled error in brackets) at the minimum step {h:.3g} s: a difference that does not "
+            f"error-control: at t = {t:.6g} s the step-doubling difference of {listed}{more} is {where} "
+            f"(scaled error in brackets) at the minimum step {h:.3g} s: a difference that does not "
             f"shrink with the step is no coupling error the step can control; these are left out of the error "
             f"norm from now on (set min_step or rtol/atol to change this)", StepSizeWarning, stacklevel=2)
 
     def step(self, t: float, h: float) -> float:
+        if not self._names and not self.hold_check:
+            # nothing coupled, nothing to measure: step doubling would triple the cost for an error of 0
+            self.coupling_step(t, h)
+            self.log.append({"time": t + h, "step": h, "error": 0.0, "rejected": self.rejected, "worst": ""})
+            self.next_step = h
+            return h
         if not self._tested:
             self.self_test(t, h)
         ex = self.execution

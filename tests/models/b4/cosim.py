@@ -147,9 +147,11 @@ def system(fmus: Path, scenario: b4.Scenario, coupling: str = "mass-aware", hois
     else:
         raise ValueError(f"unknown hoist {hoist!r}")
     s.add_component(Component("crane", fmus / "Crane.fmu", values))
+    bonded = coupling != "one-way"         # the crane's wrench on the ship with the velocities it works on
     for var in MOTION:
         for i in range(3):
-            s.connect(f"ship.hardpoint1.{var}[{i}]", f"crane.base.{var}[{i}]")
+            s.connect(f"ship.hardpoint1.{var}[{i}]", f"crane.base.{var}[{i}]",
+                      power_bond="crane_base" if bonded and var in ("velocity", "angular_velocity") else None)
     for i in range(4):
         s.connect(f"ship.hardpoint1.quaternion[{i}]", f"crane.base.quaternion[{i}]")
     if coupling == "mass-aware":
@@ -158,19 +160,19 @@ def system(fmus: Path, scenario: b4.Scenario, coupling: str = "mass-aware", hois
                 s.connect(f"crane.base.inertia_{block}[{k}]", f"ship.hardpoint1.inertia_{block}[{k}]")
         for w in ("force", "moment"):
             for i in range(3):
-                s.connect(f"crane.base.bias_{w}[{i}]", f"ship.hardpoint1.bias_{w}[{i}]")
+                s.connect(f"crane.base.bias_{w}[{i}]", f"ship.hardpoint1.bias_{w}[{i}]", power_bond="crane_base")
     elif coupling == "explicit":
         for w in ("force", "moment"):
             for i in range(3):
-                s.connect(f"crane.base.{w}[{i}]", f"ship.hardpoint1.{w}[{i}]")
+                s.connect(f"crane.base.{w}[{i}]", f"ship.hardpoint1.{w}[{i}]", power_bond="crane_base")
     elif coupling != "one-way":
         raise ValueError(f"unknown coupling {coupling!r}")
     if hoist == "cable":
         s.add_component(Component("cable", fmus / "Cable.fmu", cable_values(scenario, cable_substep, cable_theta)))
         for i in range(3):
             s.connect(f"crane.attachment1.position[{i}]", f"cable.end_a.position[{i}]")
-            s.connect(f"crane.attachment1.velocity[{i}]", f"cable.end_a.velocity[{i}]")
-            s.connect(f"cable.end_a.force[{i}]", f"crane.attachment1.force[{i}]")
+            s.connect(f"crane.attachment1.velocity[{i}]", f"cable.end_a.velocity[{i}]", power_bond="crane_tip")
+            s.connect(f"cable.end_a.force[{i}]", f"crane.attachment1.force[{i}]", power_bond="crane_tip")
     return s
 
 
