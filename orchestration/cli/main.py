@@ -16,7 +16,7 @@
     marine-cosim plot RESULTS [VARIABLE ...] [--out DIR]
     marine-cosim export RESULTS --to mat|netcdf [--out FILE]
     marine-cosim replay RESULTS [--system FILE] [--out DIR] [--every S] [--gif] [--fps N]
-    marine-cosim convert SYSTEM --to ssp|ssd|osp [--out PATH] [--initial-inputs]
+    marine-cosim convert SYSTEM --to ssp|ssd|osp [--out PATH] [--initial-inputs] [--power-bonds auto|write|omit]
     marine-cosim build [--out DIR] [MODEL ...]          build the FMUs (build_fmus.py)
     marine-cosim simulate FMU [--stop T] [--step H] [--set NAME=VALUE ...] [--variables NAME ...] [--out DIR]
     marine-cosim demo [NAME] [--out DIR] [--stop T] [--no-replay]   build the FMUs and run a reference scenario
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 from orchestration.errors import MarineCosimError, UsageError, one_line
@@ -145,11 +146,11 @@ def _validate(args) -> int:
     if report.problems:
         print(report)
     size = f"{len(system.components)} components, {len(system.connections)} connections"
-    warnings = f", {len(report.warnings)} warning(s)" if report.warnings else ""
+    warned = f", {len(report.warnings)} warning(s)" if report.warnings else ""
     if report.ok:
-        print(f"OK: {args.system} is valid ({size}{warnings})")
+        print(f"OK: {args.system} is valid ({size}{warned})")
         return 0
-    print(f"FAILED: {args.system}: {len(report.errors)} error(s){warnings}")
+    print(f"FAILED: {args.system}: {len(report.errors)} error(s){warned}")
     return 1
 
 
@@ -275,7 +276,13 @@ def _convert(args) -> int:
 
         system = with_initial_inputs(system)
     out = args.out or args.system.with_name(f"{system.name}_{args.to}")
-    print(save_system(system, args.to, out))
+    bonds = {"auto": None, "write": True, "omit": False}[args.power_bonds]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        written = save_system(system, args.to, out, power_bonds=bonds)
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    print(written)
     return 0
 
 
@@ -441,6 +448,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--initial-inputs", action="store_true",
                    help="give every connected input the value it has after initialisation as its start value, for "
                         "masters that set no inputs before initialising (FMPy's simulate_ssp)")
+    p.add_argument("--power-bonds", choices=["auto", "write", "omit"], default="auto",
+                   help="OSP only: write the powerBond attributes when libcosim can load them (auto: at most one "
+                        "bond), always, or never")
     p.set_defaults(func=_convert)
 
     p = sub.add_parser("build", help="build one FMU per component into build/fmus")

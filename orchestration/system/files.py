@@ -32,8 +32,9 @@ def load_system(path: Path) -> System:
     raise SystemFileError(f"{path}: unknown system file kind {suffix!r} (use .ssd, .ssp or OspSystemStructure.xml)")
 
 
-def save_system(system: System, kind: str, out: Path) -> Path:
-    """Write ``system`` as ``kind`` ("ssp", "ssd" or "osp") to ``out`` (a file for SSP, a folder for OSP)."""
+def save_system(system: System, kind: str, out: Path, *, power_bonds: bool | None = None) -> Path:
+    """Write ``system`` as ``kind`` ("ssp", "ssd" or "osp") to ``out`` (a file for SSP, a folder for OSP);
+    ``power_bonds`` is :func:`~orchestration.system.osp.write_osp`'s (SSP always keeps the bonds)."""
     out = Path(out)
     if kind in ("ssp", "ssd"):
         from orchestration.system.ssp import write_ssp
@@ -45,5 +46,5 @@ def save_system(system: System, kind: str, out: Path) -> Path:
     if kind == "osp":
         from orchestration.system.osp import write_osp
 
-        return write_osp(system, out)
+        return write_osp(system, out, power_bonds=power_bonds)
     raise SystemFileError(f"unknown system file kind {kind!r} (ssp, ssd or osp)")

@@ -61,8 +61,9 @@ For every FMU an ``<modelName>_OspModelDescription.xml`` is written into ``folde
 copied FMU, or, without copying, beside the system file, where libcosim also looks (and a
 ``<fmu stem>_...`` copy when the stem differs from the model name). Identity connections become
 ``VariableConnection``s (``Variable@causality`` always written: libcosim requires it for power
-bonds) with ``powerBond`` when set -- one bond per output/input pair each way, as libcosim takes
-them: a bond of vector ports, force[0..2] one way and velocity[0..2] back, becomes the bonds
+bonds) with ``powerBond`` when set (and libcosim can load them: see ``power_bonds`` of
+:func:`write_osp`) -- one bond per output/input pair each way, as libcosim takes them: a bond of
+vector ports, force[0..2] one way and velocity[0..2] back, becomes the bonds
 ``<bond>.0`` .. ``<bond>.2`` (force[k] with velocity[k]); others a ``LinearTransformation`` function plus two
 ``SignalConnection``s. A power-bond connection with a transformation cannot be exported (libcosim
 bonds are VariableConnections only). The algorithm must be ``fixed`` or ``ecco`` (ECCO needs all
@@ -92,6 +93,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,7 +113,8 @@ from orchestration.system.ssp import (BASE_UNITS, parse_typed, ModelInfo, Variab
                                step_multiple, suggest, writer_model_info)
 from orchestration.system.model import Component, Connection, System, SystemFileError
 
-__all__ = ["read_osp", "write_osp", "osp_model_description", "OSP_NS", "OSP_MD_NS", "CONFIG_NAME"]
+__all__ = ["read_osp", "write_osp", "ExportWarning", "LIBCOSIM_MAX_BONDS", "osp_model_description", "OSP_NS",
+           "OSP_MD_NS", "CONFIG_NAME"]
 
 OSP_NS = "http://opensimulationplatform.com/MSMI/OSPSystemStructure"
 OSP_MD_NS = "https://open-simulation-platform.com/OspModelDescription/1.0.0"
@@ -652,9 +655,48 @@ def scalar_bonds(system: System, where: str) -> dict[int, str]:
     return names
 
 
-def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = True) -> Path:
+class ExportWarning(UserWarning):
+    """Something of the system that the written file leaves out, and why."""
+
+
+#: libcosim (libcosimpy 0.0.6, and upstream at 52cc825) compares the number of bonds with the number of
+#: bond names inside the loop that adds the bonds (osp_config_parser.cpp, add_power_bonds): a file with
+#: a second bond fails that check after the first bond, so it loads at most this many.
+LIBCOSIM_MAX_BONDS = 1
+
+
+def _libcosim_bonds(system: System, where: str, power_bonds: bool | None) -> dict[int, str]:
+    """The bond names to write (:func:`scalar_bonds`), or none when libcosim could not load them
+    (``power_bonds`` None, see :func:`write_osp`)."""
+    names = scalar_bonds(system, where)
+    count = len(set(names.values()))
+    if power_bonds is None and count > LIBCOSIM_MAX_BONDS:
+        why = (f"libcosim loads at most {LIBCOSIM_MAX_BONDS} power bond per OspSystemStructure (it checks the "
+               "bond names inside the loop that adds the bonds, so a second bond fails the check) and this "
+               f"system has {count} ({', '.join(sorted(set(names.values())))})")
+        if system.algorithm == "ecco":
+            raise SystemFileError(f"{where}: {why}; its ECCO algorithm needs them: run ECCO with marine-cosim, or "
+                                  "write the bonds anyway (power_bonds=True) for a tool that reads them")
+        warnings.warn(f"{where}: power bonds left out: {why}; the fixed-step algorithm does not use them "
+                      "(power_bonds=True writes them)", ExportWarning, stacklevel=3)
+        return {}
+    for c in system.connections:
+        if not c.is_identity and c.power_bond is not None:
+            raise SystemFileError(f"{where}: cannot export connection {c.label()} with a linear transformation "
+                                  f"(factor {c.factor!r}, offset {c.offset!r}) in power bond {c.power_bond!r} to OSP: "
+                                  "libcosim power bonds are plain VariableConnections")
+    return names
+
+
+def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = True,
+              power_bonds: bool | None = None) -> Path:
     """Write ``folder/OspSystemStructure.xml`` and an ``<modelName>_OspModelDescription.xml`` per
-    FMU; returns the path of the system file. See the module docstring."""
+    FMU; returns the path of the system file. See the module docstring.
+
+    ``power_bonds``: write the ``powerBond`` attributes (True), leave them out (False), or (None)
+    write them when libcosim can load the file with them -- at most :data:`LIBCOSIM_MAX_BONDS`
+    scalar bond -- and otherwise leave them out with an :class:`ExportWarning` when the algorithm
+    is ``fixed`` (which does not use them), or refuse when it is ``ecco`` (which needs them)."""
     folder = Path(folder)
     where = f"write {folder / CONFIG_NAME}"
     infos = {name: writer_model_info(system, name) for name in system.components}
@@ -672,12 +714,7 @@ def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = Tr
             raise SystemFileError(f"{where}: the ecco algorithm needs the options "
                                   f"{', '.join(_snake(p) for p in missing)} (OSP EccoConfiguration has no defaults)")
         ecco_values = {p: system.algorithm_options[_snake(p)] for p in ECCO_PARAMETERS}
-    for c in system.connections:
-        if not c.is_identity and c.power_bond is not None:
-            raise SystemFileError(f"{where}: cannot export connection {c.label()} with a linear transformation "
-                                  f"(factor {c.factor!r}, offset {c.offset!r}) in power bond {c.power_bond!r} to OSP: "
-                                  "libcosim power bonds are plain VariableConnections")
-    bond_names = scalar_bonds(system, where)
+    bond_names = {} if power_bonds is False else _libcosim_bonds(system, where, power_bonds)
 
     folder.mkdir(parents=True, exist_ok=True)
     # ---------------------------------------------------------------- FMUs, files and OspModelDescriptions

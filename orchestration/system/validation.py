@@ -102,6 +102,9 @@ def start_value_problem(kind: str, value, variable=None) -> str | None:
     """Why ``value`` cannot be the start value of a variable of FMI type ``kind`` (and, given the
     FMPy ``variable``, within its min and max), or None."""
     fam = family(kind)
+    # not finite is the plainer fault: say it before any range, which inf would also leave
+    if fam == "Real" and isinstance(value, float) and not math.isfinite(value):
+        return f"{value!r} is not a finite number"
     if fam in ("Real", "Integer", "Enumeration") and variable is not None and \
             isinstance(value, (int, float)) and not isinstance(value, bool):
         lo, hi = _bound(variable, "min"), _bound(variable, "max")

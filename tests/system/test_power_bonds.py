@@ -3,6 +3,7 @@ the warning for unbonded force/velocity ports; the warning itself; the OSP expor
 output/input pair, as libcosim takes them (it refuses a bond with more than two connections)."""
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -36,11 +37,13 @@ def bond_warnings(report) -> list[str]:
 
 
 @pytest.mark.parametrize("relative", sorted(SHIPPED))
-def test_every_shipped_scenario_declares_its_power_bonds(fmu_dir, relative):
-    system = load_system(ROOT / "scenarios" / relative)
+def test_every_shipped_scenario_declares_its_power_bonds(fmu_dir, tmp_path, relative):
+    # laid out as a checkout whose build/fmus holds the freshly built FMUs (a clean clone has none)
+    shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "fmus").symlink_to(fmu_dir)
+    system = load_system(tmp_path / "scenarios" / relative)
     assert Counter(c.power_bond for c in system.connections if c.power_bond) == Counter(SHIPPED[relative])
-    for comp in system.components.values():              # validate against freshly built FMUs
-        comp.source = Path(fmu_dir) / Path(comp.source).name
     report = validate_system(system)
     assert report.ok and not bond_warnings(report), bond_warnings(report)
 
@@ -71,7 +74,7 @@ def test_osp_export_writes_one_bond_per_scalar_pair(fmu_dir, tmp_path):
     (velocity[k] with force[k]), each on exactly two VariableConnections with causalities; read
     back, they are three scalar bonds, as libcosim sees them."""
     system = hanging(fmu_dir)
-    path = write_osp(system, tmp_path / "osp")
+    path = write_osp(system, tmp_path / "osp", power_bonds=True)
     root = etree.parse(str(path)).getroot()
     bonds: dict[str, list] = {}
     for vc in root.iter("{*}VariableConnection"):
@@ -96,4 +99,29 @@ def test_osp_export_refuses_a_bond_it_cannot_pair(fmu_dir, tmp_path):
     system = hanging(fmu_dir)
     system.connections[-1].power_bond = None              # three velocities, two forces
     with pytest.raises(SystemFileError, match="power bond 'hook' has 3 connection"):
-        write_osp(system, tmp_path / "osp")
+        write_osp(system, tmp_path / "osp", power_bonds=True)
+
+
+def test_osp_export_leaves_out_bonds_libcosim_cannot_load(fmu_dir, tmp_path):
+    """libcosim loads one power bond per file: by default the three scalar bonds of the hook are left
+    out, with a warning that says why, for the fixed-step algorithm (which does not use them); ECCO
+    needs them, so its export is refused; one bond is written."""
+    from orchestration.system.model import SystemFileError
+    from orchestration.system.osp import ExportWarning
+
+    system = hanging(fmu_dir)
+    with pytest.warns(ExportWarning, match=r"libcosim loads at most 1 power bond .* has 3 \(hook.0, hook.1, hook.2\)"):
+        path = write_osp(system, tmp_path / "fixed")
+    assert not [vc for vc in etree.parse(str(path)).getroot().iter("{*}VariableConnection") if vc.get("powerBond")]
+    system.algorithm = "ecco"
+    system.algorithm_options = {"safety_factor": 0.99, "step_size": 1e-4, "minimum_step_size": 1e-5,
+                                "maximum_step_size": 2e-2, "minimum_change_rate": 0.2, "maximum_change_rate": 1.5,
+                                "proportional_gain": 0.2, "integral_gain": 0.15, "relative_tolerance": 1.0,
+                                "absolute_tolerance": 1.0}
+    with pytest.raises(SystemFileError, match="its ECCO algorithm needs them"):
+        write_osp(system, tmp_path / "ecco")
+    for c in system.connections:                          # one axis bonded: libcosim takes it
+        c.power_bond = "hook" if c.power_bond and c.source[1][-3:] == "[2]" else None
+    path = write_osp(system, tmp_path / "one")
+    assert sorted(vc.get("powerBond") for vc in etree.parse(str(path)).getroot().iter("{*}VariableConnection")
+                  if vc.get("powerBond")) == ["hook", "hook"]
