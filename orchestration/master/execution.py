@@ -28,6 +28,7 @@ import numpy as np
 
 from orchestration.errors import ExecutionError  # noqa: F401  (re-exported)
 from orchestration.master.algorithms.fixed import Algorithm, FixedStepAlgorithm
+from orchestration.master.algorithms.step_control import landing_step
 from orchestration.master.manipulators import Manipulator
 from orchestration.master.observers import Observer
 from orchestration.master.slaves import InProcessSlave, Slave, SlaveError, TerminateRequest
@@ -608,15 +609,17 @@ class Execution:
                 # the algorithm proposes each step; the last one ends exactly on stop_time
                 self.algorithm.start(step)
                 eps = 1e-9 * max(1.0, abs(stop_time))
+                evenly = getattr(self.algorithm, "land_evenly", True)
                 while self.time < stop_time - eps:
                     t = self.time
-                    h = self.algorithm.next_step
-                    last = t + h >= stop_time - eps
-                    if last:
-                        h = stop_time - t
                     event = self._next_event(t)
-                    if event is not None and t + eps < event < t + h - eps:
-                        h, last = event - t, False           # the event acts at its own time
+                    if event is not None and not t + eps < event < stop_time - eps:
+                        event = None
+                    # the event acts at its own time, the last step ends exactly on stop_time
+                    target = stop_time if event is None else event
+                    h, reached = landing_step(self.algorithm.next_step, target - t, eps, evenly,
+                                              self.algorithm.step_floor)
+                    last = reached and event is None
                     taken = self.algorithm.step(t, h)
                     self._after_step(t, taken, stop_time if last and taken == h else None)
                     if progress:

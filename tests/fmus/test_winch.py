@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 
-from components.winch import Winch, WinchParams
+from components.winch import EFFICIENCY_BAND, Winch, WinchParams
 from orchestration import simulate
 from orchestration.master.manipulators.signals import TimeSignals
 from orchestration.system.model import Component, System
@@ -75,7 +75,7 @@ def test_lowering_beyond_the_power_limit_is_braked_by_the_torque_limit():
 @pytest.mark.parametrize("tension", [W50, 0.0])
 def test_standstill_torque_does_not_flip_on_rounding(tension):
     """At standstill the gear's efficiency passes from motoring (eta) to regenerating (1 / eta)
-    continuously within 1 mm/s of pay-out speed: the holding torque for a drum speed of -0.0, 0.0 or
+    continuously within 1 cm/s of pay-out speed: the holding torque for a drum speed of -0.0, 0.0 or
     +-1e-17 rad/s is the same to rounding (it jumped by 1 / eta^2 = 17 % on the sign), and the law is
     the hard switch's beyond the band."""
     p = WinchParams()
@@ -90,7 +90,7 @@ def test_standstill_torque_does_not_flip_on_rounding(tension):
     need = tension * r - w.J * -0.05 / r
     held = [torque(om) for om in (0.0, -0.0, 1e-17, -1e-17, 1e-300, -1e-300)]
     assert np.allclose(held, need / n, rtol=1e-12, atol=0.0), held
-    band = 1e-3 / r
+    band = EFFICIENCY_BAND / r
     assert torque(band) == need * eta / n                 # paying out: the load drives the motor
     assert torque(-band) == need / (n * eta)             # hauling in: the motor drives the load
     # continuous and monotonic through the band

@@ -41,7 +41,9 @@ def re_lambda(result) -> float:
 ALGORITHMS = {
     "ecco": lambda: EccoAlgorithm(rtol=1e-2, atol=1e-3, method="gauss-seidel",
                                   controller=PIController(min_step=1e-4, max_step=0.05)),
-    "error-control": lambda: ErrorControlAlgorithm(rtol=1e-4, atol=1e-8, max_step=0.05),
+    # its differences are scaled by the FMI nominal (1) or the group's magnitude, whichever is larger:
+    # for B3's roll angles (about 0.01 rad) rtol acts as an absolute tolerance in rad
+    "error-control": lambda: ErrorControlAlgorithm(rtol=5e-5, atol=1e-8, max_step=0.05),
     "iterative": lambda: IterativeAlgorithm(),
 }
 
@@ -50,9 +52,9 @@ ALGORITHMS = {
 @pytest.mark.parametrize("case", ["T3-3", "T3-4"])
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
 def test_b3_with_every_algorithm(b3_fmus, case, name, validation):
-    """Measured (30 s): ECCO (Gauss-Seidel, rtol 1e-2, atol 1e-3 J) +0.0002 1/s in ~4900 steps; error control
-    (rtol 1e-4) -0.0038 / -0.0033 in ~6 500 steps (~1 100 rejected); iterative (trapezoidal, Aitken,
-    h = 0.01) -0.0003 in 3000 steps of ~5.7 iterations."""
+    """Measured (30 s): ECCO (Gauss-Seidel, rtol 1e-2, atol 1e-3 J) +0.0002 1/s in ~4900 steps; error
+    control (rtol 5e-5) -0.0035 / -0.0036 in ~6 600 steps (at rtol 1e-4: -0.0051 in 4 700, outside);
+    iterative (trapezoidal, Aitken, h = 0.01) -0.0003 in 3000 steps of ~5.7 iterations."""
     p = b3.TABLES[case]
     alg = ALGORITHMS[name]()
     r = simulate(b3_system(b3_fmus, p), 30.0, 0.01, algorithm=alg, variables=["B.angle"])

@@ -121,6 +121,7 @@ class EccoAlgorithm(AdaptiveAlgorithm):
                              f"libcosim's clock)")
         self.time_resolution = resolution
         self.refresh = (not libcosim) if refresh is None else bool(refresh)
+        self.land_evenly = not libcosim
         self.capture = True
         if not (rtol >= 0.0 and atol >= 0.0 and rtol + atol > 0.0):
             raise ValueError(f"ecco: rtol = {rtol!r}, atol = {atol!r} must be >= 0 and not both 0")
@@ -144,6 +145,10 @@ class EccoAlgorithm(AdaptiveAlgorithm):
         self._clock_ns = round(execution.time * 1e9)
         self._steps = 0
         self._prev_error = 1.0        # libcosim's ecco_algorithm starts its memory at 1
+
+    @property
+    def step_floor(self) -> float:
+        return self.controller.min_step or 0.0
 
     def start(self, h0: float) -> None:
         super().start(h0)

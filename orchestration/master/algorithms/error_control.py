@@ -159,6 +159,10 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
             warnings.warn(f"error-control: {execution.system.name} has no connections, so no coupling error to "
                           "control: it steps at its first step size, without step doubling", stacklevel=2)
 
+    @property
+    def step_floor(self) -> float:
+        return self.min_step or 0.0
+
     def start(self, h0: float) -> None:
         super().start(h0)
         H0 = self.cycle * h0

@@ -79,6 +79,24 @@ class PIController:
                                               "kp", "ki")}
 
 
+def landing_step(h: float, remaining: float, eps: float, evenly: bool = True,
+                 floor: float = 0.0) -> tuple[float, bool]:
+    """The step toward a point ``remaining`` ahead (the stop time, an event) when ``h`` is proposed,
+    and whether it reaches the point.  A proposal that reaches it (within ``eps``) is cut to it; one
+    that would leave less than itself is, ``evenly``, halved to ``remaining / 2``, so the point is
+    reached in two equal steps of at least h / 2 instead of h and a sliver far below the
+    controller's minimum step (standard practice of ODE codes near the end of the interval, e.g.
+    Hairer, Norsett & Wanner, Solving ODEs I, 2nd ed., section II.4); when a half would be below
+    the algorithm's minimum step ``floor``, the point is reached in one step (at most 2 h)."""
+    if h >= remaining - eps:
+        return remaining, True
+    if evenly and 2.0 * h > remaining:
+        if 0.5 * remaining < floor:
+            return remaining, True
+        return 0.5 * remaining, False
+    return h, False
+
+
 class AdaptiveAlgorithm(Algorithm):
     """An algorithm that proposes its own steps (Execution.run calls :meth:`start`, then steps with
     ``next_step`` until the stop time).
@@ -108,6 +126,9 @@ class AdaptiveAlgorithm(Algorithm):
         #: them (``held[i] = (inputs, outputs of that step)``; ECCO's powers are formed with them)
         self.capture = False
         self.held: dict[int, tuple] = {}
+        #: approach the stop time and events in two equal steps rather than a full step and a sliver
+        #: (see :func:`landing_step`); libcosim does not, which ECCO's libcosim conventions reproduce
+        self.land_evenly = True
 
     def setup(self, execution: "Execution") -> None:
         super().setup(execution)
@@ -121,6 +142,12 @@ class AdaptiveAlgorithm(Algorithm):
         else:
             self._order = list(range(n))
         self._refresh_order = gauss_seidel_order(n, execution.slave_edges(), [s.name for s in execution.slaves])
+
+    @property
+    def step_floor(self) -> float:
+        """The smallest step the algorithm chooses (0: none); Execution.run lands on the stop time
+        and on events without going below it (:func:`landing_step`)."""
+        return 0.0
 
     def start(self, h0: float) -> None:
         """Called by Execution.run with the run's base step: the first cycle (unless set explicitly)."""
