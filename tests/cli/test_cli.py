@@ -190,3 +190,21 @@ def test_a_scenario_given_on_the_command_line_replaces_a_missing_own_one(fmu_dir
     events = ROOT / "scenarios" / "hook_release" / "events.yaml"
     assert main(["run", str(folder / "hook_release.ssd"), "--scenario", str(events), "--stop", "0.1", "--quiet",
                  "--out", str(tmp_path / "out")]) == 0
+
+
+def test_convert_to_osp_says_when_it_leaves_power_bonds_out(fmu_dir, tmp_path, capsys):
+    """libcosim loads one power bond per OSP file: ``convert --to osp`` of the moored barge (four
+    fairlead bonds, twelve scalar ones) leaves them out with a warning on stderr, ``--power-bonds
+    write`` keeps them."""
+    folder = tmp_path / "scenarios"
+    shutil.copytree(ROOT / "scenarios" / "moored_barge", folder / "moored_barge")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "fmus").symlink_to(fmu_dir)
+    ssd = folder / "moored_barge" / "moored_barge.ssd"
+    assert main(["convert", str(ssd), "--to", "osp", "--out", str(tmp_path / "auto")]) == 0
+    err = capsys.readouterr().err
+    assert "warning:" in err and "power bonds left out" in err and "has 12 (fairlead1.0" in err, err
+    assert 'powerBond=' not in (tmp_path / "auto" / "OspSystemStructure.xml").read_text()
+    assert main(["convert", str(ssd), "--to", "osp", "--out", str(tmp_path / "all"), "--power-bonds", "write"]) == 0
+    assert "warning:" not in capsys.readouterr().err
+    assert (tmp_path / "all" / "OspSystemStructure.xml").read_text().count('powerBond="fairlead1.0"') == 2
