@@ -65,8 +65,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial import ConvexHull
 
-from components.convex import closest
-from components.interference import interference
+from components.convex import Box, closest
+from components.interference import MIN_RADIUS, interference
 
 __all__ = ["ContactMaterial", "ContactParams", "ContactPair", "ContactResult", "footprint", "rotate_small"]
 
@@ -200,7 +200,9 @@ class ContactPair:
     """Two convex shapes (components/convex.py) with their materials and the force laws."""
 
     def __init__(self, shape_a, shape_b, material_a: ContactMaterial, material_b: ContactMaterial,
-                 params: ContactParams = ContactParams()) -> None:
+                 params: ContactParams = ContactParams(), compiled: bool | None = None) -> None:
+        """compiled: None evaluates two boxes under the volume model compiled
+        (components/kernels/contact.c) if the kernels can be had, False never, True requires it."""
         bad = params.check()
         for name, mat in (("material_a", material_a), ("material_b", material_b)):
             if not (math.isfinite(mat.E) and mat.E > 0.0):
@@ -223,6 +225,20 @@ class ContactPair:
         self._key: bytes | None = None  # the inputs of the last evaluation and its normal loads
         self._normal: tuple = ()
         self._kernel = None
+        boxes = type(shape_a) is Box and type(shape_b) is Box and params.model == "volume"
+        if compiled is not False and boxes:
+            from components import kernels
+            from components.kernels.contact import CompiledContact
+
+            lib = kernels.library()
+            if lib is not None:
+                self._kernel = CompiledContact(lib, shape_a.half_extents, shape_b.half_extents, self.E_eff,
+                                               self.B_eff, params.tolerance, MIN_RADIUS)
+        if compiled and self._kernel is None:
+            from components import kernels
+
+            why = kernels.status() if boxes else "the kernel takes two boxes under the volume model"
+            raise RuntimeError(f"no compiled contact kernel: {why}")
 
     # ------------------------------------------------------------------ evaluation
     def _volume(self, pa, Ra, pb, Rb):
