@@ -65,8 +65,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial import ConvexHull
 
-from components.convex import closest
-from components.interference import interference
+from components.convex import Box, closest
+from components.interference import MIN_RADIUS, interference
 
 __all__ = ["ContactMaterial", "ContactParams", "ContactPair", "ContactResult", "footprint", "rotate_small"]
 
@@ -200,7 +200,9 @@ class ContactPair:
     """Two convex shapes (components/convex.py) with their materials and the force laws."""
 
     def __init__(self, shape_a, shape_b, material_a: ContactMaterial, material_b: ContactMaterial,
-                 params: ContactParams = ContactParams()) -> None:
+                 params: ContactParams = ContactParams(), compiled: bool | None = None) -> None:
+        """compiled: None evaluates two boxes under the volume model compiled
+        (components/kernels/contact.c) if the kernels can be had, False never, True requires it."""
         bad = params.check()
         for name, mat in (("material_a", material_a), ("material_b", material_b)):
             if not (math.isfinite(mat.E) and mat.E > 0.0):
@@ -220,6 +222,23 @@ class ContactPair:
         self.z = np.zeros(3)            # tangential spring (stick) displacement, world frame
         self.v_impact = 0.0
         self.was_in_contact = False
+        self._key: bytes | None = None  # the inputs of the last evaluation and its normal loads
+        self._normal: tuple = ()
+        self._kernel = None
+        boxes = type(shape_a) is Box and type(shape_b) is Box and params.model == "volume"
+        if compiled is not False and boxes:
+            from components import kernels
+            from components.kernels.contact import CompiledContact
+
+            lib = kernels.library()
+            if lib is not None:
+                self._kernel = CompiledContact(lib, shape_a.half_extents, shape_b.half_extents, self.E_eff,
+                                               self.B_eff, params.tolerance, MIN_RADIUS)
+        if compiled and self._kernel is None:
+            from components import kernels
+
+            why = kernels.status() if boxes else "the kernel takes two boxes under the volume model"
+            raise RuntimeError(f"no compiled contact kernel: {why}")
 
     # ------------------------------------------------------------------ evaluation
     def _volume(self, pa, Ra, pb, Rb):
@@ -229,43 +248,27 @@ class ContactPair:
                  pb: np.ndarray, Rb: np.ndarray, vb: np.ndarray, wb: np.ndarray) -> ContactResult:
         """Loads for the poses (p, R body->world), velocities of the reference points and angular
         velocities (world frame).  Does not change the friction state (see ``advance``)."""
+        # the geometry and the normal force depend on the poses and velocities alone: an FMU
+        # evaluating twice at one instant (its step, then its outputs) computes them once
+        key = b"".join(np.asarray(x, dtype=float).tobytes() for x in (pa, Ra, va, wa, pb, Rb, vb, wb))
+        if key != self._key:
+            self._key, self._normal = None, self._normal_loads(pa, Ra, va, wa, pb, Rb, vb, wb)
+            self._key = key
+        distance, point, n, fn, fd, damping_a, damping_b, volume = self._normal
         res = ContactResult()
-        c = closest(self.a, (pa, Ra), self.b, (pb, Rb))
-        res.distance = c.distance
-        if c.distance > self.p.tolerance:
+        res.distance = distance
+        if point is None:
             return res
-        n = np.asarray(c.normal, dtype=float)
-        damping_a = damping_b = None
-        if self.p.model == "volume":
-            it = self._volume(pa, Ra, pb, Rb)
-            if it.volume <= 0.0:
-                return res
-            point = np.asarray(it.centroid, dtype=float)
-            fn = self.E_eff * it.volume
-            if self.B_eff > 0.0:
-                # the dashpots over the footprint (module docstring): force on A, its moments
-                x, w, d = footprint(it.vertices, n)
-                if w.size:
-                    approach = ((va + _cross(wa, x - pa)) - (vb + _cross(wb, x - pb))) @ n
-                    spring = self.E_eff * d
-                    pd = np.clip(self.B_eff * approach, -spring, spring) * w
-                    fd = float(np.sum(pd))
-                    fn += fd
-                    lever = _cross(x, n)                       # (x - p) x n = x x n - p x n
-                    arm = pd @ lever
-                    damping_a = -(arm - fd * cross3(pa, n))
-                    damping_b = arm - fd * cross3(pb, n)
-            fn = max(fn, 0.0)
-            res.volume = it.volume
-        else:
-            depth = max(-c.distance, 0.0)
-            point = 0.5 * (np.asarray(c.point_a) + np.asarray(c.point_b))
+        if self.p.model != "volume":
+            # Hunt-Crossley's damping uses the impact speed, a state: formed on every call
+            depth = max(-distance, 0.0)
             vrel = (va + cross3(wa, point - pa)) - (vb + cross3(wb, point - pb))
             rate = float(vrel @ n)                       # > 0: approaching (A moves towards B)
             v_imp = self.v_impact if self.was_in_contact else rate
             # a contact that starts at rest has no impact speed: the floor keeps the damping finite
             damp = 1.5 * (1.0 - self.p.restitution) * rate / max(v_imp, self.p.hc_min_impact_speed)
             fn = max(self.p.hc_stiffness * depth**self.p.hc_exponent * (1.0 + damp), 0.0)
+        res.volume = volume
         res.in_contact, res.point, res.normal, res.normal_force = True, point, n, fn
         # friction (state z from advance())
         vrel = (va + cross3(wa, point - pa)) - (vb + cross3(wb, point - pb))
@@ -282,6 +285,44 @@ class ContactPair:
             res.moment_a = cross3(point - pa, F_c) + damping_a
             res.moment_b = cross3(point - pb, -F_c) + damping_b
         return res
+
+    def _normal_loads(self, pa, Ra, va, wa, pb, Rb, vb, wb) -> tuple:
+        """(signed distance, contact point or None when the loads are zero, normal, normal force,
+        the dashpots' share of it, their moments on A and on B or None, interference volume):
+        the part of ``evaluate`` that depends on the poses and velocities alone (for Hunt-Crossley
+        the geometry only)."""
+        if self._kernel is not None:
+            found = self._kernel.normal_loads(pa, Ra, va, wa, pb, Rb, vb, wb)
+            if found is not None:
+                return found
+        c = closest(self.a, (pa, Ra), self.b, (pb, Rb))
+        none = (c.distance, None, None, 0.0, 0.0, None, None, 0.0)
+        if c.distance > self.p.tolerance:
+            return none
+        n = np.asarray(c.normal, dtype=float)
+        if self.p.model != "volume":
+            point = 0.5 * (np.asarray(c.point_a) + np.asarray(c.point_b))
+            return c.distance, point, n, 0.0, 0.0, None, None, 0.0
+        it = self._volume(pa, Ra, pb, Rb)
+        if it.volume <= 0.0:
+            return none
+        point = np.asarray(it.centroid, dtype=float)
+        fn = self.E_eff * it.volume
+        fd, damping_a, damping_b = 0.0, None, None
+        if self.B_eff > 0.0:
+            # the dashpots over the footprint (module docstring): force on A, its moments
+            x, w, d = footprint(it.vertices, n)
+            if w.size:
+                approach = ((va + _cross(wa, x - pa)) - (vb + _cross(wb, x - pb))) @ n
+                spring = self.E_eff * d
+                pd = np.clip(self.B_eff * approach, -spring, spring) * w
+                fd = float(np.sum(pd))
+                fn += fd
+                lever = _cross(x, n)                       # (x - p) x n = x x n - p x n
+                arm = pd @ lever
+                damping_a = -(arm - fd * cross3(pa, n))
+                damping_b = arm - fd * cross3(pb, n)
+        return c.distance, point, n, max(fn, 0.0), fd, damping_a, damping_b, it.volume
 
     def _friction(self, fn: float, n: np.ndarray, vt: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(tangential force on A, slider-consistent z) for the spring state z [CS79]."""

@@ -37,6 +37,10 @@ class Contact(Fmi2Slave):
         super().__init__(**kwargs)
         self.pairs: dict[tuple[int, int], ContactPair] = {}
         self.results = {}
+        self._used: list[int] = []                 # bodies of the enabled pairs
+        self._inputs_used: list[str] = []
+        self._bodies: dict = {}
+        self._bodies_key: bytes | None = None
         P, I, O = "parameter", "input", "output"
         self.integer("model", P, 0, "Normal force: 0 SMS volume of interference, 1 Hunt-Crossley point contact",
                      minimum=0, maximum=1)
@@ -143,6 +147,10 @@ class Contact(Fmi2Slave):
                     shapes[i], shapes[j], ContactMaterial(v[f"body{i}.E"], v[f"body{i}.B"]),
                     ContactMaterial(v[f"body{j}.E"], v[f"body{j}.B"]), params)
         self.results = {}
+        self._used = sorted({k for pair in self.pairs for k in pair})
+        self._inputs_used = [f"body{k}.{w}" for k in self._used
+                             for w in ("position", "quaternion", "velocity", "angular_velocity")]
+        self._bodies, self._bodies_key = {}, None
 
     # ------------------------------------------------------------------ kinematics
     def _body(self, k: int):
@@ -157,13 +165,19 @@ class Contact(Fmi2Slave):
         return ref + arm, R, np.asarray(v[f"body{k}.velocity"], dtype=float) + cross3(w, arm), w, ref
 
     def _evaluate(self) -> None:
-        bodies = {k: self._body(k) for k in range(1, N_BODIES + 1)}
+        v = self.v
+        # the bodies of the enabled pairs, formed once per set of their inputs (a step and the
+        # outputs after it read the same)
+        key = b"".join(v[name].tobytes() for name in self._inputs_used)
+        if key != self._bodies_key:
+            self._bodies = {k: self._body(k) for k in self._used}
+            self._bodies_key = key
+        bodies = self._bodies
         self.results = {}
         for (i, j), pair in self.pairs.items():
             pa, Ra, va, wa, _ = bodies[i]
             pb, Rb, vb, wb, _ = bodies[j]
             self.results[(i, j)] = pair.evaluate(pa, Ra, va, wa, pb, Rb, vb, wb)
-        self._bodies = bodies
 
     # ------------------------------------------------------------------ stepping and outputs
     def step_model(self, t: float, h: float) -> None:

@@ -1,9 +1,10 @@
 """Compiled kernels for the hot paths of the physics: C sources beside this file, built into one
 shared library (``libmc_kernels.so``) and called through ctypes: the articulated-body algorithm
 (aba.c) and the crane's RK4 step (crane.c), the rigid body (rigid_body.c), the ship's
-seakeeping derivative and RK4 sub-step (ship.c) and the lumped-mass line's implicit step
-(line.c). Each has its Python binding beside it (aba.py, crane.py, rigid_body.py, ship.py,
-line.py), used by the component it speeds up.
+seakeeping derivative and RK4 sub-step (ship.c), the lumped-mass line's implicit step
+(line.c) and the volumetric contact of two boxes (contact.c). Each has its Python binding beside
+it (aba.py, crane.py, rigid_body.py, ship.py, line.py, contact.py), used by the component it
+speeds up.
 
 The numpy code of each component stays the readable reference; a kernel computes the same
 equations in the same way, so results agree to rounding (tests/components/test_kernels.py states
@@ -36,10 +37,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LIBRARY = "libmc_kernels.so"
-SOURCES = ("aba.c", "crane.c", "rigid_body.c", "ship.c", "line.c")
+SOURCES = ("aba.c", "crane.c", "rigid_body.c", "ship.c", "line.c", "contact.c")
 HEADER = "kernels.h"
 # the calling conventions of the Python bindings below; kernels.h's MC_KERNELS_ABI must match
-ABI = 2
+ABI = 3
 # no FMA contraction (results must not depend on the target CPU), no errno for sqrt (inlined);
 # no -march: the library runs on any x86-64; -s: no symbols beyond the exported functions
 CFLAGS = ("-O3", "-fPIC", "-shared", "-s", "-ffp-contract=off", "-fno-math-errno", "-std=c99", "-Wall")
@@ -126,6 +127,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.mc_line_implicit.restype = integer
     lib.mc_line_end_loads.argtypes = [ptr, ptr]
     lib.mc_line_end_loads.restype = None
+    lib.mc_contact_box_box.argtypes = [ptr, ptr]
+    lib.mc_contact_box_box.restype = integer
 
 
 def _disabled() -> bool:

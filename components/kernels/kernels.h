@@ -7,7 +7,7 @@
 #define MC_KERNELS_H
 
 /* must equal ABI in components/kernels/__init__.py */
-#define MC_KERNELS_ABI 2
+#define MC_KERNELS_ABI 3
 
 int mc_kernels_abi(void);
 
@@ -38,5 +38,12 @@ int mc_ship(const long long *ctx, int mode);
 int mc_line_work_size(int n);
 int mc_line_implicit(const long long *ctx, int *done);
 void mc_line_end_loads(const long long *ctx, double *out);
+
+/* ---- volumetric contact of two boxes (contact.c; components/contact.py) ---- */
+#define MC_CONTACT_APART 0      /* apart beyond the tolerance: no loads, the distance */
+#define MC_CONTACT_LOADS 1      /* overlapping: the loads */
+#define MC_CONTACT_NONE 2       /* overlapping without interference volume: no loads, the distance */
+#define MC_CONTACT_REFERENCE 3  /* near a tolerance: the numpy reference decides */
+int mc_contact_box_box(const double *in, double *out);
 
 #endif

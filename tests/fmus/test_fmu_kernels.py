@@ -1,6 +1,7 @@
 """The FMUs carry the compiled kernels (components/kernels) and run them, with no compiler needed
 where they run: the library sits beside the kernels' Python in the FMU's private package. Each FMU
-(Crane, Ship, Payload, Cable, CompliantCable) run with the kernels agrees with the same FMU run on the numpy reference
+(Crane, Ship, Payload, Cable, CompliantCable, Contact: a box settling flat onto a deck, where the
+dashpots' quadrature is exact in both) run with the kernels agrees with the same FMU run on the numpy reference
 (MARINE_COSIM_KERNELS=0) to rounding: relative 1e-9 of each output's largest magnitude over 2 s
 (measured below 1e-12)."""
 from __future__ import annotations
@@ -36,6 +37,11 @@ CASES = {
     "CompliantCable": ({"BetaM": 0.0, "BetaT": 0.0, "AlphaM": 0.0, "waterDensity": 1025.0, "posA[2]": 99.0,
                         "velB[0]": 0.3, "retractedSpeedA": 0.2},
                        ["forceA[0]", "forceA[2]", "forceB[0]", "forceB[2]"]),
+    # a box settling flat onto a deck (two boxes: the contact kernel), sliding slowly
+    "Contact": ({"body2.size[0]": 10.0, "body2.size[1]": 10.0, "body1.position[2]": -0.99, "body1.velocity[2]": 1e-3,
+                 "body1.velocity[0]": 0.01},
+                ["body1.force[0]", "body1.force[2]", "body1.moment[1]", "body2.moment[1]", "pair12.volume",
+                 "pair12.normal_force", "pair12.point[2]", "pair12.distance"]),
     "Payload": ({"attachment1.force[2]": -5e4, "initial.angular_velocity[0]": 0.1},
                 ["position[0]", "position[2]", "quaternion[1]", "velocity[2]", "angular_velocity[0]",
                  "attachment1.position[2]"]),
