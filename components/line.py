@@ -102,6 +102,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import LinAlgError, solve_banded
 from scipy.linalg.lapack import dpbsv
+from scipy.sparse.linalg import eigsh
 
 from components.catenary import node_positions_3d, solve_catenary
 from components.rod import SplineBending, Twist, rotate_about, transport
@@ -118,6 +119,10 @@ class EndLoads(NamedTuple):
     moment_b: np.ndarray      # moment on end B (3,) [N m]
     twist_rate: float         # uniform twist rate [rad/m]
     tensions: np.ndarray      # element tensions (N,) [N], end A first
+
+
+# estimated seconds of work the static equilibrium may take (its iterations, see solve_cost)
+STATIC_WORK = 3.0
 
 
 class LineWorkExceeded(RuntimeError):
@@ -284,13 +289,7 @@ class Line:
         self._rhoA = p.rho_water * p.area
         self._geometry_changed()
 
-        # stability of explicit schemes (module docstring)
-        self.omega_max = 2.0 * math.sqrt(p.EA / (p.mass_per_length * self.l0 * self.l0))
-        if self._bend is not None and p.EI > 0:
-            m = p.mass_per_length * self.l_node
-            Kb = p.EI * self._bend.K / np.sqrt(np.outer(m, m))
-            self.omega_max = math.hypot(self.omega_max, math.sqrt(max(np.linalg.eigvalsh(Kb)[-1], 0.0)))
-        self.dt_stable = 2.0 / self.omega_max
+        self._omega_max: float | None = None     # see omega_max: computed when first asked
         if substep is not None:
             self.substep = float(substep)
         elif scheme == "implicit":
@@ -319,6 +318,31 @@ class Line:
             # reset_twist, which binds ends fixed to bodies to their attitudes)
             self.static_equilibrium()
             self.reset_twist()
+
+    @property
+    def omega_max(self) -> float:
+        """The highest axial and bending angular frequency [rad/s], the stability limit of the
+        explicit schemes (module docstring); computed when first asked (the bending part is the
+        largest eigenvalue of an n x n matrix: Lanczos on a long line, where a full eigenvalue
+        solve takes seconds)."""
+        if self._omega_max is None:
+            p = self.p
+            omega = 2.0 * math.sqrt(p.EA / (p.mass_per_length * self.l0 * self.l0))
+            if self._bend is not None and p.EI > 0:
+                m = p.mass_per_length * self.l_node
+                Kb = p.EI * self._bend.K / np.sqrt(np.outer(m, m))
+                if Kb.shape[0] > 200:
+                    top = float(eigsh(Kb, k=1, which="LA", return_eigenvectors=False, tol=1e-10)[0])
+                else:
+                    top = float(np.linalg.eigvalsh(Kb)[-1])
+                omega = math.hypot(omega, math.sqrt(max(top, 0.0)))
+            self._omega_max = omega
+        return self._omega_max
+
+    @property
+    def dt_stable(self) -> float:
+        """2 / omega_max [s]: the explicit schemes' stability limit (RK2 at safety 1)."""
+        return 2.0 / self.omega_max
 
     def reset_twist(self) -> None:
         """Declare the present shape torque-free and unbent at clamped ends: twist references
@@ -912,7 +936,8 @@ class Line:
         with switched evolution relaxation (Kelley & Keyes 1998) takes over from the best point:
         mu scaled by |F_new| / |F_old| each iteration, a damped pseudo-time march turning into
         Newton.  Returns max |F| over the dynamic nodes relative to the largest node weight (or
-        1e-9 EA); the shape is kept only if it improved.
+        1e-9 EA); the shape is kept only if it improved.  The iterations stop at STATIC_WORK
+        seconds of estimated work (:meth:`solve_cost`): the dynamics settle what is left.
         """
         p, d = self.p, self._dyn
         self.v[:] = 0.0
@@ -953,9 +978,11 @@ class Line:
                 if err < best_err:
                     best, best_err = r.copy(), err
 
-        iterate(start.copy(), 1e-12 * mu0, 30, ser=False)
+        # the iterations within STATIC_WORK of estimated work (a long line with bending: 60 ms each)
+        budget = max(20, int(STATIC_WORK / self.solve_cost()))
+        iterate(start.copy(), 1e-12 * mu0, min(30, budget // 2), ser=False)
         if best_err >= tol:
-            iterate(best.copy(), 1e-3 * mu0, max_iter, ser=True)
+            iterate(best.copy(), 1e-3 * mu0, min(max_iter, budget - min(30, budget // 2)), ser=True)
         self.r = best
         self._forces(self.r, self.v, self.t)
         return best_err
