@@ -38,3 +38,15 @@ def test_a_step_stops_at_its_work_limit():
     assert line.solves - line._step_solves == 11      # the solve over the limit is not taken
     line.work_limit = None
     line.step(0.05)                                    # unbounded again
+
+
+def test_the_stability_limit_of_a_long_line_with_bending_is_the_full_eigenvalue_solves():
+    """Above 200 nodes the largest bending eigenvalue comes from Lanczos (a full solve of the
+    2001 x 2001 matrix of a 2000-element line took seconds)."""
+    p = LineParams(length=600.0, diameter=0.04, mass_per_length=10.0, EA=1e7, EI=1e4)
+    line = Line(p, np.zeros(3), np.array([0.0, 0.0, 590.0]), 300, 1e6, scheme="implicit", static_init=False)
+    m = p.mass_per_length * line.l_node
+    top = np.linalg.eigvalsh(p.EI * line._bend.K / np.sqrt(np.outer(m, m)))[-1]
+    axial = 2.0 * np.sqrt(p.EA / (p.mass_per_length * line.l0 ** 2))
+    assert line.omega_max == pytest.approx(np.hypot(axial, np.sqrt(top)), rel=1e-9)
+    assert line.dt_stable == pytest.approx(2.0 / line.omega_max)
