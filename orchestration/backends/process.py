@@ -403,7 +403,11 @@ def spawn_worker(pool: "WirePool", label: str) -> "_Worker":
     parent, child = ctx.Pipe(duplex=True)
     workdir = tempfile.mkdtemp(prefix="mc_worker_")
     process = ctx.Process(target=_worker_main, args=(child, workdir), name=f"marine-cosim:{label}", daemon=True)
-    process.start()
+    try:
+        process.start()
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
     child.close()             # the worker's end lives only in the worker: its death closes the socket
     return _Worker(pool, parent, ProcessPeer(process, workdir))
 
