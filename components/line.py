@@ -100,8 +100,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import LinAlgError, solve_banded
 from scipy.linalg.lapack import dpbsv
+from scipy.sparse.linalg import eigsh
 
 from components.catenary import node_positions_3d, solve_catenary
 from components.rod import SplineBending, Twist, rotate_about, transport
@@ -118,6 +119,14 @@ class EndLoads(NamedTuple):
     moment_b: np.ndarray      # moment on end B (3,) [N m]
     twist_rate: float         # uniform twist rate [rad/m]
     tensions: np.ndarray      # element tensions (N,) [N], end A first
+
+
+# estimated seconds of work the static equilibrium may take (its iterations, see solve_cost)
+STATIC_WORK = 3.0
+
+
+class LineWorkExceeded(RuntimeError):
+    """A step needed more work than :attr:`Line.work_limit` allows (its implicit iterations)."""
 
 
 @dataclass(frozen=True)
@@ -280,13 +289,7 @@ class Line:
         self._rhoA = p.rho_water * p.area
         self._geometry_changed()
 
-        # stability of explicit schemes (module docstring)
-        self.omega_max = 2.0 * math.sqrt(p.EA / (p.mass_per_length * self.l0 * self.l0))
-        if self._bend is not None and p.EI > 0:
-            m = p.mass_per_length * self.l_node
-            Kb = p.EI * self._bend.K / np.sqrt(np.outer(m, m))
-            self.omega_max = math.hypot(self.omega_max, math.sqrt(max(np.linalg.eigvalsh(Kb)[-1], 0.0)))
-        self.dt_stable = 2.0 / self.omega_max
+        self._omega_max: float | None = None     # see omega_max: computed when first asked
         if substep is not None:
             self.substep = float(substep)
         elif scheme == "implicit":
@@ -297,6 +300,10 @@ class Line:
         a = np.asarray(anchor, dtype=float).reshape(3).copy()
         f = np.asarray(fairlead, dtype=float).reshape(3).copy()
         self.t = 0.0
+        self.solves = 0           # linear solves so far (a measure of the work done, for callers that bound it)
+        # estimated seconds of work one call to step may do (None: unbounded); see step_cost
+        self.work_limit: float | None = None
+        self._step_solves = 0     # self.solves at the start of the step being taken
         self.va, self.vb = np.zeros(3), np.zeros(3)
         self.r = self._initial_shape(a, f)
         self.v = np.zeros_like(self.r)
@@ -311,6 +318,34 @@ class Line:
             # reset_twist, which binds ends fixed to bodies to their attitudes)
             self.static_equilibrium()
             self.reset_twist()
+
+    @property
+    def omega_max(self) -> float:
+        """The highest axial and bending angular frequency [rad/s], the stability limit of the
+        explicit schemes (module docstring); computed when first asked (the bending part is the
+        largest eigenvalue of an n x n matrix: Lanczos on a long line, where a full eigenvalue
+        solve takes seconds)."""
+        if self._omega_max is None:
+            p = self.p
+            omega = 2.0 * math.sqrt(p.EA / (p.mass_per_length * self.l0 * self.l0))
+            if self._bend is not None and p.EI > 0:
+                m = p.mass_per_length * self.l_node
+                Kb = p.EI * self._bend.K / np.sqrt(np.outer(m, m))
+                if Kb.shape[0] > 200:
+                    # a seeded start vector (not orthogonal to any mode by symmetry): the same answer
+                    # in every run, as fixed-step results must be reproducible
+                    v0 = np.random.default_rng(0).standard_normal(Kb.shape[0])
+                    top = float(eigsh(Kb, k=1, which="LA", v0=v0, return_eigenvectors=False, tol=1e-10)[0])
+                else:
+                    top = float(np.linalg.eigvalsh(Kb)[-1])
+                omega = math.hypot(omega, math.sqrt(max(top, 0.0)))
+            self._omega_max = omega
+        return self._omega_max
+
+    @property
+    def dt_stable(self) -> float:
+        """2 / omega_max [s]: the explicit schemes' stability limit (RK2 at safety 1)."""
+        return 2.0 / self.omega_max
 
     def reset_twist(self) -> None:
         """Declare the present shape torque-free and unbent at clamped ends: twist references
@@ -435,6 +470,7 @@ class Line:
         if getattr(self, "_EAvec", None) is None or self._EAvec.size != self.N:
             self._EAvec = np.full(self.N, self.p.EA)
             self._band_cache = None
+            self._bending_band_cache = None
             self._ones = None
 
     def _initial_shape(self, a: np.ndarray, f: np.ndarray) -> np.ndarray:
@@ -694,20 +730,34 @@ class Line:
             self._band_cache = (n, d_src.ravel(), (d_rows + 6 * d_cols).ravel(), (o_rows + 6 * o_cols).ravel())
         return self._band_cache
 
-    def _solve(self, diag: np.ndarray, off: np.ndarray, rhs: np.ndarray, dense_extra: np.ndarray | None):
-        """Solve the (symmetric positive definite) block system for the dynamic nodes."""
+    def _solve(self, diag: np.ndarray, off: np.ndarray, rhs: np.ndarray, bend: float | None):
+        """Solve the (symmetric positive definite) block system for the dynamic nodes, plus
+        ``bend`` K_b (the spline's bending stiffness, components/rod.py) when ``bend`` is given."""
+        self.solves += 1
+        if self.work_limit is not None and (self.solves - self._step_solves) * self.solve_cost() > self.work_limit:
+            raise LineWorkExceeded(
+                f"the implicit integrator needed {self.solves - self._step_solves} linear solves in this step "
+                f"(iterations on elements snapping taut or slack; about {self.solve_cost() * 1e3:.2g} ms each over "
+                f"{self.N} elements), more than the {self.work_limit:.3g} s of work the step may do")
         n = diag.shape[0]
-        if dense_extra is None:
-            _, d_src, d_dst, o_dst = self._band_index(n)
-            flat = np.zeros(18 * n)
-            flat[d_dst] = diag.reshape(-1)[d_src]
-            if n > 1:
-                flat[o_dst] = off.reshape(-1)
-            ab = flat.reshape((6, 3 * n), order="F")      # Fortran order: LAPACK takes it as is
-            # LAPACK's banded Cholesky directly: scipy's wrapper costs more than the solve here
-            _, x, info = dpbsv(ab, rhs.reshape(-1, 1), lower=0, overwrite_ab=1, overwrite_b=0)
-            if info == 0:
-                return x.reshape(n, 3)
+        if bend is not None:
+            return self._solve_bending(diag, off, rhs, bend)
+        _, d_src, d_dst, o_dst = self._band_index(n)
+        flat = np.zeros(18 * n)
+        flat[d_dst] = diag.reshape(-1)[d_src]
+        if n > 1:
+            flat[o_dst] = off.reshape(-1)
+        ab = flat.reshape((6, 3 * n), order="F")      # Fortran order: LAPACK takes it as is
+        # LAPACK's banded Cholesky directly: scipy's wrapper costs more than the solve here
+        _, x, info = dpbsv(ab, rhs.reshape(-1, 1), lower=0, overwrite_ab=1, overwrite_b=0)
+        if info == 0:
+            return x.reshape(n, 3)
+        A = self._dense(diag, off)
+        return np.linalg.solve(A, rhs.ravel()).reshape(n, 3)
+
+    @staticmethod
+    def _dense(diag: np.ndarray, off: np.ndarray) -> np.ndarray:
+        n = diag.shape[0]
         A = np.zeros((3 * n, 3 * n))
         for a in range(3):
             for b in range(3):
@@ -715,12 +765,72 @@ class Line:
                 if n > 1:
                     A[a::3, b::3][np.arange(n - 1), np.arange(1, n)] += off[:, a, b]
                     A[a::3, b::3][np.arange(1, n), np.arange(n - 1)] += off[:, b, a]
-        if dense_extra is not None:
-            A += np.kron(dense_extra, np.eye(3))
+        return A
+
+    def _solve_bending(self, diag: np.ndarray, off: np.ndarray, rhs: np.ndarray, c: float) -> np.ndarray:
+        """(A + c K_b) x = rhs, A block-tridiagonal, K_b = (D^T S^-1 D + D^T S^-T D) / 2 the
+        spline's bending stiffness (components/rod.py: S, D tridiagonal, S^-1 dense), as the banded
+        system of x with y1 = S^-1 D x and y2 = S^-T D x:
+
+            A x + c/2 D^T (y1 + y2) = rhs,   S y1 - D x = 0,   S^T y2 - D x = 0
+
+        unknowns ordered node by node (x_i, y1_i, y2_i: 9 a node, x pinned to 0 at the end nodes
+        that are not dynamic), block-tridiagonal with 9 x 9 blocks: banded LU, O(N) where the
+        dense K_b would cost O(N^3) (a 2000-element line: 7e10 operations a solve) and go through
+        multi-threaded BLAS, which on a loaded machine takes seconds for a 150 x 150 Cholesky."""
+        bend, d = self._bend, self._dyn
+        n = bend.n
+        S, lo, di, up = bend._S, bend._lo, bend._di, bend._up
+        Dg, Up, Lo = np.zeros((n, 9, 9)), np.zeros((n - 1, 9, 9)), np.zeros((n - 1, 9, 9))
+        e = np.eye(3)
+        X, Y1, Y2 = slice(0, 3), slice(3, 6), slice(6, 9)
+        # x rows: A, and c/2 D^T (y1 + y2) (D[j, i]: j = i -> di, j = i + 1 -> lo[i + 1], j = i - 1 -> up[i - 1])
+        Dg[:, X, X] = e
+        Dg[d, X, X] = diag
+        k = np.arange(d.start, d.stop - 1)
+        Up[k, X, X] = off
+        Lo[k, X, X] = off.transpose(0, 2, 1)
+        i = np.arange(d.start, d.stop)
+        half = 0.5 * c
+        for Y in (Y1, Y2):
+            Dg[i, X, Y] = (half * di[i])[:, None, None] * e
+            iu = i[i + 1 < n]
+            Up[iu, X, Y] = (half * lo[iu + 1])[:, None, None] * e
+            il = i[i >= 1]
+            Lo[il - 1, X, Y] = (half * up[il - 1])[:, None, None] * e
+            # -D x: D[i, i] = di, D[i, i + 1] = up[i], D[i, i - 1] = lo[i]
+            Dg[:, Y, X] = -di[:, None, None] * e
+            Up[:, Y, X] = -up[:-1, None, None] * e
+            Lo[:, Y, X] = -lo[1:, None, None] * e
+        # S y1: S[i, i] = S[1, i], S[i, i + 1] = S[0, i + 1], S[i, i - 1] = S[2, i - 1]; S^T y2 the transpose
+        Dg[:, Y1, Y1] = S[1][:, None, None] * e
+        Up[:, Y1, Y1] = S[0, 1:, None, None] * e
+        Lo[:, Y1, Y1] = S[2, :-1, None, None] * e
+        Dg[:, Y2, Y2] = S[1][:, None, None] * e
+        Up[:, Y2, Y2] = S[2, :-1, None, None] * e
+        Lo[:, Y2, Y2] = S[0, 1:, None, None] * e
+        rows, cols = self._bending_band_index(n)
+        ab = np.zeros((35, 9 * n))
+        ab[rows, cols] = np.concatenate([Dg.reshape(-1), Up.reshape(-1), Lo.reshape(-1)])
+        b = np.zeros((n, 9))
+        b[d, X] = rhs
         try:
-            return cho_solve(cho_factor(A, check_finite=False), rhs.ravel(), check_finite=False).reshape(n, 3)
-        except LinAlgError:
-            return np.linalg.solve(A, rhs.ravel()).reshape(n, 3)
+            x = solve_banded((17, 17), ab, b.reshape(-1), overwrite_ab=True, check_finite=False)
+        except (LinAlgError, ValueError):
+            return np.full_like(rhs, np.nan)   # singular: the step's output check names what became NaN
+        return x.reshape(n, 9)[d, X]
+
+    def _bending_band_index(self, n: int):
+        """Where the 9 x 9 blocks of _solve_bending go in the (35, 9n) band storage of
+        solve_banded((17, 17)): ab[17 + r - c, c] = M[r, c], nonzero entries only."""
+        if self._bending_band_cache is None or self._bending_band_cache[0] != n:
+            a, b = np.meshgrid(np.arange(9), np.arange(9), indexing="ij")
+            k = np.arange(n)[:, None, None]
+            ko = np.arange(n - 1)[:, None, None]
+            r = np.concatenate([(9 * k + a).ravel(), (9 * ko + a).ravel(), (9 * ko + 9 + a).ravel()])
+            c = np.concatenate([(9 * k + b).ravel(), (9 * ko + 9 + b).ravel(), (9 * ko + b).ravel()])
+            self._bending_band_cache = (n, 17 + r - c, c)
+        return self._bending_band_cache[1:]
 
     def _implicit_step(self, r: np.ndarray, v: np.ndarray, t: float, h: float,
                        va: np.ndarray, vb: np.ndarray, dl: tuple = (0.0, 0.0),
@@ -748,7 +858,7 @@ class Line:
             if self._bend is not None and (p.EI > 0 or p.bending_damping > 0):
                 Kb = self._bend.K
                 Kv += p.EI * (Kb @ v_eval)
-                extra = ((th * h) ** 2 * p.EI + th * h * p.bending_damping) * Kb[d, d]
+                extra = (th * h) ** 2 * p.EI + th * h * p.bending_damping
             return diag, off, extra, Kv
 
         F = self._forces(r, v, t, jac=True)
@@ -829,7 +939,8 @@ class Line:
         with switched evolution relaxation (Kelley & Keyes 1998) takes over from the best point:
         mu scaled by |F_new| / |F_old| each iteration, a damped pseudo-time march turning into
         Newton.  Returns max |F| over the dynamic nodes relative to the largest node weight (or
-        1e-9 EA); the shape is kept only if it improved.
+        1e-9 EA); the shape is kept only if it improved.  The iterations stop at STATIC_WORK
+        seconds of estimated work (:meth:`solve_cost`): the dynamics settle what is left.
         """
         p, d = self.p, self._dyn
         self.v[:] = 0.0
@@ -849,7 +960,7 @@ class Line:
                     return
                 diag, off, _ = self._jacobian_blocks(self.v, 0.0, 1.0, mass=False, statics=True)
                 diag += mu * self._mass_blocks(self._j["qh"], self._j["ma_n"], self._j["ma_t"])
-                extra = p.EI * self._bend.K[d, d] if (self._bend is not None and p.EI > 0) else None
+                extra = p.EI if (self._bend is not None and p.EI > 0) else None
                 dx = self._solve(diag[d], off[d.start:d.stop - 1], F[d], extra)
                 trial = r.copy()
                 trial[d] += dx
@@ -870,9 +981,11 @@ class Line:
                 if err < best_err:
                     best, best_err = r.copy(), err
 
-        iterate(start.copy(), 1e-12 * mu0, 30, ser=False)
+        # the iterations within STATIC_WORK of estimated work (a long line with bending: 60 ms each)
+        budget = max(20, int(STATIC_WORK / self.solve_cost()))
+        iterate(start.copy(), 1e-12 * mu0, min(30, budget // 2), ser=False)
         if best_err >= tol:
-            iterate(best.copy(), 1e-3 * mu0, max_iter, ser=True)
+            iterate(best.copy(), 1e-3 * mu0, min(max_iter, budget - min(30, budget // 2)), ser=True)
         self.r = best
         self._forces(self.r, self.v, self.t)
         return best_err
@@ -1045,11 +1158,34 @@ class Line:
         """Pay-out speed of the one winch end (the sum of both ends' with two winches) [m/s]."""
         return sum(self.payout.values())
 
+    def solve_cost(self) -> float:
+        """Estimated CPU seconds of one sub-step's work [s]: one linear solve with its force and
+        Jacobian evaluation (implicit), or the scheme's 2 or 4 force evaluations (explicit).  Per
+        node, plus the dense spline operators' matrix products (components/rod.py, O(n^2)) with
+        bending or torsion; fitted on a 2020s x86-64 core, numpy reference (the compiled kernel
+        is faster).  For bounds on the work of one call, not for benchmarks."""
+        n = self.N + 1
+        rod = self._bend is not None
+        if self.scheme == "implicit":
+            return 5e-4 + 1e-5 * n + 1e-8 * n * n if rod else 2e-4 + 1e-6 * n
+        per_eval = 5e-5 + 5e-7 * n + (1e-8 * n * n if rod else 0.0)
+        return (2 if self.scheme == "rk2" else 4) * per_eval
+
+    def step_cost(self, dt: float, substep: float | None = None) -> tuple[int, float]:
+        """The sub-steps ``step(dt, substep)`` takes and its estimated work [s] (one solve a
+        sub-step; iterations on snaps come on top, bounded by :attr:`work_limit`)."""
+        h_max = self.substep if substep is None else float(substep)
+        n = max(1, int(math.ceil(dt / h_max - 1e-9)))
+        return n, n * self.solve_cost()
+
     def step(self, dt: float, substep: float | None = None) -> None:
-        """Advance by dt [s] with n = ceil(dt / substep) equal sub-steps."""
+        """Advance by dt [s] with n = ceil(dt / substep) equal sub-steps.  With
+        :attr:`work_limit` set, raises :class:`LineWorkExceeded` once the step's linear solves
+        exceed it (the state is then part-way through the step)."""
         h_max = self.substep if substep is None else float(substep)
         n = max(1, int(math.ceil(dt / h_max - 1e-9)))
         h = dt / n
+        self._step_solves = self.solves
         if self._compiled is not None and not any(self.payout[end] for end in self.winch_ends):
             self._compiled_steps(h, n)          # no pay-out: all sub-steps in the kernel
             n = 0

@@ -34,7 +34,7 @@ from components.line import Line, LineParams
 from components.rotations import quat_to_matrix
 from components.stability import MIN_SUBSTEP
 from fmus._base import Fmi2Slave
-from fmus._line_state import line_state_problem
+from fmus._line_state import bounded_line_step, line_state_problem
 from fmus._sea import build_sea, check_sea, declare_sea
 
 SCHEMES = {0: "implicit", 1: "rk2", 2: "rk4"}
@@ -285,10 +285,18 @@ class Cable(Fmi2Slave):
                 line.set_payout(v["winch.speed"])
 
     # ------------------------------------------------------------------ stepping and outputs
+    def _work_drivers(self) -> str:
+        """The parameters the work of a step grows with (for the bound on it)."""
+        v, line = self.v, self.line
+        named = [f"n_segments = {int(v['n_segments'])} ({line.N} now)",
+                 f"{line.scheme} sub-steps of {line.substep:.3g} s (max_substep = {v['max_substep']:g} s)"]
+        named += [f"{name} = {v[name]:g}" for name in ("EI", "bending_damping", "GJ") if v[name] > 0.0]
+        return ", ".join(named)
+
     def step_model(self, t: float, h: float) -> None:
         self.line.t = t
         self._apply_inputs(h, self.changed_inputs)
-        self.line.step(h)
+        bounded_line_step(self.line, h, self._work_drivers())
         self._applied_version = self.input_version
         if self.line.length_limited and not self._limit_warned:
             self._limit_warned = True

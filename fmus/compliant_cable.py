@@ -44,7 +44,7 @@ import numpy as np
 from components.line import Line, LineParams
 from components.stability import MIN_SUBSTEP
 from fmus._base import Fmi2Slave
-from fmus._line_state import line_state_problem
+from fmus._line_state import bounded_line_step, line_state_problem
 
 _FLIP = np.array([1.0, -1.0, -1.0])         # z up <-> NED, a half turn about x
 
@@ -56,7 +56,6 @@ class CompliantCable(Fmi2Slave):
     default_stop_time = 60.0
     default_step_size = 0.01
     state_rows_vary = True     # the winches add and remove elements
-    max_substeps_per_step = 500   # a sub-step costs tens of ms (bending, implicit): 500 are seconds to a minute
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -183,12 +182,21 @@ class CompliantCable(Fmi2Slave):
             else:
                 line.set_payout(-speed, end)
 
+    def _work_drivers(self) -> str:
+        """The parameters the work of a step grows with (for the bound on it)."""
+        v = self.v
+        named = [f"numElements = {int(v['numElements'])} ({self.line.N} out of the winches)",
+                 f"maxSubstep = {v['maxSubstep']:g} s"]
+        named += [f"{what} {name} = {v[name]:g}" for name, what in (("BetaM", "bending"), ("AlphaM", "bending damping"),
+                                                                     ("BetaT", "torsion")) if v[name] > 0.0]
+        return ", ".join(named)
+
     def step_model(self, t: float, h: float) -> None:
         self.line.t = t
         self._apply(h, self.changed_inputs)
         before = self.line.l.sum()
         paid = {end: self.line.payout[end] * h for end in ("a", "b")}
-        self.line.step(h)
+        bounded_line_step(self.line, h, self._work_drivers())
         # what the winches hold now (a length limit of the line holds back some of the pay-out)
         short = (before + sum(paid.values())) - self.line.l.sum()
         for end in ("a", "b"):

@@ -28,7 +28,7 @@ from components.platform import forward_kinematics, leg_jacobian
 from components.platform_control import QuasiStaticPID
 from components.radiation import fit_radiation
 from components.vessel_data import load_vessel
-from fmus._base import Fmi2Slave
+from fmus._base import MAX_SUBSTEPS_PER_STEP, Fmi2Slave
 from fmus._platform import check_platform, declare_platform, geometry, inertia
 
 PID_GAINS = ("P_mean", "P_diff", "I_mean", "I_diff", "D_mean", "D_diff")
@@ -176,6 +176,15 @@ class PlatformController(Fmi2Slave):
         return float(state[2] + R[2].dot(self.hardpoint))
 
     # ------------------------------------------------------------------ stepping and outputs
+
+    def internal_substep(self) -> float | None:
+        # a sample is the unit of a step's work (for the bound on one doStep's, fmus/_base.py)
+        return self.v["sample_period"]
+
+    @property
+    def max_substeps_per_step(self) -> int:
+        # an NMPC sample solves an optimal control problem (tens of ms): 100 (2 s at 50 Hz)
+        return 100 if self.v.get("method") == 1 else MAX_SUBSTEPS_PER_STEP
 
     def step_model(self, t: float, h: float) -> None:
         period = self.v["sample_period"]

@@ -27,7 +27,9 @@ a Ray connection).
 Faults: a worker that dies closes its end of the socket, so a waiting master sees it at once; a
 read that waits gives up after a heartbeat (SO_RCVTIMEO) to check that the process is alive, and
 an optional ``call_timeout`` stops a worker that hangs. Either way a :class:`SlaveError` names the FMU
-instance, the call and how the worker ended (exit code or signal).
+instance, the call and how the worker ended (exit code or signal). Each worker unzips its FMUs in a
+temporary folder of its own that the master makes and removes once the worker has ended, so that
+a worker killed (SIGKILL, the OOM killer) leaves nothing behind.
 """
 from __future__ import annotations
 
@@ -36,9 +38,11 @@ import itertools
 import multiprocessing
 import os
 import pickle
+import shutil
 import socket
 import signal
 import struct
+import tempfile
 import threading
 import time
 from collections import deque
@@ -136,9 +140,12 @@ class _Buffer:
         self.view = memoryview(array).cast("B")
 
 
-def _worker_main(conn) -> None:   # pragma: no cover (child process)
+def _worker_main(conn, workdir: str | None = None) -> None:   # pragma: no cover (child process)
     """Serve frames of requests for the FMU instances of this worker until the master closes the
-    socket or says ``close``."""
+    socket or says ``close``.  ``workdir``: the worker's temporary folder (its FMUs are unzipped
+    there), made and removed by the master, so that nothing is left behind if the worker is killed."""
+    if workdir is not None:
+        tempfile.tempdir = workdir
     # Ctrl+C in a terminal goes to the whole process group: the master decides what to do
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # SCHED_BATCH: a worker woken by its request does not preempt the master, which can then send
@@ -341,8 +348,9 @@ class ProcessPeer:
 
     noun = "worker"
 
-    def __init__(self, process):
+    def __init__(self, process, workdir: str | None = None):
         self.process = process
+        self.workdir = workdir
 
     @property
     def pid(self) -> int | None:
@@ -360,6 +368,7 @@ class ProcessPeer:
         code = self.process.exitcode
         if code is None:
             return "stopped answering"
+        self.remove_workdir()
         if code < 0:
             try:
                 return f"was killed by signal {signal.Signals(-code).name}"
@@ -371,6 +380,7 @@ class ProcessPeer:
         if self.process.is_alive():
             self.process.kill()
             self.process.join(timeout=2.0)
+        self.remove_workdir()
 
     def close(self) -> None:
         """After the ``close`` request and the socket's close: let it end (else stop it)."""
@@ -380,15 +390,26 @@ class ProcessPeer:
             self.process.join(timeout=2.0)
         self.kill()
 
+    def remove_workdir(self) -> None:
+        """The worker's temporary folder (its unzipped FMUs), once the worker has ended: a worker
+        that was killed could not remove its own."""
+        if self.workdir is not None and not self.process.is_alive():
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
 
 def spawn_worker(pool: "WirePool", label: str) -> "_Worker":
     """A new worker process (``spawn``) and the master's end of its socket."""
     ctx = multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe(duplex=True)
-    process = ctx.Process(target=_worker_main, args=(child,), name=f"marine-cosim:{label}", daemon=True)
-    process.start()
+    workdir = tempfile.mkdtemp(prefix="mc_worker_")
+    process = ctx.Process(target=_worker_main, args=(child, workdir), name=f"marine-cosim:{label}", daemon=True)
+    try:
+        process.start()
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
     child.close()             # the worker's end lives only in the worker: its death closes the socket
-    return _Worker(pool, parent, ProcessPeer(process))
+    return _Worker(pool, parent, ProcessPeer(process, workdir))
 
 
 class _Worker:

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from fmpy import extract
 
+import build_fmus
+
 from tests.support.fmu_runner import FmuUnderTest
 
 
@@ -101,13 +103,22 @@ def cycles_growth(fmu_path, tmp_path, start: dict) -> float:
 
 def test_instantiate_free_loop_does_not_leak(payload_fmu, tmp_path):
     growth = cycles_growth(payload_fmu, tmp_path, {"mass": 100.0})
+    print(f"Payload: {growth:.0f} bytes per instantiate/free cycle over {CYCLES} cycles")
     assert growth < MAX_GROWTH, f"{growth:.0f} bytes per instantiate/free cycle"
 
 
+# start values a cycle needs beyond the defaults: the NMPC needs a vessel file (the PID none); the
+# TipCompensator's default attachment is on a link its actuated joints do not move, and at zero
+# joint angles the knuckle boom is stretched out (its tip Jacobian singular)
+CYCLE_START = {"PlatformController": {"method": 0},
+               "TipCompensator": {"tip_attachment": 2, "joint2.position": 0.5, "joint3.position": -1.0}}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("model", ["Ship", "Crane", "Cable", "Winch", "Contact"])
+@pytest.mark.parametrize("model", sorted(set(build_fmus.find_adapters()) - {"Payload"}))   # Payload: above
 def test_instantiate_free_loop_does_not_leak_in_any_fmu(fmu_dir, tmp_path, model):
     """Issue 23: 27-103 KiB per cycle before (pythonfmu re-executed the adapter's module at every
     instantiation); the tolerance is 2 KiB per cycle over 500 cycles after 50 of warm-up."""
-    growth = cycles_growth(fmu_dir / f"{model}.fmu", tmp_path, {})
+    growth = cycles_growth(fmu_dir / f"{model}.fmu", tmp_path, CYCLE_START.get(model, {}))
+    print(f"{model}: {growth:.0f} bytes per instantiate/free cycle over {CYCLES} cycles")
     assert growth < MAX_GROWTH, f"{model}: {growth:.0f} bytes per instantiate/free cycle"
