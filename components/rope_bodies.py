@@ -111,9 +111,42 @@ class RopeBodies:
             out.append(tuple(None if e is None else e[0] + (self.time + ahead - e[2]) * e[1] for e in slot))
         return out
 
+    def _velocities(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(velocity of the body origin, angular velocity), NED, per body (zero for a fixed one)."""
+        return [(np.zeros(3), np.zeros(3)) if b.rigid is None else (b.rigid.velocity, b.rigid.angular_velocity_ned)
+                for b in self.bodies]
+
+    def _end_velocities(self) -> Optional[list]:
+        if not self._moving_ends:
+            return None
+        return [tuple(None if e is None else e[1] for e in self._moving_ends.get(r, [None, None]))
+                for r in range(len(self.ropes))]
+
     def evaluate_now(self) -> RopeContactResult:
         """The rope loads at the current state (no prediction), e.g. for outputs."""
-        return self.contact.update(self._poses(0.0), ends=self._ends(0.0))
+        return self.contact.update(self._poses(0.0), ends=self._ends(0.0), velocities=self._velocities(),
+                                   end_velocities=self._end_velocities())
+
+    def accelerations(self, res: RopeContactResult) -> list[Optional[tuple[np.ndarray, np.ndarray]]]:
+        """(CG acceleration, angular acceleration), NED, of each rigid body (None for a fixed one)
+        under the rope loads ``res`` of the current state (``evaluate_now``) and gravity:
+        Newton-Euler about the CG, m a = F + m g e_z and I w' = M - w x I w in body axes (the
+        bodies carry no other load)."""
+        out: list[Optional[tuple[np.ndarray, np.ndarray]]] = []
+        for i, b in enumerate(self.bodies):
+            rb = b.rigid
+            if rb is None:
+                out.append(None)
+                continue
+            R = rb.rotation_matrix
+            f = res.body_force[i]
+            m_cg = R.T @ (res.body_moment[i] - np.cross(R @ np.asarray(rb.params.cg, dtype=float), f))
+            inertia = np.asarray(rb.params.inertia, dtype=float)
+            w = rb.angular_velocity_body
+            w_dot = np.linalg.solve(inertia, m_cg - np.cross(w, inertia @ w))
+            a = f / rb.params.mass + np.array([0.0, 0.0, rb.params.gravity])
+            out.append((a, R @ w_dot))
+        return out
 
     def _evaluate(self) -> RopeContactResult:
         # midpoint: the wrench held over the hold interval is evaluated at the poses predicted for
@@ -122,7 +155,8 @@ class RopeBodies:
         h = self._h                              # this step's sub-step (dt / n, at most substep)
         ahead = 0.5 * self.n_hold * h if self.midpoint else 0.0
         poses = self._poses(ahead)
-        res = self.contact.update(poses, ends=self._ends(ahead), dt=self.n_hold * h)
+        res = self.contact.update(poses, ends=self._ends(ahead), velocities=self._velocities(),
+                                  end_velocities=self._end_velocities())
         for i, b in enumerate(self.bodies):
             if b.rigid is None:
                 continue
@@ -153,7 +187,6 @@ class RopeBodies:
                 "bodies": [None if b.rigid is None else b.rigid.get_state() for b in self.bodies],
                 "nodes": [[[n.body, n.edge, n.s, n.sigma, int(n.stick_edge), int(n.stick_rope)] for n in r.nodes]
                           for r in self.ropes],
-                "prev_strain": [None if x is None else float(x) for x in self.contact._prev_strain],
                 "ends": {str(r): [None if e is None else [e[0].tolist(), e[1].tolist(), e[2]] for e in slot]
                          for r, slot in self._moving_ends.items()}}
 
@@ -165,7 +198,6 @@ class RopeBodies:
         for r, nodes in zip(self.ropes, state["nodes"]):
             r.nodes = [ContactNode(int(n[0]), int(n[1]), float(n[2]), float(n[3]), bool(n[4]), bool(n[5]))
                        for n in nodes]
-        self.contact._prev_strain = [None if x is None else np.array(x) for x in state["prev_strain"]]
         self._moving_ends = {int(r): [None if e is None else (np.array(e[0]), np.array(e[1]), float(e[2]))
                                       for e in slot] for r, slot in state["ends"].items()}
         self._fresh = False

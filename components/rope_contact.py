@@ -71,7 +71,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ["Edge", "EdgeMesh", "RopeEnd", "ContactNode", "Rope", "RopeContactResult", "RopeContact",
-           "segment_depth", "PENETRATION_TOL"]
+           "RopeEndInsideBody", "segment_depth", "PENETRATION_TOL"]
 
 PENETRATION_TOL = 1e-6       # m: a segment deeper than this inside a body gets a contact node
 _BISECT_ITER = 60            # bisection on a unit interval: 2^-60, round-off
@@ -173,6 +173,14 @@ def segment_depth(p0: np.ndarray, p1: np.ndarray, H: np.ndarray) -> float:
     return float(-np.max(H[:, :3] @ xm + H[:, 3]))
 
 
+class RopeEndInsideBody(ValueError):
+    """A world-point rope end (a crane hook) inside a body its rope may touch."""
+
+    def __init__(self, rope: int, end: int, body: int, depth: float) -> None:
+        super().__init__(f"end {'AB'[end]} of rope {rope} is {depth:.4g} m inside body {body}")
+        self.rope, self.end, self.body, self.depth = rope, end, body, depth
+
+
 @dataclass
 class RopeEnd:
     """Where a rope end is: ``body`` None for a world point (then ``point`` is NED, or it is set each
@@ -199,7 +207,7 @@ class Rope:
 
     length: unstretched length L0 [m]; ea: axial stiffness EA [N]; mu_edge / mu_rope: (static,
     kinetic) Coulomb coefficients along the edge and along the rope; damping: axial damping
-    c [N s] (tension += c * strain rate, only while taut), 0 in the verification cases."""
+    c [N s] (tension += c * mean strain rate, only on taut segments), 0 in the verification cases."""
     end_a: RopeEnd
     end_b: RopeEnd
     length: float
@@ -251,7 +259,6 @@ class RopeContact:
         self.meshes = list(meshes)
         self.ropes = list(ropes)
         self._poses: list[tuple[np.ndarray, np.ndarray]] = [(np.zeros(3), np.eye(3))] * len(self.meshes)
-        self._prev_strain: list[Optional[np.ndarray]] = [None] * len(self.ropes)
 
     # ------------------------------------------------------------------ geometry
     def _node_x(self, n: ContactNode) -> np.ndarray:
@@ -369,17 +376,18 @@ class RopeContact:
                 w = T + 1e-9 * float(T.max()) if T.max() > 0.0 else np.ones_like(T)
             D = np.array([self._poses[nd.body][1] @ (self.meshes[nd.body].edges[nd.edge].b
                                                     - self.meshes[nd.body].edges[nd.edge].a) for nd in rope.nodes])
-            grad = np.array([D[j - 1] @ (w[j - 1] * u[j - 1] - w[j] * u[j]) for j in range(1, n + 1)])
-            H = np.zeros((n, n))
-            for k in range(n + 1):                      # segment k joins X_k and X_{k+1}
-                P = (np.eye(3) - np.outer(u[k], u[k])) * (w[k] / max(l[k], 1e-12))
-                if k >= 1:
-                    H[k - 1, k - 1] += D[k - 1] @ P @ D[k - 1]
-                if k + 1 <= n:
-                    H[k, k] += D[k] @ P @ D[k]
-                if 1 <= k and k + 1 <= n:
-                    H[k - 1, k] -= D[k - 1] @ P @ D[k]
-                    H[k, k - 1] = H[k - 1, k]
+            # node j (row j - 1) lies on segments j - 1 and j; D_j^T P_k D_i = c_k (D_j.D_i - (u_k.D_j)(u_k.D_i))
+            grad = np.einsum("ij,ij->i", D, w[:-1, None] * u[:-1] - w[1:, None] * u[1:])
+            c = w / np.maximum(l, 1e-12)
+            uD_prev = np.einsum("ij,ij->i", u[:-1], D)          # u_{j-1} . D_j
+            uD_next = np.einsum("ij,ij->i", u[1:], D)           # u_j . D_j
+            DD = np.einsum("ij,ij->i", D, D)
+            H = np.diag(c[:-1] * (DD - uD_prev ** 2) + c[1:] * (DD - uD_next ** 2))
+            if n > 1:
+                # segment j (1 <= j < n) joins nodes j and j + 1: u_j . D_{j+1} = uD_prev[j]
+                off = -c[1:-1] * (np.einsum("ij,ij->i", D[:-1], D[1:]) - uD_next[:-1] * uD_prev[1:])
+                H[np.arange(n - 1), np.arange(1, n)] = off
+                H[np.arange(1, n), np.arange(n - 1)] = off
             H += np.eye(n) * (1e-12 * (1.0 + np.abs(H).max()))
             try:
                 ds = -np.linalg.solve(H, grad)
@@ -566,6 +574,7 @@ class RopeContact:
         X = self.points(rope)
         sig = self._sigmas(rope)
         bodies = range(len(self.meshes)) if rope.bodies is None else rope.bodies
+        cap = sum(len(self.meshes[b].edges) for b in bodies)
         for j in range(len(X) - 1):
             p0, p1 = X[j], X[j + 1]
             for b in bodies:
@@ -587,6 +596,11 @@ class RopeContact:
                         best = (length, k, s)
                 if best is None:
                     continue
+                if len(rope.nodes) >= cap:
+                    # a taut rope meets each edge of a convex body at most once
+                    r = next(i for i, other in enumerate(self.ropes) if other is rope)
+                    raise ValueError(f"rope {r} would bend over more than the {cap} edges of the bodies it may "
+                                     f"touch (degenerate geometry)")
                 _, k, s = best
                 e = mesh.edges[k]
                 x = e.a + s * (e.b - e.a)
@@ -596,19 +610,80 @@ class RopeContact:
                 return True
         return False
 
+    def _strain_rate(self, rope: Rope, X: np.ndarray, velocities: Optional[Sequence],
+                     end_vel: Optional[tuple]) -> float:
+        """d/dt of the rope's mean strain, sum_j u_j . (V_{j+1} - V_j) / L0, from the velocities of
+        its nodes: a contact node and a body-attached end move with their body (v + omega x r); a
+        world-point end at its given velocity.  A node sliding along its edge adds
+        sdot D_j . (u_{j-1} - u_j), which vanishes in frictionless equilibrium (F_j . e = 0) and is
+        left out.  Exact in the inputs: a moved hook changes the damping by its velocity, never by
+        a difference of positions over a step."""
+        V = np.zeros_like(X)
+
+        def body_point(b: int, x: np.ndarray) -> np.ndarray:
+            if velocities is None:
+                return np.zeros(3)
+            v, w = velocities[b]
+            return np.asarray(v, dtype=float) + np.cross(np.asarray(w, dtype=float), x - self._poses[b][0])
+
+        for k, end in ((0, rope.end_a), (-1, rope.end_b)):
+            if end.body is not None:
+                V[k] = body_point(end.body, X[k])
+            elif end_vel is not None and end_vel[0 if k == 0 else 1] is not None:
+                V[k] = np.asarray(end_vel[0 if k == 0 else 1], dtype=float)
+        for j, node in enumerate(rope.nodes, start=1):
+            V[j] = body_point(node.body, X[j])
+        d = np.diff(X, axis=0)
+        l = np.linalg.norm(d, axis=1)
+        u = d / np.where(l > 0, l, 1.0)[:, None]
+        return float(np.sum(u * np.diff(V, axis=0))) / rope.length
+
+    def _check_ends(self) -> None:
+        """A world-point end inside a body its rope may touch leaves the rope no path round the
+        body: refused (RopeEndInsideBody), where the contact search would otherwise insert nodes
+        without end."""
+        for r, rope in enumerate(self.ropes):
+            bodies = range(len(self.meshes)) if rope.bodies is None else rope.bodies
+            for k, end in ((0, rope.end_a), (1, rope.end_b)):
+                if end.body is not None:
+                    continue
+                x = np.asarray(end.point, dtype=float)
+                if not np.all(np.isfinite(x)):
+                    raise ValueError(f"rope {r} end {'AB'[k]} is at {x.tolist()}: not finite")
+                for b in bodies:
+                    H = self.meshes[b].halfspaces
+                    if not len(H):
+                        continue
+                    p, R = self._poses[b]
+                    depth = float(-np.max(H[:, :3] @ (R.T @ (x - p)) + H[:, 3]))
+                    if depth > PENETRATION_TOL:
+                        raise RopeEndInsideBody(r, k, b, depth)
+
     # ------------------------------------------------------------------ public
     def update(self, poses: Sequence[tuple[ArrayLike, ArrayLike]], ends: Optional[Sequence] = None,
-               dt: float = 0.0) -> RopeContactResult:
+               velocities: Optional[Sequence[tuple[ArrayLike, ArrayLike]]] = None,
+               end_velocities: Optional[Sequence] = None) -> RopeContactResult:
         """Set the body poses ((p NED, R body->NED) per mesh) and world-point rope ends
         (``ends[r] = (xA or None, xB or None)``), detect contacts, move the nodes to Coulomb
-        equilibrium, and return the loads.  dt [s] > 0 enables the axial damping term."""
+        equilibrium, and return the loads.
+
+        velocities[i] = (v of the body origin, omega), NED, and end_velocities[r] = (vA or None,
+        vB or None) for world-point ends, give the axial damping its strain rate (none given:
+        at rest).  Raises RopeEndInsideBody for a world-point end inside a body the rope may touch
+        (no rope path exists), and ValueError for a rope that would wrap more edges than its
+        bodies have (``max_nodes``)."""
         self._poses = [(np.asarray(p, dtype=float), np.asarray(R, dtype=float)) for p, R in poses]
+        for i, (p, R) in enumerate(self._poses):
+            if not (np.all(np.isfinite(p)) and np.all(np.isfinite(R))):
+                raise ValueError(f"the pose of body {i} is not finite (position {p.tolist()}): its motion blew up "
+                                 f"under rope forces too large for the integration step")
         if ends is not None:
             for rope, (xa, xb) in zip(self.ropes, ends):
                 if xa is not None:
                     rope.end_a.point = np.asarray(xa, dtype=float)
                 if xb is not None:
                     rope.end_b.point = np.asarray(xb, dtype=float)
+        self._check_ends()
         nb = len(self.meshes)
         body_force, body_moment = np.zeros((nb, 3)), np.zeros((nb, 3))
         end_force, tension, points, contact_force = [], [], [], []
@@ -624,14 +699,9 @@ class RopeContact:
             X = self.points(rope)
             sig = self._sigmas(rope)
             T = _tensions(X, sig, rope.ea)
-            if rope.damping > 0.0 and dt > 0.0:
-                # c d(strain)/dt per segment, only on taut segments and with a consistent topology
-                l = np.linalg.norm(np.diff(X, axis=0), axis=1)
-                strain = l.sum() / rope.length - 1.0
-                prev = self._prev_strain[r]
-                if prev is not None and strain > 0.0:
-                    T = np.where(T > 0.0, np.maximum(0.0, T + rope.damping * (strain - float(prev)) / dt), 0.0)
-                self._prev_strain[r] = np.array(strain)
+            if rope.damping > 0.0 and T.max() > 0.0:
+                rate = self._strain_rate(rope, X, velocities, None if end_velocities is None else end_velocities[r])
+                T = np.where(T > 0.0, np.maximum(0.0, T + rope.damping * rate), 0.0)
             d = np.diff(X, axis=0)
             l = np.linalg.norm(d, axis=1)
             u = d / np.where(l > 0, l, 1.0)[:, None]
