@@ -22,6 +22,7 @@ import numpy as np
 
 from components.contact import rotate_small
 from components.rigid_body import RigidBody
+from components.rotations import cross
 from components.rope_contact import ContactNode, EdgeMesh, Rope, RopeContact, RopeContactResult
 
 __all__ = ["Body", "RopeBodies"]
@@ -140,10 +141,10 @@ class RopeBodies:
                 continue
             R = rb.rotation_matrix
             f = res.body_force[i]
-            m_cg = R.T @ (res.body_moment[i] - np.cross(R @ np.asarray(rb.params.cg, dtype=float), f))
+            m_cg = R.T @ (res.body_moment[i] - cross(R @ np.asarray(rb.params.cg, dtype=float), f))
             inertia = np.asarray(rb.params.inertia, dtype=float)
             w = rb.angular_velocity_body
-            w_dot = np.linalg.solve(inertia, m_cg - np.cross(w, inertia @ w))
+            w_dot = np.linalg.solve(inertia, m_cg - cross(w, inertia @ w))
             a = f / rb.params.mass + np.array([0.0, 0.0, rb.params.gravity])
             out.append((a, R @ w_dot))
         return out
@@ -162,7 +163,7 @@ class RopeBodies:
                 continue
             # moment about the CG = moment about the origin - (cg - origin) x F
             arm = poses[i][1] @ np.asarray(b.rigid.params.cg, dtype=float)
-            m_cg = res.body_moment[i] - np.cross(arm, res.body_force[i])
+            m_cg = res.body_moment[i] - cross(arm, res.body_force[i])
             b.rigid.set_loads(None, cg_force=res.body_force[i], cg_moment=m_cg)
         return res
 

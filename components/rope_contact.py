@@ -70,8 +70,11 @@ from typing import Optional, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from components.rotations import cross, skew
+
 __all__ = ["Edge", "EdgeMesh", "RopeEnd", "ContactNode", "Rope", "RopeContactResult", "RopeContact",
-           "RopeEndInsideBody", "segment_depth", "PENETRATION_TOL"]
+           "RopeEndInsideBody", "segment_depth", "segment_depths",
+           "PENETRATION_TOL"]
 
 PENETRATION_TOL = 1e-6       # m: a segment deeper than this inside a body gets a contact node
 _BISECT_ITER = 60            # bisection on a unit interval: 2^-60, round-off
@@ -153,24 +156,26 @@ def segment_depth(p0: np.ndarray, p1: np.ndarray, H: np.ndarray) -> float:
     same frame as the points); <= 0 if the segment stays outside.  Liang-Barsky clipping, then the
     depth of the midpoint of the clipped piece (the depth is concave along the segment, so the
     midpoint is a lower bound good enough for detection and exact for a straight crossing's middle)."""
-    t0, t1 = 0.0, 1.0
+    return float(segment_depths(np.asarray(p0, dtype=float)[None], np.asarray(p1, dtype=float)[None], H)[0])
+
+
+def segment_depths(p0: np.ndarray, p1: np.ndarray, H: np.ndarray) -> np.ndarray:
+    """``segment_depth`` of the segments p0[i]-p1[i] ((m, 3) arrays) at once."""
+    if not len(H):
+        return np.full(len(p0), -1.0)                    # no faces: nothing to be inside
+    n, d = H[:, :3], H[:, 3]
     dp = p1 - p0
-    num = H[:, :3] @ p0 + H[:, 3]
-    den = H[:, :3] @ dp
-    for a, b in zip(num.tolist(), den.tolist()):
-        if abs(b) < 1e-300:
-            if a > 0.0:
-                return -a
-            continue
-        t = -a / b
-        if b > 0.0:
-            t1 = min(t1, t)
-        else:
-            t0 = max(t0, t)
-        if t0 > t1:
-            return -1.0
-    xm = p0 + 0.5 * (t0 + t1) * dp
-    return float(-np.max(H[:, :3] @ xm + H[:, 3]))
+    num = p0 @ n.T + d                                  # (m, faces): > 0 outside the face
+    den = dp @ n.T
+    parallel = np.abs(den) < 1e-300
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(parallel, 0.0, -num / np.where(parallel, 1.0, den))
+    t1 = np.minimum(1.0, np.min(np.where(den > 0.0, t, np.inf), axis=1, initial=np.inf))
+    t0 = np.maximum(0.0, np.max(np.where(den < 0.0, t, -np.inf), axis=1, initial=-np.inf))
+    away = np.where(parallel & (num > 0.0), num, 0.0).max(axis=1, initial=0.0)   # parallel and outside
+    xm = p0 + (0.5 * (t0 + t1))[:, None] * dp
+    depth = -np.max(xm @ n.T + d, axis=1, initial=-np.inf)
+    return np.where(away > 0.0, -away, np.where(t0 > t1, -1.0, depth))
 
 
 class RopeEndInsideBody(ValueError):
@@ -522,17 +527,26 @@ class RopeContact:
         sig = self._sigmas(rope)
         n = len(rope.nodes)
         frictionless_rope = rope.mu_rope[0] == 0.0
+
+        def uniform_strain() -> None:               # sigma in proportion to length
+            l = np.linalg.norm(np.diff(X, axis=0), axis=1)
+            sig[1:-1] = rope.length * np.cumsum(l)[:-1] / max(float(l.sum()), 1e-300)
+            for k, node in enumerate(rope.nodes):
+                node.sigma = float(sig[k + 1])
+
         for _ in range(_MAX_SWEEPS):
-            if frictionless_rope:                   # uniform strain: sigma in proportion to length
-                l = np.linalg.norm(np.diff(X, axis=0), axis=1)
-                sig[1:-1] = rope.length * np.cumsum(l)[:-1] / max(float(l.sum()), 1e-300)
-                for k, node in enumerate(rope.nodes):
-                    node.sigma = float(sig[k + 1])
+            if frictionless_rope:
+                uniform_strain()
             changed = False
             if rope.mu_edge[0] == 0.0:
                 x_old = X.copy()
                 self._newton_edges(rope, X, sig)
                 changed = float(np.max(np.abs(X - x_old))) > 1e-8
+                if frictionless_rope and all(0.0 < nd.s < 1.0 for nd in rope.nodes):
+                    # one tension: Newton's shortest rope does not depend on sigma (only a hand-off
+                    # at an edge end reads the tensions), so no second sweep is needed
+                    uniform_strain()
+                    break
             else:
                 for j in range(1, n + 1):
                     x_old = X[j].copy()
@@ -575,14 +589,19 @@ class RopeContact:
         sig = self._sigmas(rope)
         bodies = range(len(self.meshes)) if rope.bodies is None else rope.bodies
         cap = sum(len(self.meshes[b].edges) for b in bodies)
+        # body-frame segment ends and their depths, every segment against every body at once
+        frames = {}
+        for b in bodies:
+            p, R = self._poses[b]
+            Q = (X - p) @ R
+            frames[b] = (Q, segment_depths(Q[:-1], Q[1:], self.meshes[b].halfspaces) > PENETRATION_TOL)
         for j in range(len(X) - 1):
-            p0, p1 = X[j], X[j + 1]
             for b in bodies:
-                mesh = self.meshes[b]
-                p, R = self._poses[b]
-                q0, q1 = R.T @ (p0 - p), R.T @ (p1 - p)
-                if segment_depth(q0, q1, mesh.halfspaces) <= PENETRATION_TOL:
+                Q, deep = frames[b]
+                if not deep[j]:
                     continue
+                mesh = self.meshes[b]
+                q0, q1 = Q[j], Q[j + 1]
                 skip = {(nd.body, nd.edge) for nd in rope.nodes[max(0, j - 1):j + 1]}
                 best = None
                 for k, e in enumerate(mesh.edges):
@@ -619,20 +638,16 @@ class RopeContact:
         left out.  Exact in the inputs: a moved hook changes the damping by its velocity, never by
         a difference of positions over a step."""
         V = np.zeros_like(X)
-
-        def body_point(b: int, x: np.ndarray) -> np.ndarray:
-            if velocities is None:
-                return np.zeros(3)
-            v, w = velocities[b]
-            return np.asarray(v, dtype=float) + np.cross(np.asarray(w, dtype=float), x - self._poses[b][0])
-
-        for k, end in ((0, rope.end_a), (-1, rope.end_b)):
-            if end.body is not None:
-                V[k] = body_point(end.body, X[k])
-            elif end_vel is not None and end_vel[0 if k == 0 else 1] is not None:
-                V[k] = np.asarray(end_vel[0 if k == 0 else 1], dtype=float)
-        for j, node in enumerate(rope.nodes, start=1):
-            V[j] = body_point(node.body, X[j])
+        which = [rope.end_a.body, *(nd.body for nd in rope.nodes), rope.end_b.body]
+        if velocities is not None:
+            for b in set(which) - {None}:
+                v, w = velocities[b]
+                rows = [i for i, x in enumerate(which) if x == b]
+                # v + w x (x - p) for the rows on body b
+                V[rows] = np.asarray(v, dtype=float) + (X[rows] - self._poses[b][0]) @ skew(w).T
+        for k, end in ((0, rope.end_a), (1, rope.end_b)):
+            if end.body is None and end_vel is not None and end_vel[k] is not None:
+                V[-k] = np.asarray(end_vel[k], dtype=float)
         d = np.diff(X, axis=0)
         l = np.linalg.norm(d, axis=1)
         u = d / np.where(l > 0, l, 1.0)[:, None]
@@ -711,12 +726,12 @@ class RopeContact:
             for j, node in enumerate(rope.nodes):
                 p = self._poses[node.body][0]
                 body_force[node.body] += cf[j]
-                body_moment[node.body] += np.cross(X[j + 1] - p, cf[j])
+                body_moment[node.body] += cross(X[j + 1] - p, cf[j])
             for end, f, x in ((rope.end_a, fa, X[0]), (rope.end_b, fb, X[-1])):
                 if end.body is not None:
                     p = self._poses[end.body][0]
                     body_force[end.body] += f
-                    body_moment[end.body] += np.cross(x - p, f)
+                    body_moment[end.body] += cross(x - p, f)
             end_force.append((fa, fb))
             tension.append(T)
             points.append(X)
@@ -745,11 +760,12 @@ class RopeContact:
         for rope in self.ropes:
             X = self.points(rope)
             bodies = range(len(self.meshes)) if rope.bodies is None else rope.bodies
-            for j in range(len(X) - 1):
-                for b in bodies:
-                    p, R = self._poses[b]
-                    worst = max(worst, segment_depth(R.T @ (X[j] - p), R.T @ (X[j + 1] - p),
-                                                     self.meshes[b].halfspaces))
+            for b in bodies:
+                if not len(self.meshes[b].halfspaces):
+                    continue
+                p, R = self._poses[b]
+                Q = (X - p) @ R
+                worst = max(worst, float(np.max(segment_depths(Q[:-1], Q[1:], self.meshes[b].halfspaces))))
         return worst
 
 
