@@ -563,6 +563,8 @@ class RopeContact:
 
     def _remove(self, rope: Rope) -> bool:
         """Drop nodes the rope no longer presses onto their edge (F . n_in <= 0, [Lee20] eq. 65)."""
+        if not rope.nodes:
+            return False
         X = self.points(rope)
         sig = self._sigmas(rope)
         for j in range(1, len(rope.nodes) + 1):
@@ -583,25 +585,43 @@ class RopeContact:
                 return True
         return False
 
-    def _insert(self, rope: Rope) -> bool:
-        """Insert a node where a segment penetrates a body; True if one was inserted."""
-        X = self.points(rope)
-        sig = self._sigmas(rope)
-        bodies = range(len(self.meshes)) if rope.bodies is None else rope.bodies
-        cap = sum(len(self.meshes[b].edges) for b in bodies)
-        # body-frame segment ends and their depths, every segment against every body at once
-        frames = {}
-        for b in bodies:
+    def _bodies(self, rope: Rope) -> Sequence[int]:
+        return range(len(self.meshes)) if rope.bodies is None else rope.bodies
+
+    def _deep(self, ropes: Sequence[Rope], X: Sequence[np.ndarray]) -> list[dict[int, np.ndarray]]:
+        """Per rope, per body it may touch: which segments reach deeper than PENETRATION_TOL into the
+        body (one segment_depths call per body for the segments of all ``ropes``, at ``X``)."""
+        out: list[dict[int, np.ndarray]] = [{} for _ in ropes]
+        for b in sorted({b for rope in ropes for b in self._bodies(rope)}):
+            mine = [i for i, rope in enumerate(ropes) if b in self._bodies(rope)]
             p, R = self._poses[b]
-            Q = (X - p) @ R
-            frames[b] = (Q, segment_depths(Q[:-1], Q[1:], self.meshes[b].halfspaces) > PENETRATION_TOL)
+            P0 = np.concatenate([X[i][:-1] for i in mine]) - p
+            P1 = np.concatenate([X[i][1:] for i in mine]) - p
+            deep = segment_depths(P0 @ R, P1 @ R, self.meshes[b].halfspaces) > PENETRATION_TOL
+            start = 0
+            for i in mine:
+                out[i][b] = deep[start:start + len(X[i]) - 1]
+                start += len(X[i]) - 1
+        return out
+
+    def _insert(self, rope: Rope, deep: Optional[dict[int, np.ndarray]] = None) -> bool:
+        """Insert a node where a segment penetrates a body; True if one was inserted.  ``deep``:
+        the detection at the present node positions (``_deep``), if already made."""
+        X = self.points(rope)
+        bodies = self._bodies(rope)
+        if deep is None:
+            deep = self._deep([rope], [X])[0]
+        if not any(d.any() for d in deep.values()):
+            return False
+        sig = self._sigmas(rope)
+        cap = sum(len(self.meshes[b].edges) for b in bodies)
         for j in range(len(X) - 1):
             for b in bodies:
-                Q, deep = frames[b]
-                if not deep[j]:
+                if not deep[b][j]:
                     continue
                 mesh = self.meshes[b]
-                q0, q1 = Q[j], Q[j + 1]
+                p, R = self._poses[b]
+                q0, q1 = R.T @ (X[j] - p), R.T @ (X[j + 1] - p)
                 skip = {(nd.body, nd.edge) for nd in rope.nodes[max(0, j - 1):j + 1]}
                 best = None
                 for k, e in enumerate(mesh.edges):
@@ -629,29 +649,25 @@ class RopeContact:
                 return True
         return False
 
-    def _strain_rate(self, rope: Rope, X: np.ndarray, velocities: Optional[Sequence],
+    def _strain_rate(self, rope: Rope, X: np.ndarray, u: np.ndarray, field: Optional[Sequence],
                      end_vel: Optional[tuple]) -> float:
         """d/dt of the rope's mean strain, sum_j u_j . (V_{j+1} - V_j) / L0, from the velocities of
         its nodes: a contact node and a body-attached end move with their body (v + omega x r); a
         world-point end at its given velocity.  A node sliding along its edge adds
         sdot D_j . (u_{j-1} - u_j), which vanishes in frictionless equilibrium (F_j . e = 0) and is
         left out.  Exact in the inputs: a moved hook changes the damping by its velocity, never by
-        a difference of positions over a step."""
+        a difference of positions over a step.  field[b] = (v, skew(w)^T, p) of body b."""
         V = np.zeros_like(X)
-        which = [rope.end_a.body, *(nd.body for nd in rope.nodes), rope.end_b.body]
-        if velocities is not None:
+        if field is not None:
+            which = [rope.end_a.body, *(nd.body for nd in rope.nodes), rope.end_b.body]
             for b in set(which) - {None}:
-                v, w = velocities[b]
+                v, WT, p = field[b]
                 rows = [i for i, x in enumerate(which) if x == b]
-                # v + w x (x - p) for the rows on body b
-                V[rows] = np.asarray(v, dtype=float) + (X[rows] - self._poses[b][0]) @ skew(w).T
+                V[rows] = v + (X[rows] - p) @ WT
         for k, end in ((0, rope.end_a), (1, rope.end_b)):
             if end.body is None and end_vel is not None and end_vel[k] is not None:
-                V[-k] = np.asarray(end_vel[k], dtype=float)
-        d = np.diff(X, axis=0)
-        l = np.linalg.norm(d, axis=1)
-        u = d / np.where(l > 0, l, 1.0)[:, None]
-        return float(np.sum(u * np.diff(V, axis=0))) / rope.length
+                V[-k] = end_vel[k]
+        return float(np.einsum("ij,ij->", u, np.diff(V, axis=0))) / rope.length
 
     def _check_ends(self) -> None:
         """A world-point end inside a body its rope may touch leaves the rope no path round the
@@ -702,9 +718,13 @@ class RopeContact:
         nb = len(self.meshes)
         body_force, body_moment = np.zeros((nb, 3)), np.zeros((nb, 3))
         end_force, tension, points, contact_force = [], [], [], []
+        # (v, skew(w)^T, p) per body: point velocities v + w x (x - p) for the damping
+        field = None if velocities is None else [
+            (np.asarray(v, dtype=float), skew(w).T, pose[0]) for (v, w), pose in zip(velocities, self._poses)]
+        first = self._deep(self.ropes, [self.points(rope) for rope in self.ropes])
         for r, rope in enumerate(self.ropes):
-            for _ in range(4 * _MAX_INSERT):
-                changed = self._insert(rope)
+            for it in range(4 * _MAX_INSERT):
+                changed = self._insert(rope, first[r] if it == 0 else None)
                 self._equilibrate(rope)
                 changed = self._remove(rope) or changed
                 if changed:
@@ -713,13 +733,13 @@ class RopeContact:
                     break
             X = self.points(rope)
             sig = self._sigmas(rope)
-            T = _tensions(X, sig, rope.ea)
-            if rope.damping > 0.0 and T.max() > 0.0:
-                rate = self._strain_rate(rope, X, velocities, None if end_velocities is None else end_velocities[r])
-                T = np.where(T > 0.0, np.maximum(0.0, T + rope.damping * rate), 0.0)
             d = np.diff(X, axis=0)
-            l = np.linalg.norm(d, axis=1)
+            l = np.sqrt(np.einsum("ij,ij->i", d, d))
             u = d / np.where(l > 0, l, 1.0)[:, None]
+            T = rope.ea * np.maximum(0.0, l / np.maximum(np.diff(sig), _MIN_SEGMENT * 1e-3) - 1.0)   # _tensions
+            if rope.damping > 0.0 and T.max() > 0.0:
+                rate = self._strain_rate(rope, X, u, field, None if end_velocities is None else end_velocities[r])
+                T = np.where(T > 0.0, np.maximum(0.0, T + rope.damping * rate), 0.0)
             seg_f = T[:, None] * u                   # pull of segment j on its start node
             fa, fb = seg_f[0].copy(), -seg_f[-1]
             cf = seg_f[1:] - seg_f[:-1]              # F_j on the contact nodes
