@@ -70,7 +70,7 @@ from typing import Optional, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from components.rotations import cross, skew
+from components.rotations import skew
 
 __all__ = ["Edge", "EdgeMesh", "RopeEnd", "ContactNode", "Rope", "RopeContactResult", "RopeContact",
            "RopeEndInsideBody", "segment_depth", "segment_depths",
@@ -370,6 +370,7 @@ class RopeContact:
         n = len(rope.nodes)
         moved = False
         hand_offs = 0
+        D = D_len = None
         for _ in range(30):
             d = np.diff(X, axis=0)
             l = np.linalg.norm(d, axis=1)
@@ -379,8 +380,10 @@ class RopeContact:
             else:
                 T = _tensions(X, sig, rope.ea)
                 w = T + 1e-9 * float(T.max()) if T.max() > 0.0 else np.ones_like(T)
-            D = np.array([self._poses[nd.body][1] @ (self.meshes[nd.body].edges[nd.edge].b
-                                                    - self.meshes[nd.body].edges[nd.edge].a) for nd in rope.nodes])
+            if D is None:                    # the edges' NED directions (new after a hand-off)
+                D = np.array([self._poses[nd.body][1] @ (self.meshes[nd.body].edges[nd.edge].b
+                                                        - self.meshes[nd.body].edges[nd.edge].a) for nd in rope.nodes])
+                D_len = np.sqrt(np.einsum("ij,ij->i", D, D))
             # node j (row j - 1) lies on segments j - 1 and j; D_j^T P_k D_i = c_k (D_j.D_i - (u_k.D_j)(u_k.D_i))
             grad = np.einsum("ij,ij->i", D, w[:-1, None] * u[:-1] - w[1:, None] * u[1:])
             c = w / np.maximum(l, 1e-12)
@@ -394,26 +397,32 @@ class RopeContact:
                 H[np.arange(n - 1), np.arange(1, n)] = off
                 H[np.arange(1, n), np.arange(n - 1)] = off
             H += np.eye(n) * (1e-12 * (1.0 + np.abs(H).max()))
-            try:
-                ds = -np.linalg.solve(H, grad)
-            except np.linalg.LinAlgError:
-                ds = -grad / np.maximum(np.diag(H), 1e-300)
+            if n == 1:
+                ds = [-float(grad[0]) / float(H[0, 0])]
+            else:
+                try:
+                    ds = (-np.linalg.solve(H, grad)).tolist()
+                except np.linalg.LinAlgError:
+                    ds = (-grad / np.maximum(np.diag(H), 1e-300)).tolist()
             step = 0.0
             handed = False
             for j, nd in enumerate(rope.nodes, start=1):
-                s_new = min(1.0, max(0.0, nd.s + float(ds[j - 1])))
-                step = max(step, abs(s_new - nd.s) * float(np.linalg.norm(D[j - 1])))
+                s_new = min(1.0, max(0.0, nd.s + ds[j - 1]))
+                step = max(step, abs(s_new - nd.s) * float(D_len[j - 1]))
                 nd.s = s_new
                 X[j] = self._node_x(nd)
-                if s_new in (0.0, 1.0) and abs(float(ds[j - 1])) > 0.0:
-                    handed = self._hand_off(rope, X, sig, j) or handed
+                if s_new in (0.0, 1.0) and abs(ds[j - 1]) > 0.0:
+                    if self._hand_off(rope, X, sig, j):
+                        handed, D = True, None
                     X[j] = self._node_x(nd)
             if step > 0.0:
                 moved = True
             hand_offs += int(handed)
             # a node may hand on a few times; one that bounces between two edges at a vertex
-            # (the optimum is the vertex itself) stays there
-            if step < 1e-10 and (not handed or hand_offs > 2 * n):
+            # (the optimum is the vertex itself) stays there.  Newton converges quadratically on
+            # the smooth sum T l: after a step below 1e-7 m the next is below ~1e-13 m, not worth
+            # an iteration of its own
+            if (step < 1e-10 and (not handed or hand_offs > 2 * n)) or (step < 1e-7 and not handed):
                 break
         return moved
 
@@ -649,26 +658,6 @@ class RopeContact:
                 return True
         return False
 
-    def _strain_rate(self, rope: Rope, X: np.ndarray, u: np.ndarray, field: Optional[Sequence],
-                     end_vel: Optional[tuple]) -> float:
-        """d/dt of the rope's mean strain, sum_j u_j . (V_{j+1} - V_j) / L0, from the velocities of
-        its nodes: a contact node and a body-attached end move with their body (v + omega x r); a
-        world-point end at its given velocity.  A node sliding along its edge adds
-        sdot D_j . (u_{j-1} - u_j), which vanishes in frictionless equilibrium (F_j . e = 0) and is
-        left out.  Exact in the inputs: a moved hook changes the damping by its velocity, never by
-        a difference of positions over a step.  field[b] = (v, skew(w)^T, p) of body b."""
-        V = np.zeros_like(X)
-        if field is not None:
-            which = [rope.end_a.body, *(nd.body for nd in rope.nodes), rope.end_b.body]
-            for b in set(which) - {None}:
-                v, WT, p = field[b]
-                rows = [i for i, x in enumerate(which) if x == b]
-                V[rows] = v + (X[rows] - p) @ WT
-        for k, end in ((0, rope.end_a), (1, rope.end_b)):
-            if end.body is None and end_vel is not None and end_vel[k] is not None:
-                V[-k] = end_vel[k]
-        return float(np.einsum("ij,ij->", u, np.diff(V, axis=0))) / rope.length
-
     def _check_ends(self) -> None:
         """A world-point end inside a body its rope may touch leaves the rope no path round the
         body: refused (RopeEndInsideBody), where the contact search would otherwise insert nodes
@@ -715,9 +704,6 @@ class RopeContact:
                 if xb is not None:
                     rope.end_b.point = np.asarray(xb, dtype=float)
         self._check_ends()
-        nb = len(self.meshes)
-        body_force, body_moment = np.zeros((nb, 3)), np.zeros((nb, 3))
-        end_force, tension, points, contact_force = [], [], [], []
         # (v, skew(w)^T, p) per body: point velocities v + w x (x - p) for the damping
         field = None if velocities is None else [
             (np.asarray(v, dtype=float), skew(w).T, pose[0]) for (v, w), pose in zip(velocities, self._poses)]
@@ -731,32 +717,76 @@ class RopeContact:
                     self._equilibrate(rope)
                 else:
                     break
-            X = self.points(rope)
-            sig = self._sigmas(rope)
-            d = np.diff(X, axis=0)
-            l = np.sqrt(np.einsum("ij,ij->i", d, d))
-            u = d / np.where(l > 0, l, 1.0)[:, None]
-            T = rope.ea * np.maximum(0.0, l / np.maximum(np.diff(sig), _MIN_SEGMENT * 1e-3) - 1.0)   # _tensions
-            if rope.damping > 0.0 and T.max() > 0.0:
-                rate = self._strain_rate(rope, X, u, field, None if end_velocities is None else end_velocities[r])
-                T = np.where(T > 0.0, np.maximum(0.0, T + rope.damping * rate), 0.0)
-            seg_f = T[:, None] * u                   # pull of segment j on its start node
-            fa, fb = seg_f[0].copy(), -seg_f[-1]
-            cf = seg_f[1:] - seg_f[:-1]              # F_j on the contact nodes
-            for j, node in enumerate(rope.nodes):
-                p = self._poses[node.body][0]
-                body_force[node.body] += cf[j]
-                body_moment[node.body] += cross(X[j + 1] - p, cf[j])
-            for end, f, x in ((rope.end_a, fa, X[0]), (rope.end_b, fb, X[-1])):
-                if end.body is not None:
-                    p = self._poses[end.body][0]
-                    body_force[end.body] += f
-                    body_moment[end.body] += cross(x - p, f)
-            end_force.append((fa, fb))
-            tension.append(T)
-            points.append(X)
-            contact_force.append(cf)
-        return RopeContactResult(body_force, body_moment, end_force, tension, points, contact_force)
+        return self._loads(field, end_velocities)
+
+    def _loads(self, field: Optional[Sequence], end_velocities: Optional[Sequence]) -> RopeContactResult:
+        """Tensions (with damping) and the loads of every rope at the present nodes, all ropes'
+        segments at once: T_j = EA max(0, l_j / ds_j - 1) (+ c de/dt on taut segments), the pull
+        T_j u_j of segment j on its start node, F_j = T_j u_j - T_{j-1} u_{j-1} on the contact
+        nodes, and the sums of forces and moments (about the body origin) per body."""
+        nb = len(self.meshes)
+        Xs = [self.points(rope) for rope in self.ropes]
+        if not Xs:
+            return RopeContactResult(np.zeros((nb, 3)), np.zeros((nb, 3)), [], [], [], [])
+        counts = np.array([len(X) - 1 for X in Xs])               # segments per rope
+        first = np.concatenate(([0], np.cumsum(counts)[:-1]))      # first segment of each rope
+        X0 = np.concatenate([X[:-1] for X in Xs])
+        d = np.concatenate([X[1:] for X in Xs]) - X0
+        l = np.sqrt(np.einsum("ij,ij->i", d, d))
+        u = d / np.where(l > 0, l, 1.0)[:, None]
+        ds = np.concatenate([np.diff(self._sigmas(rope)) for rope in self.ropes])
+        ea = np.repeat([rope.ea for rope in self.ropes], counts)
+        T = ea * np.maximum(0.0, l / np.maximum(ds, _MIN_SEGMENT * 1e-3) - 1.0)        # as _tensions
+        rows = np.arange(len(X0)) + np.repeat(np.arange(len(Xs)), counts)      # segment k's start node
+        body_of = np.array([-1 if b is None else b for rope in self.ropes for b in
+                            (rope.end_a.body, *(nd.body for nd in rope.nodes), rope.end_b.body)])
+        X_all = np.concatenate(Xs)
+        c = np.array([rope.damping for rope in self.ropes])
+        damped = (c > 0.0) & (np.maximum.reduceat(T, first) > 0.0)
+        if damped.any():
+            # the mean strain rate of each rope, sum_j u_j . (V_{j+1} - V_j) / L0, from its nodes'
+            # velocities: a contact node or a body-attached end moves with its body (v + w x r), a
+            # world-point end at its given velocity.  A node sliding along its edge adds
+            # sdot D_j . (u_{j-1} - u_j), which vanishes in frictionless equilibrium (F_j . e = 0)
+            # and is left out.  Exact in the inputs: a hook moved between updates changes the
+            # damping by its velocity, never by a difference of positions over a step.
+            V = np.zeros_like(X_all)
+            if field is not None:
+                for b in set(body_of.tolist()) - {-1}:
+                    on = body_of == b
+                    v, WT, p = field[b]
+                    V[on] = v + (X_all[on] - p) @ WT
+            if end_velocities is not None:
+                start = 0
+                for rope, X, ev in zip(self.ropes, Xs, end_velocities):
+                    for k, end, at in ((0, rope.end_a, start), (1, rope.end_b, start + len(X) - 1)):
+                        if end.body is None and ev[k] is not None:
+                            V[at] = ev[k]
+                    start += len(X)
+            rate = np.add.reduceat(np.einsum("ij,ij->i", u, V[rows + 1] - V[rows]), first) / \
+                np.array([rope.length for rope in self.ropes])
+            cr = np.repeat(np.where(damped, c * rate, 0.0), counts)
+            T = np.where(T > 0.0, np.maximum(0.0, T + cr), 0.0)
+        seg_f = T[:, None] * u                   # pull of each segment on its start node
+        # the force on every node of every rope: end A, contact nodes, end B
+        node_f = np.zeros((len(X0) + len(Xs), 3))
+        node_f[rows] += seg_f
+        node_f[rows + 1] -= seg_f
+        body_force, body_moment = np.zeros((nb, 3)), np.zeros((nb, 3))
+        for b in set(body_of.tolist()) - {-1}:
+            on = body_of == b
+            f, arm = node_f[on], X_all[on] - self._poses[b][0]
+            body_force[b] = f.sum(axis=0)
+            body_moment[b] = np.cross(arm, f).sum(axis=0)
+        end_force, tension, contact_force = [], [], []
+        start = 0
+        for r, X in enumerate(Xs):
+            fr = node_f[start:start + len(X)]
+            end_force.append((fr[0].copy(), fr[-1].copy()))
+            tension.append(T[first[r]:first[r] + counts[r]])
+            contact_force.append(fr[1:-1].copy())
+            start += len(X)
+        return RopeContactResult(body_force, body_moment, end_force, tension, Xs, contact_force)
 
     def elastic_energy(self, poses: Optional[Sequence] = None) -> float:
         """sum over segments of EA (l - ds)^2 / (2 ds), taut segments only [J] (at ``poses`` if
