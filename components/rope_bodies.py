@@ -86,11 +86,11 @@ class RopeBodies:
     def _poses(self, ahead: float) -> list[tuple[np.ndarray, np.ndarray]]:
         """Body poses extrapolated ``ahead`` [s] with the current velocities."""
         out = []
-        for b in self.bodies:
+        for b, (v, w) in zip(self.bodies, self._velocities()):
             p, R = b.pose()
             if b.rigid is not None and ahead > 0.0:
-                p = p + ahead * b.rigid.velocity
-                R = rotate_small(R, b.rigid.angular_velocity_ned, ahead)
+                p = p + ahead * v
+                R = rotate_small(R, w, ahead)
             out.append((p, R))
         return out
 

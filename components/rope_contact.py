@@ -662,22 +662,24 @@ class RopeContact:
         """A world-point end inside a body its rope may touch leaves the rope no path round the
         body: refused (RopeEndInsideBody), where the contact search would otherwise insert nodes
         without end."""
-        for r, rope in enumerate(self.ropes):
-            bodies = range(len(self.meshes)) if rope.bodies is None else rope.bodies
-            for k, end in ((0, rope.end_a), (1, rope.end_b)):
-                if end.body is not None:
-                    continue
-                x = np.asarray(end.point, dtype=float)
-                if not np.all(np.isfinite(x)):
-                    raise ValueError(f"rope {r} end {'AB'[k]} is at {x.tolist()}: not finite")
-                for b in bodies:
-                    H = self.meshes[b].halfspaces
-                    if not len(H):
-                        continue
-                    p, R = self._poses[b]
-                    depth = float(-np.max(H[:, :3] @ (R.T @ (x - p)) + H[:, 3]))
-                    if depth > PENETRATION_TOL:
-                        raise RopeEndInsideBody(r, k, b, depth)
+        where = [(r, k, end.point) for r, rope in enumerate(self.ropes)
+                 for k, end in ((0, rope.end_a), (1, rope.end_b)) if end.body is None]
+        if not where:
+            return
+        x = np.array([w[2] for w in where], dtype=float).reshape(-1, 3)
+        if not np.all(np.isfinite(x)):
+            r, k, point = where[int(np.flatnonzero(~np.isfinite(x).all(axis=1))[0])]
+            raise ValueError(f"rope {r} end {'AB'[k]} is at {np.asarray(point).tolist()}: not finite")
+        for b, mesh in enumerate(self.meshes):
+            H = mesh.halfspaces
+            if not len(H):
+                continue
+            p, R = self._poses[b]
+            depth = -np.max(((x - p) @ R) @ H[:, :3].T + H[:, 3], axis=1)
+            for i in np.flatnonzero(depth > PENETRATION_TOL).tolist():
+                r, k, _ = where[i]
+                if b in self._bodies(self.ropes[r]):
+                    raise RopeEndInsideBody(r, k, b, float(depth[i]))
 
     # ------------------------------------------------------------------ public
     def update(self, poses: Sequence[tuple[ArrayLike, ArrayLike]], ends: Optional[Sequence] = None,
@@ -709,6 +711,8 @@ class RopeContact:
             (np.asarray(v, dtype=float), skew(w).T, pose[0]) for (v, w), pose in zip(velocities, self._poses)]
         first = self._deep(self.ropes, [self.points(rope) for rope in self.ropes])
         for r, rope in enumerate(self.ropes):
+            if not rope.nodes and not any(deep.any() for deep in first[r].values()):
+                continue                         # a straight rope that stays clear: nothing to move
             for it in range(4 * _MAX_INSERT):
                 changed = self._insert(rope, first[r] if it == 0 else None)
                 self._equilibrate(rope)
