@@ -90,6 +90,9 @@ class RopeBodies:
             p, R = b.pose()
             if b.rigid is not None and ahead > 0.0:
                 p = p + ahead * v
+                if not math.isfinite(float(np.linalg.norm(ahead * w))):
+                    raise ValueError(f"the angular velocity of body {len(out)} is {w.tolist()} rad/s: the motion "
+                                     f"blew up under rope forces too large for the integration step")
                 R = rotate_small(R, w, ahead)
             out.append((p, R))
         return out
@@ -122,6 +125,21 @@ class RopeBodies:
             return None
         return [tuple(None if e is None else e[1] for e in self._moving_ends.get(r, [None, None]))
                 for r in range(len(self.ropes))]
+
+    def _check_motion(self) -> None:
+        """Stop at the first sub-step whose body state is not finite (or whose attitude quaternion
+        collapsed): rope forces far beyond what the sub-step can integrate (a hook thrown a
+        kilometre away) blow the motion up, and nothing after that is meaningful."""
+        for i, b in enumerate(self.bodies):
+            rb = b.rigid
+            if rb is None:
+                continue
+            q = rb.quaternion
+            if not (np.all(np.isfinite(q)) and float(q @ q) > 0.5 and np.all(np.isfinite(rb.cg_position))
+                    and np.all(np.isfinite(rb.angular_velocity_body)) and np.all(np.isfinite(rb.cg_velocity))):
+                raise ValueError(f"the motion of body {i} is no longer finite at t = {self.time + self._h:.6g} s "
+                                 f"(position {rb.cg_position.tolist()}): it blew up under rope forces too large "
+                                 f"for the integration step")
 
     def evaluate_now(self) -> RopeContactResult:
         """The rope loads at the current state (no prediction), e.g. for outputs."""
@@ -178,6 +196,7 @@ class RopeBodies:
             for b in self.bodies:
                 if b.rigid is not None:
                     b.rigid.step(self._h, self._h)
+            self._check_motion()
             self._fresh = False
             self._k += 1
             self.time += self._h

@@ -79,8 +79,8 @@ def test_block_on_four_slings_balances_its_weight(fmu_dir, validation, rigging):
 BAD_HOOKS = {
     "into the block": ({"hook1.position[2]": 0.0}, r"crane hook 1 \(hook1.position = \[0.0, 0.0, 0.0\] m.*inside "
                                                    r"the block"),
-    "far away": ({"hook1.position[0]": 1e6}, "motion blew up"),
-    "huge velocity": ({"hook1.velocity[0]": 1e30}, "motion blew up"),
+    "far away": ({"hook1.position[0]": 1e6}, "blew up"),
+    "huge velocity": ({"hook1.velocity[0]": 1e30}, "blew up"),
 }
 
 
