@@ -28,6 +28,9 @@ sigma_{n+1} = L0.  Segment j has length l_j = |X_{j+1} - X_j| and tension
 
 which is [Lee20] eq. 43 with the regularisation eps = 1/k made explicit (a stiff spring) and with
 slack added (the thesis' rope can push).  The elastic energy is sum_j EA (l_j - ds_j)^2 / (2 ds_j).
+Axial damping c adds c de/dt to every taut segment, de/dt = sum_j u_j . (V_{j+1} - V_j) / L0 the
+mean strain rate from the nodes' velocities (a Kelvin-Voigt rope; ends and contact nodes move with
+their body or at their given velocity).
 
 Contact node j sits on edge E = [a, b] of body B (body frame) at x = a + s (b - a), s in [0, 1];
 so it moves with the body while it sticks ([Lee20] 2.3.2, "sliding along the rope" is then
