@@ -507,16 +507,18 @@ class RopeContact:
                     t0 = 0.0                                # the run is slack
                     share = ls / ls.sum() * mat
                 else:
-                    lo, hi = 0.0, rope.ea * (ls.sum() / mat)
-                    while float(np.sum(ls / (1.0 + rho * hi / rope.ea))) > mat:
-                        hi *= 2.0
+                    # g(t) = sum l_i / (1 + rho_i t / EA) - mat is convex and decreasing with
+                    # g(0) > 0: Newton from t = 0 stays left of the root and converges to it
+                    # monotonically (quadratically near it)
+                    kr = rho / rope.ea
+                    t0 = 0.0
                     for _ in range(_BISECT_ITER):
-                        mid = 0.5 * (lo + hi)
-                        if float(np.sum(ls / (1.0 + rho * mid / rope.ea))) > mat:
-                            lo = mid
-                        else:
-                            hi = mid
-                    t0 = 0.5 * (lo + hi)
+                        q = 1.0 + kr * t0
+                        g = float(np.sum(ls / q)) - mat
+                        step = g / float(np.sum(ls * kr / (q * q)))
+                        t0 += step
+                        if not step > 1e-15 * t0:
+                            break
                     share = ls / (1.0 + rho * t0 / rope.ea)
                     share *= mat / share.sum()
                 for i in range(j, k + 1):
