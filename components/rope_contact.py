@@ -76,10 +76,11 @@ from numpy.typing import ArrayLike
 from components.rotations import skew
 
 __all__ = ["Edge", "EdgeMesh", "RopeEnd", "ContactNode", "Rope", "RopeContactResult", "RopeContact",
-           "RopeEndInsideBody", "segment_depth", "segment_depths",
+           "RopeEndInsideBody", "RopeOverstretched", "segment_depth", "segment_depths",
            "PENETRATION_TOL"]
 
 PENETRATION_TOL = 1e-6       # m: a segment deeper than this inside a body gets a contact node
+MAX_STRAIN = 1.0             # ends further apart than (1 + this) L0 are refused: a wire parts at a few percent
 _BISECT_ITER = 60            # bisection on a unit interval: 2^-60, round-off
 _MAX_INSERT = 8              # nodes one segment may gain in one update (a sling round a block: 2-4)
 _MAX_SWEEPS = 200            # Gauss-Seidel sweeps of the node equilibrium per update
@@ -179,6 +180,15 @@ def segment_depths(p0: np.ndarray, p1: np.ndarray, H: np.ndarray) -> np.ndarray:
     xm = p0 + (0.5 * (t0 + t1))[:, None] * dp
     depth = -np.max(xm @ n.T + d, axis=1, initial=-np.inf)
     return np.where(away > 0.0, -away, np.where(t0 > t1, -1.0, depth))
+
+
+class RopeOverstretched(ValueError):
+    """A rope whose ends are further apart than (1 + MAX_STRAIN) times its unstretched length."""
+
+    def __init__(self, rope: int, distance: float, length: float) -> None:
+        super().__init__(f"the ends of rope {rope} are {distance:.6g} m apart, {distance / length:.4g} times its "
+                         f"unstretched length {length:.6g} m")
+        self.rope, self.distance, self.length = rope, distance, length
 
 
 class RopeEndInsideBody(ValueError):
@@ -697,8 +707,8 @@ class RopeContact:
         velocities[i] = (v of the body origin, omega), NED, and end_velocities[r] = (vA or None,
         vB or None) for world-point ends, give the axial damping its strain rate (none given:
         at rest).  Raises RopeEndInsideBody for a world-point end inside a body the rope may touch
-        (no rope path exists), and ValueError for a rope that would wrap more edges than its
-        bodies have (``max_nodes``)."""
+        (no rope path exists), RopeOverstretched for ends further apart than (1 + MAX_STRAIN) L0,
+        and ValueError for a rope that would wrap more edges than its bodies have."""
         self._poses = [(np.asarray(p, dtype=float), np.asarray(R, dtype=float)) for p, R in poses]
         for i, (p, R) in enumerate(self._poses):
             if not (np.all(np.isfinite(p)) and np.all(np.isfinite(R))):
@@ -711,6 +721,12 @@ class RopeContact:
                 if xb is not None:
                     rope.end_b.point = np.asarray(xb, dtype=float)
         self._check_ends()
+        for r, rope in enumerate(self.ropes):
+            # a chord far beyond any wire's breaking strain: refused before the contact search,
+            # whose work on such geometry (a body flung through space) is large
+            chord = float(np.linalg.norm(self._end_x(rope.end_b) - self._end_x(rope.end_a)))
+            if chord > (1.0 + MAX_STRAIN) * rope.length:
+                raise RopeOverstretched(r, chord, rope.length)
         # (v, skew(w)^T, p) per body: point velocities v + w x (x - p) for the damping
         field = None if velocities is None else [
             (np.asarray(v, dtype=float), skew(w).T, pose[0]) for (v, w), pose in zip(velocities, self._poses)]

@@ -14,7 +14,8 @@ import numpy as np
 from components.convex import Box
 from components.rigid_body import RigidBody, RigidBodyParameters
 from components.rope_bodies import Body, RopeBodies
-from components.rope_contact import PENETRATION_TOL, EdgeMesh, Rope, RopeEnd, RopeEndInsideBody
+from components.rope_contact import (MAX_STRAIN, PENETRATION_TOL, EdgeMesh, Rope, RopeEnd, RopeEndInsideBody,
+                                     RopeOverstretched)
 from components.rotations import quat_from_euler_zyx, quat_to_euler_zyx
 from fmus._base import Fmi2Slave
 
@@ -145,6 +146,12 @@ class RiggedBlock(Fmi2Slave):
             raise ValueError(f"crane hook {k} (hook{k}.position = {p} m, hook{k}.velocity = {u} m/s) is "
                              f"{exc.depth:.4g} m inside the block, which sling{j} cannot wrap; a hook stays "
                              f"outside the block it lifts") from None
+        except RopeOverstretched as exc:
+            j, k = self._rope_hook[exc.rope]
+            p, u = self.v[f"hook{k}.position"].tolist(), self.v[f"hook{k}.velocity"].tolist()
+            raise ValueError(f"sling{j} would be stretched {exc.distance / exc.length - 1.0:.4g} times its length "
+                             f"{exc.length:g} m (more than {MAX_STRAIN:g}; a wire rope parts at a few percent) by "
+                             f"crane hook {k} (hook{k}.position = {p} m, hook{k}.velocity = {u} m/s)") from None
 
     def _drive_hooks(self) -> None:
         for r, (_, k) in enumerate(self._rope_hook):

@@ -26,7 +26,7 @@ from components.convex import Box, ConvexMesh
 from components.rigid_body import RigidBody, RigidBodyParameters
 from components.rope_bodies import Body, RopeBodies
 from components.rope_contact import (ContactNode, EdgeMesh, Rope, RopeContact, RopeEnd, RopeEndInsideBody,
-                                     segment_depth, segment_depths)
+                                     RopeOverstretched, segment_depth, segment_depths)
 from components.rotations import quat_from_euler_zyx
 
 VALIDATION_COMPONENT = "contact"
@@ -117,6 +117,9 @@ def test_a_world_end_inside_a_body_is_refused():
         rc.update([(np.zeros(3), np.eye(3))])
     with pytest.raises(ValueError, match="pose of body 0 is not finite"):
         rc.update([(np.array([np.nan, 0.0, 0.0]), np.eye(3))])
+    # ends 20 m apart on a 9 m rope: strain 1.2, beyond MAX_STRAIN
+    with pytest.raises(RopeOverstretched, match="the ends of rope 0 are 20 m apart, 2.222 times"):
+        rc.update([(np.zeros(3), np.eye(3))], ends=[(np.array([-10.0, 0.0, 5.0]), np.array([10.0, 0.0, 5.0]))])
 
 
 # ------------------------------------------------------------------------ 2.5 box drop on a rope

@@ -79,7 +79,8 @@ def test_block_on_four_slings_balances_its_weight(fmu_dir, validation, rigging):
 BAD_HOOKS = {
     "into the block": ({"hook1.position[2]": 0.0}, r"crane hook 1 \(hook1.position = \[0.0, 0.0, 0.0\] m.*inside "
                                                    r"the block"),
-    "far away": ({"hook1.position[0]": 1e6}, "blew up"),
+    "far away": ({"hook1.position[0]": 1e6}, r"sling1 would be stretched 2.9\d+e\+04 times its length .* by crane "
+                                             r"hook 1 \(hook1.position = \[1000000.0, 0.0, -30.0\] m"),
     "huge velocity": ({"hook1.velocity[0]": 1e30}, "blew up"),
 }
 
