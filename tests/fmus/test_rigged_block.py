@@ -81,7 +81,8 @@ BAD_HOOKS = {
                                                    r"the block"),
     "far away": ({"hook1.position[0]": 1e6}, r"sling1 would be stretched 2.9\d+e\+04 times its length .* by crane "
                                              r"hook 1 \(hook1.position = \[1000000.0, 0.0, -30.0\] m"),
-    "huge velocity": ({"hook1.velocity[0]": 1e30}, "blew up"),
+    "huge velocity": ({"hook1.velocity[0]": 1e30}, r"sling1 would be stretched .* by crane hook 1 .*hook1.velocity "
+                                                   r"= \[1e\+30, 0.0, 0.0\] m/s"),
 }
 
 
