@@ -22,6 +22,7 @@ import numpy as np
 
 from components.contact import rotate_small
 from components.rigid_body import RigidBody
+from components.rotations import cross
 from components.rope_contact import ContactNode, EdgeMesh, Rope, RopeContact, RopeContactResult
 
 __all__ = ["Body", "RopeBodies"]
@@ -85,11 +86,14 @@ class RopeBodies:
     def _poses(self, ahead: float) -> list[tuple[np.ndarray, np.ndarray]]:
         """Body poses extrapolated ``ahead`` [s] with the current velocities."""
         out = []
-        for b in self.bodies:
+        for b, (v, w) in zip(self.bodies, self._velocities()):
             p, R = b.pose()
             if b.rigid is not None and ahead > 0.0:
-                p = p + ahead * b.rigid.velocity
-                R = rotate_small(R, b.rigid.angular_velocity_ned, ahead)
+                p = p + ahead * v
+                if not math.isfinite(float(np.linalg.norm(ahead * w))):
+                    raise ValueError(f"the angular velocity of body {len(out)} is {w.tolist()} rad/s: the motion "
+                                     f"blew up under rope forces too large for the integration step")
+                R = rotate_small(R, w, ahead)
             out.append((p, R))
         return out
 
@@ -111,9 +115,57 @@ class RopeBodies:
             out.append(tuple(None if e is None else e[0] + (self.time + ahead - e[2]) * e[1] for e in slot))
         return out
 
+    def _velocities(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(velocity of the body origin, angular velocity), NED, per body (zero for a fixed one)."""
+        return [(np.zeros(3), np.zeros(3)) if b.rigid is None else (b.rigid.velocity, b.rigid.angular_velocity_ned)
+                for b in self.bodies]
+
+    def _end_velocities(self) -> Optional[list]:
+        if not self._moving_ends:
+            return None
+        return [tuple(None if e is None else e[1] for e in self._moving_ends.get(r, [None, None]))
+                for r in range(len(self.ropes))]
+
+    def _check_motion(self) -> None:
+        """Stop at the first sub-step whose body state is not finite (or whose attitude quaternion
+        collapsed): rope forces far beyond what the sub-step can integrate (a hook thrown a
+        kilometre away) blow the motion up, and nothing after that is meaningful."""
+        for i, b in enumerate(self.bodies):
+            rb = b.rigid
+            if rb is None:
+                continue
+            q = rb.quaternion
+            if not (np.all(np.isfinite(q)) and float(q @ q) > 0.5 and np.all(np.isfinite(rb.cg_position))
+                    and np.all(np.isfinite(rb.angular_velocity_body)) and np.all(np.isfinite(rb.cg_velocity))):
+                raise ValueError(f"the motion of body {i} is no longer finite at t = {self.time + self._h:.6g} s "
+                                 f"(position {rb.cg_position.tolist()}): it blew up under rope forces too large "
+                                 f"for the integration step")
+
     def evaluate_now(self) -> RopeContactResult:
         """The rope loads at the current state (no prediction), e.g. for outputs."""
-        return self.contact.update(self._poses(0.0), ends=self._ends(0.0))
+        return self.contact.update(self._poses(0.0), ends=self._ends(0.0), velocities=self._velocities(),
+                                   end_velocities=self._end_velocities())
+
+    def accelerations(self, res: RopeContactResult) -> list[Optional[tuple[np.ndarray, np.ndarray]]]:
+        """(CG acceleration, angular acceleration), NED, of each rigid body (None for a fixed one)
+        under the rope loads ``res`` of the current state (``evaluate_now``) and gravity:
+        Newton-Euler about the CG, m a = F + m g e_z and I w' = M - w x I w in body axes (the
+        bodies carry no other load)."""
+        out: list[Optional[tuple[np.ndarray, np.ndarray]]] = []
+        for i, b in enumerate(self.bodies):
+            rb = b.rigid
+            if rb is None:
+                out.append(None)
+                continue
+            R = rb.rotation_matrix
+            f = res.body_force[i]
+            m_cg = R.T @ (res.body_moment[i] - cross(R @ np.asarray(rb.params.cg, dtype=float), f))
+            inertia = np.asarray(rb.params.inertia, dtype=float)
+            w = rb.angular_velocity_body
+            w_dot = np.linalg.solve(inertia, m_cg - cross(w, inertia @ w))
+            a = f / rb.params.mass + np.array([0.0, 0.0, rb.params.gravity])
+            out.append((a, R @ w_dot))
+        return out
 
     def _evaluate(self) -> RopeContactResult:
         # midpoint: the wrench held over the hold interval is evaluated at the poses predicted for
@@ -122,13 +174,14 @@ class RopeBodies:
         h = self._h                              # this step's sub-step (dt / n, at most substep)
         ahead = 0.5 * self.n_hold * h if self.midpoint else 0.0
         poses = self._poses(ahead)
-        res = self.contact.update(poses, ends=self._ends(ahead), dt=self.n_hold * h)
+        res = self.contact.update(poses, ends=self._ends(ahead), velocities=self._velocities(),
+                                  end_velocities=self._end_velocities())
         for i, b in enumerate(self.bodies):
             if b.rigid is None:
                 continue
             # moment about the CG = moment about the origin - (cg - origin) x F
             arm = poses[i][1] @ np.asarray(b.rigid.params.cg, dtype=float)
-            m_cg = res.body_moment[i] - np.cross(arm, res.body_force[i])
+            m_cg = res.body_moment[i] - cross(arm, res.body_force[i])
             b.rigid.set_loads(None, cg_force=res.body_force[i], cg_moment=m_cg)
         return res
 
@@ -143,6 +196,7 @@ class RopeBodies:
             for b in self.bodies:
                 if b.rigid is not None:
                     b.rigid.step(self._h, self._h)
+            self._check_motion()
             self._fresh = False
             self._k += 1
             self.time += self._h
@@ -153,7 +207,6 @@ class RopeBodies:
                 "bodies": [None if b.rigid is None else b.rigid.get_state() for b in self.bodies],
                 "nodes": [[[n.body, n.edge, n.s, n.sigma, int(n.stick_edge), int(n.stick_rope)] for n in r.nodes]
                           for r in self.ropes],
-                "prev_strain": [None if x is None else float(x) for x in self.contact._prev_strain],
                 "ends": {str(r): [None if e is None else [e[0].tolist(), e[1].tolist(), e[2]] for e in slot]
                          for r, slot in self._moving_ends.items()}}
 
@@ -165,7 +218,6 @@ class RopeBodies:
         for r, nodes in zip(self.ropes, state["nodes"]):
             r.nodes = [ContactNode(int(n[0]), int(n[1]), float(n[2]), float(n[3]), bool(n[4]), bool(n[5]))
                        for n in nodes]
-        self.contact._prev_strain = [None if x is None else np.array(x) for x in state["prev_strain"]]
         self._moving_ends = {int(r): [None if e is None else (np.array(e[0]), np.array(e[1]), float(e[2]))
                                       for e in slot] for r, slot in state["ends"].items()}
         self._fresh = False

@@ -28,6 +28,9 @@ sigma_{n+1} = L0.  Segment j has length l_j = |X_{j+1} - X_j| and tension
 
 which is [Lee20] eq. 43 with the regularisation eps = 1/k made explicit (a stiff spring) and with
 slack added (the thesis' rope can push).  The elastic energy is sum_j EA (l_j - ds_j)^2 / (2 ds_j).
+Axial damping c adds c de/dt to every taut segment, de/dt = sum_j u_j . (V_{j+1} - V_j) / L0 the
+mean strain rate from the nodes' velocities (a Kelvin-Voigt rope; ends and contact nodes move with
+their body or at their given velocity).
 
 Contact node j sits on edge E = [a, b] of body B (body frame) at x = a + s (b - a), s in [0, 1];
 so it moves with the body while it sticks ([Lee20] 2.3.2, "sliding along the rope" is then
@@ -70,10 +73,14 @@ from typing import Optional, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from components.rotations import skew
+
 __all__ = ["Edge", "EdgeMesh", "RopeEnd", "ContactNode", "Rope", "RopeContactResult", "RopeContact",
-           "segment_depth", "PENETRATION_TOL"]
+           "RopeEndInsideBody", "RopeOverstretched", "segment_depth", "segment_depths",
+           "PENETRATION_TOL"]
 
 PENETRATION_TOL = 1e-6       # m: a segment deeper than this inside a body gets a contact node
+MAX_STRAIN = 1.0             # ends further apart than (1 + this) L0 are refused: a wire parts at a few percent
 _BISECT_ITER = 60            # bisection on a unit interval: 2^-60, round-off
 _MAX_INSERT = 8              # nodes one segment may gain in one update (a sling round a block: 2-4)
 _MAX_SWEEPS = 200            # Gauss-Seidel sweeps of the node equilibrium per update
@@ -153,24 +160,43 @@ def segment_depth(p0: np.ndarray, p1: np.ndarray, H: np.ndarray) -> float:
     same frame as the points); <= 0 if the segment stays outside.  Liang-Barsky clipping, then the
     depth of the midpoint of the clipped piece (the depth is concave along the segment, so the
     midpoint is a lower bound good enough for detection and exact for a straight crossing's middle)."""
-    t0, t1 = 0.0, 1.0
+    return float(segment_depths(np.asarray(p0, dtype=float)[None], np.asarray(p1, dtype=float)[None], H)[0])
+
+
+def segment_depths(p0: np.ndarray, p1: np.ndarray, H: np.ndarray) -> np.ndarray:
+    """``segment_depth`` of the segments p0[i]-p1[i] ((m, 3) arrays) at once."""
+    if not len(H):
+        return np.full(len(p0), -1.0)                    # no faces: nothing to be inside
+    n, d = H[:, :3], H[:, 3]
     dp = p1 - p0
-    num = H[:, :3] @ p0 + H[:, 3]
-    den = H[:, :3] @ dp
-    for a, b in zip(num.tolist(), den.tolist()):
-        if abs(b) < 1e-300:
-            if a > 0.0:
-                return -a
-            continue
-        t = -a / b
-        if b > 0.0:
-            t1 = min(t1, t)
-        else:
-            t0 = max(t0, t)
-        if t0 > t1:
-            return -1.0
-    xm = p0 + 0.5 * (t0 + t1) * dp
-    return float(-np.max(H[:, :3] @ xm + H[:, 3]))
+    num = p0 @ n.T + d                                  # (m, faces): > 0 outside the face
+    den = dp @ n.T
+    parallel = np.abs(den) < 1e-300
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(parallel, 0.0, -num / np.where(parallel, 1.0, den))
+    t1 = np.minimum(1.0, np.min(np.where(den > 0.0, t, np.inf), axis=1, initial=np.inf))
+    t0 = np.maximum(0.0, np.max(np.where(den < 0.0, t, -np.inf), axis=1, initial=-np.inf))
+    away = np.where(parallel & (num > 0.0), num, 0.0).max(axis=1, initial=0.0)   # parallel and outside
+    xm = p0 + (0.5 * (t0 + t1))[:, None] * dp
+    depth = -np.max(xm @ n.T + d, axis=1, initial=-np.inf)
+    return np.where(away > 0.0, -away, np.where(t0 > t1, -1.0, depth))
+
+
+class RopeOverstretched(ValueError):
+    """A rope whose ends are further apart than (1 + MAX_STRAIN) times its unstretched length."""
+
+    def __init__(self, rope: int, distance: float, length: float) -> None:
+        super().__init__(f"the ends of rope {rope} are {distance:.6g} m apart, {distance / length:.4g} times its "
+                         f"unstretched length {length:.6g} m")
+        self.rope, self.distance, self.length = rope, distance, length
+
+
+class RopeEndInsideBody(ValueError):
+    """A world-point rope end (a crane hook) inside a body its rope may touch."""
+
+    def __init__(self, rope: int, end: int, body: int, depth: float) -> None:
+        super().__init__(f"end {'AB'[end]} of rope {rope} is {depth:.4g} m inside body {body}")
+        self.rope, self.end, self.body, self.depth = rope, end, body, depth
 
 
 @dataclass
@@ -199,7 +225,7 @@ class Rope:
 
     length: unstretched length L0 [m]; ea: axial stiffness EA [N]; mu_edge / mu_rope: (static,
     kinetic) Coulomb coefficients along the edge and along the rope; damping: axial damping
-    c [N s] (tension += c * strain rate, only while taut), 0 in the verification cases."""
+    c [N s] (tension += c * mean strain rate, only on taut segments), 0 in the verification cases."""
     end_a: RopeEnd
     end_b: RopeEnd
     length: float
@@ -251,7 +277,6 @@ class RopeContact:
         self.meshes = list(meshes)
         self.ropes = list(ropes)
         self._poses: list[tuple[np.ndarray, np.ndarray]] = [(np.zeros(3), np.eye(3))] * len(self.meshes)
-        self._prev_strain: list[Optional[np.ndarray]] = [None] * len(self.ropes)
 
     # ------------------------------------------------------------------ geometry
     def _node_x(self, n: ContactNode) -> np.ndarray:
@@ -358,6 +383,7 @@ class RopeContact:
         n = len(rope.nodes)
         moved = False
         hand_offs = 0
+        D = D_len = None
         for _ in range(30):
             d = np.diff(X, axis=0)
             l = np.linalg.norm(d, axis=1)
@@ -367,40 +393,49 @@ class RopeContact:
             else:
                 T = _tensions(X, sig, rope.ea)
                 w = T + 1e-9 * float(T.max()) if T.max() > 0.0 else np.ones_like(T)
-            D = np.array([self._poses[nd.body][1] @ (self.meshes[nd.body].edges[nd.edge].b
-                                                    - self.meshes[nd.body].edges[nd.edge].a) for nd in rope.nodes])
-            grad = np.array([D[j - 1] @ (w[j - 1] * u[j - 1] - w[j] * u[j]) for j in range(1, n + 1)])
-            H = np.zeros((n, n))
-            for k in range(n + 1):                      # segment k joins X_k and X_{k+1}
-                P = (np.eye(3) - np.outer(u[k], u[k])) * (w[k] / max(l[k], 1e-12))
-                if k >= 1:
-                    H[k - 1, k - 1] += D[k - 1] @ P @ D[k - 1]
-                if k + 1 <= n:
-                    H[k, k] += D[k] @ P @ D[k]
-                if 1 <= k and k + 1 <= n:
-                    H[k - 1, k] -= D[k - 1] @ P @ D[k]
-                    H[k, k - 1] = H[k - 1, k]
+            if D is None:                    # the edges' NED directions (new after a hand-off)
+                D = np.array([self._poses[nd.body][1] @ (self.meshes[nd.body].edges[nd.edge].b
+                                                        - self.meshes[nd.body].edges[nd.edge].a) for nd in rope.nodes])
+                D_len = np.sqrt(np.einsum("ij,ij->i", D, D))
+            # node j (row j - 1) lies on segments j - 1 and j; D_j^T P_k D_i = c_k (D_j.D_i - (u_k.D_j)(u_k.D_i))
+            grad = np.einsum("ij,ij->i", D, w[:-1, None] * u[:-1] - w[1:, None] * u[1:])
+            c = w / np.maximum(l, 1e-12)
+            uD_prev = np.einsum("ij,ij->i", u[:-1], D)          # u_{j-1} . D_j
+            uD_next = np.einsum("ij,ij->i", u[1:], D)           # u_j . D_j
+            DD = np.einsum("ij,ij->i", D, D)
+            H = np.diag(c[:-1] * (DD - uD_prev ** 2) + c[1:] * (DD - uD_next ** 2))
+            if n > 1:
+                # segment j (1 <= j < n) joins nodes j and j + 1: u_j . D_{j+1} = uD_prev[j]
+                off = -c[1:-1] * (np.einsum("ij,ij->i", D[:-1], D[1:]) - uD_next[:-1] * uD_prev[1:])
+                H[np.arange(n - 1), np.arange(1, n)] = off
+                H[np.arange(1, n), np.arange(n - 1)] = off
             H += np.eye(n) * (1e-12 * (1.0 + np.abs(H).max()))
-            try:
-                ds = -np.linalg.solve(H, grad)
-            except np.linalg.LinAlgError:
-                ds = -grad / np.maximum(np.diag(H), 1e-300)
+            if n == 1:
+                ds = [-float(grad[0]) / float(H[0, 0])]
+            else:
+                try:
+                    ds = (-np.linalg.solve(H, grad)).tolist()
+                except np.linalg.LinAlgError:
+                    ds = (-grad / np.maximum(np.diag(H), 1e-300)).tolist()
             step = 0.0
             handed = False
             for j, nd in enumerate(rope.nodes, start=1):
-                s_new = min(1.0, max(0.0, nd.s + float(ds[j - 1])))
-                step = max(step, abs(s_new - nd.s) * float(np.linalg.norm(D[j - 1])))
+                s_new = min(1.0, max(0.0, nd.s + ds[j - 1]))
+                step = max(step, abs(s_new - nd.s) * float(D_len[j - 1]))
                 nd.s = s_new
                 X[j] = self._node_x(nd)
-                if s_new in (0.0, 1.0) and abs(float(ds[j - 1])) > 0.0:
-                    handed = self._hand_off(rope, X, sig, j) or handed
+                if s_new in (0.0, 1.0) and abs(ds[j - 1]) > 0.0:
+                    if self._hand_off(rope, X, sig, j):
+                        handed, D = True, None
                     X[j] = self._node_x(nd)
             if step > 0.0:
                 moved = True
             hand_offs += int(handed)
             # a node may hand on a few times; one that bounces between two edges at a vertex
-            # (the optimum is the vertex itself) stays there
-            if step < 1e-10 and (not handed or hand_offs > 2 * n):
+            # (the optimum is the vertex itself) stays there.  Newton converges quadratically on
+            # the smooth sum T l: after a step below 1e-7 m the next is below ~1e-13 m, not worth
+            # an iteration of its own
+            if (step < 1e-10 and (not handed or hand_offs > 2 * n)) or (step < 1e-7 and not handed):
                 break
         return moved
 
@@ -482,16 +517,18 @@ class RopeContact:
                     t0 = 0.0                                # the run is slack
                     share = ls / ls.sum() * mat
                 else:
-                    lo, hi = 0.0, rope.ea * (ls.sum() / mat)
-                    while float(np.sum(ls / (1.0 + rho * hi / rope.ea))) > mat:
-                        hi *= 2.0
+                    # g(t) = sum l_i / (1 + rho_i t / EA) - mat is convex and decreasing with
+                    # g(0) > 0: Newton from t = 0 stays left of the root and converges to it
+                    # monotonically (quadratically near it)
+                    kr = rho / rope.ea
+                    t0 = 0.0
                     for _ in range(_BISECT_ITER):
-                        mid = 0.5 * (lo + hi)
-                        if float(np.sum(ls / (1.0 + rho * mid / rope.ea))) > mat:
-                            lo = mid
-                        else:
-                            hi = mid
-                    t0 = 0.5 * (lo + hi)
+                        q = 1.0 + kr * t0
+                        g = float(np.sum(ls / q)) - mat
+                        step = g / float(np.sum(ls * kr / (q * q)))
+                        t0 += step
+                        if not step > 1e-15 * t0:
+                            break
                     share = ls / (1.0 + rho * t0 / rope.ea)
                     share *= mat / share.sum()
                 for i in range(j, k + 1):
@@ -514,17 +551,26 @@ class RopeContact:
         sig = self._sigmas(rope)
         n = len(rope.nodes)
         frictionless_rope = rope.mu_rope[0] == 0.0
+
+        def uniform_strain() -> None:               # sigma in proportion to length
+            l = np.linalg.norm(np.diff(X, axis=0), axis=1)
+            sig[1:-1] = rope.length * np.cumsum(l)[:-1] / max(float(l.sum()), 1e-300)
+            for k, node in enumerate(rope.nodes):
+                node.sigma = float(sig[k + 1])
+
         for _ in range(_MAX_SWEEPS):
-            if frictionless_rope:                   # uniform strain: sigma in proportion to length
-                l = np.linalg.norm(np.diff(X, axis=0), axis=1)
-                sig[1:-1] = rope.length * np.cumsum(l)[:-1] / max(float(l.sum()), 1e-300)
-                for k, node in enumerate(rope.nodes):
-                    node.sigma = float(sig[k + 1])
+            if frictionless_rope:
+                uniform_strain()
             changed = False
             if rope.mu_edge[0] == 0.0:
                 x_old = X.copy()
                 self._newton_edges(rope, X, sig)
                 changed = float(np.max(np.abs(X - x_old))) > 1e-8
+                if frictionless_rope and all(0.0 < nd.s < 1.0 for nd in rope.nodes):
+                    # one tension: Newton's shortest rope does not depend on sigma (only a hand-off
+                    # at an edge end reads the tensions), so no second sweep is needed
+                    uniform_strain()
+                    break
             else:
                 for j in range(1, n + 1):
                     x_old = X[j].copy()
@@ -541,6 +587,8 @@ class RopeContact:
 
     def _remove(self, rope: Rope) -> bool:
         """Drop nodes the rope no longer presses onto their edge (F . n_in <= 0, [Lee20] eq. 65)."""
+        if not rope.nodes:
+            return False
         X = self.points(rope)
         sig = self._sigmas(rope)
         for j in range(1, len(rope.nodes) + 1):
@@ -561,19 +609,43 @@ class RopeContact:
                 return True
         return False
 
-    def _insert(self, rope: Rope) -> bool:
-        """Insert a node where a segment penetrates a body; True if one was inserted."""
+    def _bodies(self, rope: Rope) -> Sequence[int]:
+        return range(len(self.meshes)) if rope.bodies is None else rope.bodies
+
+    def _deep(self, ropes: Sequence[Rope], X: Sequence[np.ndarray]) -> list[dict[int, np.ndarray]]:
+        """Per rope, per body it may touch: which segments reach deeper than PENETRATION_TOL into the
+        body (one segment_depths call per body for the segments of all ``ropes``, at ``X``)."""
+        out: list[dict[int, np.ndarray]] = [{} for _ in ropes]
+        for b in sorted({b for rope in ropes for b in self._bodies(rope)}):
+            mine = [i for i, rope in enumerate(ropes) if b in self._bodies(rope)]
+            p, R = self._poses[b]
+            P0 = np.concatenate([X[i][:-1] for i in mine]) - p
+            P1 = np.concatenate([X[i][1:] for i in mine]) - p
+            deep = segment_depths(P0 @ R, P1 @ R, self.meshes[b].halfspaces) > PENETRATION_TOL
+            start = 0
+            for i in mine:
+                out[i][b] = deep[start:start + len(X[i]) - 1]
+                start += len(X[i]) - 1
+        return out
+
+    def _insert(self, rope: Rope, deep: Optional[dict[int, np.ndarray]] = None) -> bool:
+        """Insert a node where a segment penetrates a body; True if one was inserted.  ``deep``:
+        the detection at the present node positions (``_deep``), if already made."""
         X = self.points(rope)
+        bodies = self._bodies(rope)
+        if deep is None:
+            deep = self._deep([rope], [X])[0]
+        if not any(d.any() for d in deep.values()):
+            return False
         sig = self._sigmas(rope)
-        bodies = range(len(self.meshes)) if rope.bodies is None else rope.bodies
+        cap = sum(len(self.meshes[b].edges) for b in bodies)
         for j in range(len(X) - 1):
-            p0, p1 = X[j], X[j + 1]
             for b in bodies:
+                if not deep[b][j]:
+                    continue
                 mesh = self.meshes[b]
                 p, R = self._poses[b]
-                q0, q1 = R.T @ (p0 - p), R.T @ (p1 - p)
-                if segment_depth(q0, q1, mesh.halfspaces) <= PENETRATION_TOL:
-                    continue
+                q0, q1 = R.T @ (X[j] - p), R.T @ (X[j + 1] - p)
                 skip = {(nd.body, nd.edge) for nd in rope.nodes[max(0, j - 1):j + 1]}
                 best = None
                 for k, e in enumerate(mesh.edges):
@@ -587,6 +659,11 @@ class RopeContact:
                         best = (length, k, s)
                 if best is None:
                     continue
+                if len(rope.nodes) >= cap:
+                    # a taut rope meets each edge of a convex body at most once
+                    r = next(i for i, other in enumerate(self.ropes) if other is rope)
+                    raise ValueError(f"rope {r} would bend over more than the {cap} edges of the bodies it may "
+                                     f"touch (degenerate geometry)")
                 _, k, s = best
                 e = mesh.edges[k]
                 x = e.a + s * (e.b - e.a)
@@ -596,62 +673,145 @@ class RopeContact:
                 return True
         return False
 
+    def _check_ends(self) -> None:
+        """A world-point end inside a body its rope may touch leaves the rope no path round the
+        body: refused (RopeEndInsideBody), where the contact search would otherwise insert nodes
+        without end."""
+        where = [(r, k, end.point) for r, rope in enumerate(self.ropes)
+                 for k, end in ((0, rope.end_a), (1, rope.end_b)) if end.body is None]
+        if not where:
+            return
+        x = np.array([w[2] for w in where], dtype=float).reshape(-1, 3)
+        if not np.all(np.isfinite(x)):
+            r, k, point = where[int(np.flatnonzero(~np.isfinite(x).all(axis=1))[0])]
+            raise ValueError(f"rope {r} end {'AB'[k]} is at {np.asarray(point).tolist()}: not finite")
+        for b, mesh in enumerate(self.meshes):
+            H = mesh.halfspaces
+            if not len(H):
+                continue
+            p, R = self._poses[b]
+            depth = -np.max(((x - p) @ R) @ H[:, :3].T + H[:, 3], axis=1)
+            for i in np.flatnonzero(depth > PENETRATION_TOL).tolist():
+                r, k, _ = where[i]
+                if b in self._bodies(self.ropes[r]):
+                    raise RopeEndInsideBody(r, k, b, float(depth[i]))
+
     # ------------------------------------------------------------------ public
     def update(self, poses: Sequence[tuple[ArrayLike, ArrayLike]], ends: Optional[Sequence] = None,
-               dt: float = 0.0) -> RopeContactResult:
+               velocities: Optional[Sequence[tuple[ArrayLike, ArrayLike]]] = None,
+               end_velocities: Optional[Sequence] = None) -> RopeContactResult:
         """Set the body poses ((p NED, R body->NED) per mesh) and world-point rope ends
         (``ends[r] = (xA or None, xB or None)``), detect contacts, move the nodes to Coulomb
-        equilibrium, and return the loads.  dt [s] > 0 enables the axial damping term."""
+        equilibrium, and return the loads.
+
+        velocities[i] = (v of the body origin, omega), NED, and end_velocities[r] = (vA or None,
+        vB or None) for world-point ends, give the axial damping its strain rate (none given:
+        at rest).  Raises RopeEndInsideBody for a world-point end inside a body the rope may touch
+        (no rope path exists), RopeOverstretched for ends further apart than (1 + MAX_STRAIN) L0,
+        and ValueError for a rope that would wrap more edges than its bodies have."""
         self._poses = [(np.asarray(p, dtype=float), np.asarray(R, dtype=float)) for p, R in poses]
+        for i, (p, R) in enumerate(self._poses):
+            if not (np.all(np.isfinite(p)) and np.all(np.isfinite(R))):
+                raise ValueError(f"the pose of body {i} is not finite (position {p.tolist()}): its motion blew up "
+                                 f"under rope forces too large for the integration step")
         if ends is not None:
             for rope, (xa, xb) in zip(self.ropes, ends):
                 if xa is not None:
                     rope.end_a.point = np.asarray(xa, dtype=float)
                 if xb is not None:
                     rope.end_b.point = np.asarray(xb, dtype=float)
-        nb = len(self.meshes)
-        body_force, body_moment = np.zeros((nb, 3)), np.zeros((nb, 3))
-        end_force, tension, points, contact_force = [], [], [], []
+        self._check_ends()
         for r, rope in enumerate(self.ropes):
-            for _ in range(4 * _MAX_INSERT):
-                changed = self._insert(rope)
+            # a chord far beyond any wire's breaking strain: refused before the contact search,
+            # whose work on such geometry (a body flung through space) is large
+            chord = float(np.linalg.norm(self._end_x(rope.end_b) - self._end_x(rope.end_a)))
+            if chord > (1.0 + MAX_STRAIN) * rope.length:
+                raise RopeOverstretched(r, chord, rope.length)
+        # (v, skew(w)^T, p) per body: point velocities v + w x (x - p) for the damping
+        field = None if velocities is None else [
+            (np.asarray(v, dtype=float), skew(w).T, pose[0]) for (v, w), pose in zip(velocities, self._poses)]
+        first = self._deep(self.ropes, [self.points(rope) for rope in self.ropes])
+        for r, rope in enumerate(self.ropes):
+            if not rope.nodes and not any(deep.any() for deep in first[r].values()):
+                continue                         # a straight rope that stays clear: nothing to move
+            for it in range(4 * _MAX_INSERT):
+                changed = self._insert(rope, first[r] if it == 0 else None)
                 self._equilibrate(rope)
                 changed = self._remove(rope) or changed
                 if changed:
                     self._equilibrate(rope)
                 else:
                     break
-            X = self.points(rope)
-            sig = self._sigmas(rope)
-            T = _tensions(X, sig, rope.ea)
-            if rope.damping > 0.0 and dt > 0.0:
-                # c d(strain)/dt per segment, only on taut segments and with a consistent topology
-                l = np.linalg.norm(np.diff(X, axis=0), axis=1)
-                strain = l.sum() / rope.length - 1.0
-                prev = self._prev_strain[r]
-                if prev is not None and strain > 0.0:
-                    T = np.where(T > 0.0, np.maximum(0.0, T + rope.damping * (strain - float(prev)) / dt), 0.0)
-                self._prev_strain[r] = np.array(strain)
-            d = np.diff(X, axis=0)
-            l = np.linalg.norm(d, axis=1)
-            u = d / np.where(l > 0, l, 1.0)[:, None]
-            seg_f = T[:, None] * u                   # pull of segment j on its start node
-            fa, fb = seg_f[0].copy(), -seg_f[-1]
-            cf = seg_f[1:] - seg_f[:-1]              # F_j on the contact nodes
-            for j, node in enumerate(rope.nodes):
-                p = self._poses[node.body][0]
-                body_force[node.body] += cf[j]
-                body_moment[node.body] += np.cross(X[j + 1] - p, cf[j])
-            for end, f, x in ((rope.end_a, fa, X[0]), (rope.end_b, fb, X[-1])):
-                if end.body is not None:
-                    p = self._poses[end.body][0]
-                    body_force[end.body] += f
-                    body_moment[end.body] += np.cross(x - p, f)
-            end_force.append((fa, fb))
-            tension.append(T)
-            points.append(X)
-            contact_force.append(cf)
-        return RopeContactResult(body_force, body_moment, end_force, tension, points, contact_force)
+        return self._loads(field, end_velocities)
+
+    def _loads(self, field: Optional[Sequence], end_velocities: Optional[Sequence]) -> RopeContactResult:
+        """Tensions (with damping) and the loads of every rope at the present nodes, all ropes'
+        segments at once: T_j = EA max(0, l_j / ds_j - 1) (+ c de/dt on taut segments), the pull
+        T_j u_j of segment j on its start node, F_j = T_j u_j - T_{j-1} u_{j-1} on the contact
+        nodes, and the sums of forces and moments (about the body origin) per body."""
+        nb = len(self.meshes)
+        Xs = [self.points(rope) for rope in self.ropes]
+        if not Xs:
+            return RopeContactResult(np.zeros((nb, 3)), np.zeros((nb, 3)), [], [], [], [])
+        counts = np.array([len(X) - 1 for X in Xs])               # segments per rope
+        first = np.concatenate(([0], np.cumsum(counts)[:-1]))      # first segment of each rope
+        X0 = np.concatenate([X[:-1] for X in Xs])
+        d = np.concatenate([X[1:] for X in Xs]) - X0
+        l = np.sqrt(np.einsum("ij,ij->i", d, d))
+        u = d / np.where(l > 0, l, 1.0)[:, None]
+        ds = np.concatenate([np.diff(self._sigmas(rope)) for rope in self.ropes])
+        ea = np.repeat([rope.ea for rope in self.ropes], counts)
+        T = ea * np.maximum(0.0, l / np.maximum(ds, _MIN_SEGMENT * 1e-3) - 1.0)        # as _tensions
+        rows = np.arange(len(X0)) + np.repeat(np.arange(len(Xs)), counts)      # segment k's start node
+        body_of = np.array([-1 if b is None else b for rope in self.ropes for b in
+                            (rope.end_a.body, *(nd.body for nd in rope.nodes), rope.end_b.body)])
+        X_all = np.concatenate(Xs)
+        c = np.array([rope.damping for rope in self.ropes])
+        damped = (c > 0.0) & (np.maximum.reduceat(T, first) > 0.0)
+        if damped.any():
+            # the mean strain rate of each rope, sum_j u_j . (V_{j+1} - V_j) / L0, from its nodes'
+            # velocities: a contact node or a body-attached end moves with its body (v + w x r), a
+            # world-point end at its given velocity.  A node sliding along its edge adds
+            # sdot D_j . (u_{j-1} - u_j), which vanishes in frictionless equilibrium (F_j . e = 0)
+            # and is left out.  Exact in the inputs: a hook moved between updates changes the
+            # damping by its velocity, never by a difference of positions over a step.
+            V = np.zeros_like(X_all)
+            if field is not None:
+                for b in set(body_of.tolist()) - {-1}:
+                    on = body_of == b
+                    v, WT, p = field[b]
+                    V[on] = v + (X_all[on] - p) @ WT
+            if end_velocities is not None:
+                start = 0
+                for rope, X, ev in zip(self.ropes, Xs, end_velocities):
+                    for k, end, at in ((0, rope.end_a, start), (1, rope.end_b, start + len(X) - 1)):
+                        if end.body is None and ev[k] is not None:
+                            V[at] = ev[k]
+                    start += len(X)
+            rate = np.add.reduceat(np.einsum("ij,ij->i", u, V[rows + 1] - V[rows]), first) / \
+                np.array([rope.length for rope in self.ropes])
+            cr = np.repeat(np.where(damped, c * rate, 0.0), counts)
+            T = np.where(T > 0.0, np.maximum(0.0, T + cr), 0.0)
+        seg_f = T[:, None] * u                   # pull of each segment on its start node
+        # the force on every node of every rope: end A, contact nodes, end B
+        node_f = np.zeros((len(X0) + len(Xs), 3))
+        node_f[rows] += seg_f
+        node_f[rows + 1] -= seg_f
+        body_force, body_moment = np.zeros((nb, 3)), np.zeros((nb, 3))
+        for b in set(body_of.tolist()) - {-1}:
+            on = body_of == b
+            f, arm = node_f[on], X_all[on] - self._poses[b][0]
+            body_force[b] = f.sum(axis=0)
+            body_moment[b] = np.cross(arm, f).sum(axis=0)
+        end_force, tension, contact_force = [], [], []
+        start = 0
+        for r, X in enumerate(Xs):
+            fr = node_f[start:start + len(X)]
+            end_force.append((fr[0].copy(), fr[-1].copy()))
+            tension.append(T[first[r]:first[r] + counts[r]])
+            contact_force.append(fr[1:-1].copy())
+            start += len(X)
+        return RopeContactResult(body_force, body_moment, end_force, tension, Xs, contact_force)
 
     def elastic_energy(self, poses: Optional[Sequence] = None) -> float:
         """sum over segments of EA (l - ds)^2 / (2 ds), taut segments only [J] (at ``poses`` if
@@ -675,11 +835,12 @@ class RopeContact:
         for rope in self.ropes:
             X = self.points(rope)
             bodies = range(len(self.meshes)) if rope.bodies is None else rope.bodies
-            for j in range(len(X) - 1):
-                for b in bodies:
-                    p, R = self._poses[b]
-                    worst = max(worst, segment_depth(R.T @ (X[j] - p), R.T @ (X[j + 1] - p),
-                                                     self.meshes[b].halfspaces))
+            for b in bodies:
+                if not len(self.meshes[b].halfspaces):
+                    continue
+                p, R = self._poses[b]
+                Q = (X - p) @ R
+                worst = max(worst, float(np.max(segment_depths(Q[:-1], Q[1:], self.meshes[b].halfspaces))))
         return worst
 
 

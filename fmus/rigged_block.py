@@ -14,12 +14,16 @@ import numpy as np
 from components.convex import Box
 from components.rigid_body import RigidBody, RigidBodyParameters
 from components.rope_bodies import Body, RopeBodies
-from components.rope_contact import EdgeMesh, Rope, RopeEnd
+from components.rope_contact import (MAX_STRAIN, PENETRATION_TOL, EdgeMesh, Rope, RopeEnd, RopeEndInsideBody,
+                                     RopeOverstretched)
 from components.rotations import quat_from_euler_zyx, quat_to_euler_zyx
 from fmus._base import Fmi2Slave
 
 N_HOOKS = 3
 N_SLINGS = 10
+# the contact work of one doStep: internal sub-steps times slings (one sling's contact update is
+# ~0.1-0.5 ms of CPU, so this bounds a doStep to some seconds)
+MAX_SLING_SUBSTEPS_PER_STEP = 20_000
 HOOK_INPUTS = tuple(f"hook{k}.{w}" for k in range(1, N_HOOKS + 1) for w in ("position", "velocity"))
 TENSOR_LABELS = ("0,0", "1,1", "2,2")
 
@@ -65,9 +69,13 @@ class RiggedBlock(Fmi2Slave):
                       depends_on=HOOK_INPUTS)
         self.real("position", O, None, "m", "Position of the CG", frame="NED", size=3)
         self.real("velocity", O, None, "m/s", "Velocity of the CG", frame="NED", size=3)
+        self.real("acceleration", O, None, "m/s2", "Acceleration of the CG", frame="NED", size=3,
+                  depends_on=HOOK_INPUTS)
         self.real("quaternion", O, None, "1", "Attitude quaternion (w, x, y, z) rotating body vectors into NED", size=4)
         self.real("euler", O, None, "rad", "Attitude as zyx Euler angles (roll, pitch, yaw), for humans", size=3)
         self.real("angular_velocity", O, None, "rad/s", "Angular velocity", frame="NED", size=3)
+        self.real("angular_acceleration", O, None, "rad/s2", "Angular acceleration", frame="NED", size=3,
+                  depends_on=HOOK_INPUTS)
         for j in range(1, N_SLINGS + 1):
             self.real(f"sling{j}.tension", O, None, "N", f"Largest segment tension of sling {j}",
                       depends_on=HOOK_INPUTS)
@@ -93,11 +101,20 @@ class RiggedBlock(Fmi2Slave):
                 problems.append((f"size[{i}]", v["size"][i], "must be positive"))
             if not v["inertia"][i] > 0.0:
                 problems.append((f"inertia[{TENSOR_LABELS[i]}]", v["inertia"][i], "must be positive"))
+        half = 0.5 * v["size"]
         for j in self._slings():
             for w in ("length", "ea"):
                 if not v[f"sling{j}.{w}"] > 0.0:
                     problems.append((f"sling{j}.{w}", v[f"sling{j}.{w}"], "must be positive"))
+            depth = float(np.min(half - np.abs(v[f"sling{j}.lug"])))
+            if depth > PENETRATION_TOL:
+                # the sling would leave the lug through the block: no rope path exists
+                problems.append((f"sling{j}.lug", v[f"sling{j}.lug"].tolist(),
+                                 f"is {depth:.4g} m inside the block; a lug is on the block's surface or outside it"))
         return problems
+
+    def internal_substep(self) -> float | None:
+        return self.v["substep"] if self.v["substep"] > 0.0 else None
 
     def initialize_model(self) -> None:
         v = self.v
@@ -112,10 +129,29 @@ class RiggedBlock(Fmi2Slave):
                               v[f"sling{j}.length"], v[f"sling{j}.ea"], mu_edge=(mu_e, mu_e), mu_rope=(mu_r, mu_r),
                               damping=v[f"sling{j}.damping"]))
             self._rope_hook.append((j, k))
+        # a cost-aware bound on one doStep's work (the base class refuses longer steps, saying so)
+        self.max_substeps_per_step = max(1, MAX_SLING_SUBSTEPS_PER_STEP // max(1, len(ropes)))
         mesh = EdgeMesh.from_shape(Box(0.5 * v["size"]))
-        self.model = RopeBodies([Body(mesh, body)], ropes, substep=v["substep"])
+        self.model = self._guard(lambda: RopeBodies([Body(mesh, body)], ropes, substep=v["substep"]))
         self.model.time = self.time
         self._drive_hooks()
+
+    def _guard(self, call):
+        """Run a model call; a hook inside the block is reported with the inputs that put it there."""
+        try:
+            return call()
+        except RopeEndInsideBody as exc:
+            j, k = self._rope_hook[exc.rope]
+            p, u = self.v[f"hook{k}.position"].tolist(), self.v[f"hook{k}.velocity"].tolist()
+            raise ValueError(f"crane hook {k} (hook{k}.position = {p} m, hook{k}.velocity = {u} m/s) is "
+                             f"{exc.depth:.4g} m inside the block, which sling{j} cannot wrap; a hook stays "
+                             f"outside the block it lifts") from None
+        except RopeOverstretched as exc:
+            j, k = self._rope_hook[exc.rope]
+            p, u = self.v[f"hook{k}.position"].tolist(), self.v[f"hook{k}.velocity"].tolist()
+            raise ValueError(f"sling{j} would be stretched {exc.distance / exc.length - 1.0:.4g} times its length "
+                             f"{exc.length:g} m (more than {MAX_STRAIN:g}; a wire rope parts at a few percent) by "
+                             f"crane hook {k} (hook{k}.position = {p} m, hook{k}.velocity = {u} m/s)") from None
 
     def _drive_hooks(self) -> None:
         for r, (_, k) in enumerate(self._rope_hook):
@@ -123,18 +159,20 @@ class RiggedBlock(Fmi2Slave):
 
     def step_model(self, t: float, h: float) -> None:
         self._drive_hooks()
-        self.model.step(h)
+        self._guard(lambda: self.model.step(h))
 
     def update_outputs(self) -> None:
         v = self.v
         self._drive_hooks()
-        res = self.model.evaluate_now()
+        res = self._guard(self.model.evaluate_now)
         rb = self.model.bodies[0].rigid
         v["position"][:] = rb.cg_position
         v["velocity"][:] = rb.cg_velocity
         v["quaternion"][:] = rb.quaternion
         v["euler"][:] = quat_to_euler_zyx(rb.quaternion)
         v["angular_velocity"][:] = rb.angular_velocity_ned
+        # of the step's end like the pose: the rope loads at the present state and hook inputs
+        v["acceleration"][:], v["angular_acceleration"][:] = self.model.accelerations(res)[0]
         for k in range(1, N_HOOKS + 1):
             v[f"hook{k}.force"][:] = 0.0
         for j in range(1, N_SLINGS + 1):

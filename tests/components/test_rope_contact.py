@@ -25,7 +25,8 @@ from scipy.optimize import brentq
 from components.convex import Box, ConvexMesh
 from components.rigid_body import RigidBody, RigidBodyParameters
 from components.rope_bodies import Body, RopeBodies
-from components.rope_contact import ContactNode, EdgeMesh, Rope, RopeContact, RopeEnd, segment_depth
+from components.rope_contact import (ContactNode, EdgeMesh, Rope, RopeContact, RopeEnd, RopeEndInsideBody,
+                                     RopeOverstretched, segment_depth, segment_depths)
 from components.rotations import quat_from_euler_zyx
 
 VALIDATION_COMPONENT = "contact"
@@ -65,6 +66,60 @@ def test_rope_wraps_a_block_and_leaves_no_segment_inside():
     # frictionless: one tension, and the rope lifts the block like a sling (-z, up)
     assert np.ptp(res.tension[0]) < 1e-6 * res.tension[0].max()
     assert res.body_force[0][2] < 0.0
+
+
+def test_segment_depths_of_many_segments_are_those_of_each():
+    _, H = Box((1.0, 2.0, 3.0)).polyhedron()
+    rng = np.random.default_rng(3)
+    p0, p1 = 4.0 * rng.normal(size=(200, 3)), 4.0 * rng.normal(size=(200, 3))
+    p1[:5] = p0[:5]                                               # points, inside or out
+    many = segment_depths(p0, p1, H)
+    assert np.any(many > 0.0) and np.any(many < 0.0)
+    for a, b, d in zip(p0, p1, many):
+        assert d == segment_depth(a, b, H)
+        # by sampling: outside, no point of the segment is inside; inside, the midpoint depth is a
+        # lower bound of the deepest point (2001 samples: within 1 cm here)
+        x = a + np.linspace(0.0, 1.0, 2001)[:, None] * (b - a)
+        deepest = float(np.max(-np.max(x @ H[:, :3].T + H[:, 3], axis=1)))
+        if d > 0.0:
+            assert d <= deepest + 0.01
+        else:
+            assert deepest <= 0.0
+
+
+def test_damping_takes_the_strain_rate_from_the_end_velocities():
+    """T = EA e + c de/dt with de/dt = u . (v_B - v_A) / L0 exactly: the velocities given, not a
+    difference of positions (a hook moved between updates changes nothing but the elastic part)."""
+    ea, c, l0 = 1e8, 2e6, 9.9
+    rope = Rope(RopeEnd(np.array([0.0, 0.0, 0.0])), RopeEnd(np.array([10.0, 0.0, 0.0])), l0, ea, damping=c)
+    rc = RopeContact([EdgeMesh.from_shape(Box((1.0, 1.0, 1.0)))], [rope])
+    far = [(np.array([0.0, 0.0, 50.0]), np.eye(3))]
+    v_a, v_b = np.array([-0.3, 0.2, 0.0]), np.array([0.5, 0.0, 0.1])
+    res = rc.update(far, ends=[(None, None)], velocities=[(np.zeros(3), np.zeros(3))], end_velocities=[(v_a, v_b)])
+    expected = ea * (10.0 / l0 - 1.0) + c * (0.5 + 0.3) / l0
+    assert res.tension[0][0] == pytest.approx(expected, rel=1e-12)
+    # moved far between two updates, at rest: the elastic tension only
+    res = rc.update(far, ends=[(np.array([-1.0, 0.0, 0.0]), None)])
+    assert res.tension[0][0] == pytest.approx(ea * (11.0 / l0 - 1.0), rel=1e-12)
+    # a body-attached end moves with its body: v + w x r
+    rope.end_b = RopeEnd(np.array([0.0, 0.0, -1.0]), 0)
+    pose = [(np.array([10.0, 0.0, 1.0]), np.eye(3))]       # the lug at (10, 0, 0), on the top face
+    w = np.array([0.0, 0.0, 0.4])                           # lug velocity w x (0, 0, -1) = 0: spin about z
+    res = rc.update(pose, ends=[(np.zeros(3), None)], velocities=[(np.array([0.2, 0.0, 0.0]), w)],
+                    end_velocities=[(np.zeros(3), None)])
+    assert res.tension[0][0] == pytest.approx(ea * (10.0 / l0 - 1.0) + c * 0.2 / l0, rel=1e-12)
+
+
+def test_a_world_end_inside_a_body_is_refused():
+    rope = Rope(RopeEnd(np.array([0.2, 0.0, 0.0])), RopeEnd(np.array([10.0, 0.0, 0.0])), 9.0, 1e8)
+    rc = RopeContact([EdgeMesh.from_shape(Box((1.0, 1.0, 1.0)))], [rope])
+    with pytest.raises(RopeEndInsideBody, match="end A of rope 0 is 0.8 m inside body 0"):
+        rc.update([(np.zeros(3), np.eye(3))])
+    with pytest.raises(ValueError, match="pose of body 0 is not finite"):
+        rc.update([(np.array([np.nan, 0.0, 0.0]), np.eye(3))])
+    # ends 20 m apart on a 9 m rope: strain 1.2, beyond MAX_STRAIN
+    with pytest.raises(RopeOverstretched, match="the ends of rope 0 are 20 m apart, 2.222 times"):
+        rc.update([(np.zeros(3), np.eye(3))], ends=[(np.array([-10.0, 0.0, 5.0]), np.array([10.0, 0.0, 5.0]))])
 
 
 # ------------------------------------------------------------------------ 2.5 box drop on a rope

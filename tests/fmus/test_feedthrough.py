@@ -240,9 +240,7 @@ class Probe:
 
 # known defects of FMUs still being built, each failing the check today (strict: a fix makes it pass and
 # the mark must go)
-KNOWN = {"RiggedBlock": "the slings' damping takes the strain rate as a difference of strains over the "
-                        "sub-step, so a hook moved between steps acts like an infinite strain rate: the "
-                        "block's velocity answers the hook's position within a vanishing step (issue 25)"}
+KNOWN: dict[str, str] = {}
 
 
 def cases(known: dict[str, str] = KNOWN) -> list:

@@ -11,8 +11,7 @@ from tests.fmus.fuzz_fmus import format_counts, run_trials
 
 # FMUs still being built whose known defect the fuzzer finds; left out so that the rest is checked
 # (the adapter list below still names them, so none is forgotten)
-UNFINISHED = {"RiggedBlock": "4 of 20 trials (seed 1) get no answer in 120 s: the pure-Python rope contact "
-                             "on bad hook inputs; issue 25 is open"}
+UNFINISHED: dict[str, str] = {}
 
 
 def fuzz(fmu_dir, trials: int, seed: int) -> None:

@@ -43,8 +43,7 @@ def pairs(md) -> list[tuple[str, str, str | None]]:
 
 
 # known defects, failing today (strict)
-KNOWN = {"RiggedBlock": "the block's position moves 0.2 of its velocity's change per step off the "
-                        "trapezoid on taut slings (18.7 rad/s bounce at 0.02 s); not yet analysed (issue 25)"}
+KNOWN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("model,index", cases(KNOWN))

@@ -9,6 +9,7 @@ state replays to the same outputs.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -68,5 +69,58 @@ def test_block_on_four_slings_balances_its_weight(fmu_dir, validation, rigging):
         fmu.slave.setFMUstate(state)
         _, b = fmu.run(3.0, 3.2, 0.01, names)
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-9 * MASS * G)
+    finally:
+        fmu.close()
+
+
+# bad hook inputs on the straight rigging at rest: each ends in a clean fmi2Error naming the cause
+# within a few steps, never a hang or a NaN (the fuzzer, tests/fmus/test_fmu_fuzz.py, tries them at
+# random; these are the ones that once hung it)
+BAD_HOOKS = {
+    "into the block": ({"hook1.position[2]": 0.0}, r"crane hook 1 \(hook1.position = \[0.0, 0.0, 0.0\] m.*inside "
+                                                   r"the block"),
+    "far away": ({"hook1.position[0]": 1e6}, r"sling1 would be stretched 2.9\d+e\+04 times its length .* by crane "
+                                             r"hook 1 \(hook1.position = \[1000000.0, 0.0, -30.0\] m"),
+    "huge velocity": ({"hook1.velocity[0]": 1e30}, r"sling1 would be stretched .* by crane hook 1 .*hook1.velocity "
+                                                   r"= \[1e\+30, 0.0, 0.0\] m/s"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_HOOKS))
+def test_bad_hook_inputs_end_in_a_clean_error(fmu_dir, case):
+    from fmpy.fmi1 import FMICallException
+    inputs, message = BAD_HOOKS[case]
+    fmu = FmuUnderTest(fmu_dir / "RiggedBlock.fmu")
+    try:
+        fmu.initialize(start_values("straight"))
+        fmu.slave.doStep(0.0, 0.01)
+        fmu.set(inputs)
+        with pytest.raises(FMICallException):
+            for k in range(1, 6):
+                fmu.slave.doStep(0.01 * k, 0.01)
+                assert np.all(np.isfinite(fmu.get(["position[2]", "hook1.force[2]"])))
+        assert any(re.search(message, m) for m in fmu.errors()), fmu.errors()
+    finally:
+        fmu.close()
+
+
+def test_lug_inside_the_block_and_a_step_too_long_are_refused(fmu_dir):
+    from fmpy.fmi1 import FMICallException
+    fmu = FmuUnderTest(fmu_dir / "RiggedBlock.fmu")
+    try:
+        with pytest.raises(FMICallException):
+            fmu.initialize({**start_values("straight"), "sling1.lug[0]": 0.0, "sling1.lug[1]": 0.0,
+                            "sling1.lug[2]": -4.0})
+        assert any("sling1.lug" in m and "0.5 m inside the block" in m for m in fmu.errors()), fmu.errors()
+    finally:
+        fmu.close()
+    fmu = FmuUnderTest(fmu_dir / "RiggedBlock.fmu")
+    try:
+        fmu.initialize(start_values("straight"))
+        # four slings: 20000 / 4 = 5000 sub-steps of 1 ms at most in one doStep
+        with pytest.raises(FMICallException):
+            fmu.slave.doStep(0.0, 5.001)
+        assert any("more than the 5000 one doStep may take" in m for m in fmu.errors()), fmu.errors()
+        fmu.slave.doStep(0.0, 0.01)                   # the state is unchanged and steps on
     finally:
         fmu.close()
