@@ -264,6 +264,10 @@ SHIPPED = {
                              ["platform.platform.euler[0]", "platform.platform.euler[1]", "platform.leg1.force"]),
 }
 ALGORITHMS = ("fixed", "ecco", "error-control")
+#: further runs by label: (algorithm, options) -- error control with Jacobi where the file sets
+#: Gauss-Seidel (``marine-cosim run FILE --algorithm error-control --method jacobi``; why:
+#: orchestration/master/algorithms/error_control.py, "Gauss-Seidel and an FMU that carries its inputs")
+VARIANTS = {"error-control-jacobi": ("error-control", {"method": "jacobi"})}
 
 
 class DeadlineReached(Exception):
@@ -271,7 +275,7 @@ class DeadlineReached(Exception):
 
 
 def shipped_run(name: str, algorithm: str, step_factor: float = 1.0, deadline: float | None = None,
-                log=print) -> dict:
+                log=print, options: dict | None = None) -> dict:
     """A shipped scenario as ``marine-cosim run FILE --scenario EVENTS --algorithm A`` runs it (defaults).
 
     ``deadline`` (seconds since the epoch): the run stops there and is recorded as stopped, with the
@@ -282,7 +286,7 @@ def shipped_run(name: str, algorithm: str, step_factor: float = 1.0, deadline: f
     path = ROOT / "scenarios" / ssd
     step = load_system(path).base_step * step_factor
     settings = RunSettings(system=str(path), scenario=str(ROOT / "scenarios" / events), algorithm=algorithm,
-                           step=step, variables=variables, files=False, memory=True)
+                           step=step, variables=variables, files=False, memory=True, options=dict(options or {}))
     cpu0, wall0 = time.process_time(), time.time()
     state = {"t": math.nan, "logged": wall0}
 
@@ -339,8 +343,9 @@ def _store(out: Path, name: str, label: str, record: dict) -> None:
 def run_shipped(out: Path, names=tuple(SHIPPED), algorithms=ALGORITHMS, deadline: float | None = None,
                 redo: bool = False, log=print) -> None:
     for name in names:
-        for label, algorithm, factor in (("reference", "fixed", REFERENCE_FACTOR),
-                                         *((a, a, 1.0) for a in ALGORITHMS)):
+        for label, algorithm, factor, options in (("reference", "fixed", REFERENCE_FACTOR, {}),
+                                                  *((a, a, 1.0, {}) for a in ALGORITHMS),
+                                                  *((k, a, 1.0, o) for k, (a, o) in VARIANTS.items())):
             if label not in algorithms:
                 continue
             results = json.loads(out.read_text()) if out.is_file() else {}
@@ -348,7 +353,7 @@ def run_shipped(out: Path, names=tuple(SHIPPED), algorithms=ALGORITHMS, deadline
             if done is not None and "failed" not in done and not redo:
                 continue
             log(f"[{name}] {label} ...")
-            r = shipped_run(name, algorithm, factor, deadline=deadline, log=log)
+            r = shipped_run(name, algorithm, factor, deadline=deadline, log=log, options=options)
             _store(out, name, label, r)
             if "failed" in r:
                 log(f"    failed: {r['failed']}")
@@ -362,7 +367,7 @@ def shipped_report(results: dict) -> str:
     for name, entry in results.get("shipped", {}).items():
         ref = entry.get("reference")
         fixed = entry.get("fixed", {})
-        for algorithm in ALGORITHMS:
+        for algorithm in (*ALGORITHMS, *VARIANTS):
             r = entry.get(algorithm)
             if r is None:
                 continue
