@@ -372,9 +372,11 @@ def shipped_report(results: dict) -> str:
             if r is None:
                 continue
             if "failed" in r:
-                reached = f" (reached {r['reached']:.2f} s, CPU {r.get('cpu_s', math.nan):.0f} s)" \
-                    if r.get("reached") == r.get("reached") and r.get("reached") is not None else ""
-                lines.append(f"| {name} | {algorithm} | failed{reached}: {r['failed'][:160]} | | | | | |")
+                if "stopped" in r["failed"][:40]:      # the deadline, or by hand: how far it got
+                    lines.append(f"| {name} | {algorithm} | unfinished: {r['reached']:.1f} s | | | "
+                                 f"{r.get('cpu_s', math.nan):.0f} | | {r['failed'][:160]} |")
+                    continue
+                lines.append(f"| {name} | {algorithm} | failed: {r['failed'][:160]} | | | | | |")
                 continue
             ratio = r["cpu_s"] / fixed["cpu_s"] if fixed.get("cpu_s") else math.nan
             err = history_error(r, ref) if ref and "failed" not in ref else math.nan
