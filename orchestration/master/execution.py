@@ -103,7 +103,7 @@ def declared_range(slave: Slave, names: Sequence[str]) -> tuple[np.ndarray, np.n
         for bound, out in (("min", lo), ("max", hi)):
             raw = getattr(v, bound, None)
             if raw is None:
-                raw = getattr(v.declaredType, bound, None) if v.declaredType is not None else None
+                raw = getattr(getattr(v, "declaredType", None), bound, None)
             try:
                 value = float(raw) if raw is not None else None
             except (TypeError, ValueError):
