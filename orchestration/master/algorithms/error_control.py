@@ -47,7 +47,11 @@ and two half steps differ by EA / l v h / 2 at any step (81 N at 0.25 ms, 142 N 
 1 ms on the lift at 0.12 s).  That was error control's "wire stall" on the lift
 (``cable.end_b.force[2]`` at the minimum step): the estimate was right, the coupling is first order
 there.  Jacobi gives the cable the tip's position at the step's start: 44 steps for the lift's first
-second without a warning, against 838 and the warning with the file's Gauss-Seidel.
+second without a warning, against 838 and the warning with the file's Gauss-Seidel.  From the
+winch's start the Cable's ``winch.mode`` 1 does the same with Jacobi: it turns the winch's line
+length into a pay-out speed over the present step, (length_winch - length) / h, so the line is one
+step behind the winch whatever h is (0.81 of the tolerance at the minimum step at 5.2 s); with
+``winch.mode`` 0 (the pay-out speed followed) and Jacobi the lift's first 7 s take 292 steps.
 
 **Hold check** (``hold_check=True``): also compare each slave's held inputs with those its sources
 give at t + h (module text in :meth:`_hold_error`).
