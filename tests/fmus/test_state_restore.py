@@ -54,7 +54,11 @@ def outputs(fmu: FmuUnderTest) -> list[str]:
     return [v.name for v in fmu.md.modelVariables if v.causality == "output" and v.type == "Real"]
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+#: the NMPC solves an optimisation per step: seconds, so in the slow suite
+SLOW = {"PlatformController-nmpc"}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c for c in sorted(CASES)])
 def test_a_restored_fmu_repeats_its_steps_bit_for_bit(fmu_dir, case):
     model = case.split("-")[0]
     fmu = FmuUnderTest(fmu_dir / f"{model}.fmu", instance_name=f"restore_{model}")
