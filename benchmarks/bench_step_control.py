@@ -329,9 +329,10 @@ def history_error(run: dict, ref: dict) -> float:
 def _store(out: Path, name: str, label: str, record: dict) -> None:
     """Merge one run into the results file under a lock (several benchmark processes may share it)."""
     import fcntl
+    import tempfile
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out.with_suffix(".lock"), "w") as lock:
+    with open(Path(tempfile.gettempdir()) / f"{out.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         results = json.loads(out.read_text()) if out.is_file() else {}
         results.setdefault("shipped", {}).setdefault(name, {})[label] = record
