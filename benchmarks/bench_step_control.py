@@ -30,6 +30,9 @@ both cranes, both motion platforms; ``--scenarios`` picks some) as ``marine-cosi
 --scenario EVENTS --algorithm A`` does, with fixed, ecco and error-control at their defaults, and a
 fixed-step reference at a quarter of the file's step: steps, CPU and wall time, and the error of
 each scenario's key histories (RMS of the difference in % of the reference's standard deviation).
+``--algorithms`` picks runs (reference, fixed, ecco, error-control, error-control-jacobi: error
+control with ``--method jacobi``); ``--deadline 2026-11-26T02:50`` (UTC) stops runs there and
+records how far they got; several processes may share the results file (merged under a lock).
 
 Results: benchmarks/data/step_control_benchmark.json (``--shipped``: step_control_shipped.json);
 markdown tables on stdout
