@@ -30,6 +30,9 @@ both cranes, both motion platforms; ``--scenarios`` picks some) as ``marine-cosi
 --scenario EVENTS --algorithm A`` does, with fixed, ecco and error-control at their defaults, and a
 fixed-step reference at a quarter of the file's step: steps, CPU and wall time, and the error of
 each scenario's key histories (RMS of the difference in % of the reference's standard deviation).
+``--algorithms`` picks runs (reference, fixed, ecco, error-control, error-control-jacobi: error
+control with ``--method jacobi``); ``--deadline 2026-11-26T02:50`` (UTC) stops runs there and
+records how far they got; several processes may share the results file (merged under a lock).
 
 Results: benchmarks/data/step_control_benchmark.json (``--shipped``: step_control_shipped.json);
 markdown tables on stdout
@@ -264,23 +267,50 @@ SHIPPED = {
                              ["platform.platform.euler[0]", "platform.platform.euler[1]", "platform.leg1.force"]),
 }
 ALGORITHMS = ("fixed", "ecco", "error-control")
+#: further runs by label: (algorithm, options) -- error control with Jacobi where the file sets
+#: Gauss-Seidel (``marine-cosim run FILE --algorithm error-control --method jacobi``; why:
+#: orchestration/master/algorithms/error_control.py, "Gauss-Seidel and an FMU that carries its inputs")
+VARIANTS = {"error-control-jacobi": ("error-control", {"method": "jacobi"})}
 
 
-def shipped_run(name: str, algorithm: str, step_factor: float = 1.0) -> dict:
-    """A shipped scenario as ``marine-cosim run FILE --scenario EVENTS --algorithm A`` runs it (defaults)."""
+class DeadlineReached(Exception):
+    """A run stopped at the wall-clock deadline (``--deadline``): recorded with how far it got."""
+
+
+def shipped_run(name: str, algorithm: str, step_factor: float = 1.0, deadline: float | None = None,
+                log=print, options: dict | None = None) -> dict:
+    """A shipped scenario as ``marine-cosim run FILE --scenario EVENTS --algorithm A`` runs it (defaults).
+
+    ``deadline`` (seconds since the epoch): the run stops there and is recorded as stopped, with the
+    simulated time it reached and the CPU time spent so far (progress is logged every minute)."""
     from orchestration.system.files import load_system
 
     ssd, events, variables = SHIPPED[name]
     path = ROOT / "scenarios" / ssd
     step = load_system(path).base_step * step_factor
     settings = RunSettings(system=str(path), scenario=str(ROOT / "scenarios" / events), algorithm=algorithm,
-                           step=step, variables=variables, files=False, memory=True)
+                           step=step, variables=variables, files=False, memory=True, options=dict(options or {}))
+    cpu0, wall0 = time.process_time(), time.time()
+    state = {"t": math.nan, "logged": wall0}
+
+    def progress(t: float, stop: float) -> None:
+        state["t"] = t
+        now = time.time()
+        if now - state["logged"] > 60.0:
+            state["logged"] = now
+            log(f"    [{name} {algorithm}] t = {t:.3f} of {stop:g} s, cpu {time.process_time() - cpu0:.0f} s")
+        if deadline is not None and now > deadline:
+            raise DeadlineReached(f"stopped at the deadline at t = {t:.3f} of {stop:g} s after "
+                                  f"{time.process_time() - cpu0:.0f} s CPU")
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            report = run(settings, log=lambda _msg: None)
+            report = run(settings, log=lambda _msg: None, progress=progress)
         except Exception as exc:
-            return {"failed": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
+            return {"failed": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}",
+                    "reached": state["t"], "cpu_s": time.process_time() - cpu0, "wall_s": time.time() - wall0,
+                    "warnings": [str(w.message)[:300] for w in caught]}
     r = report.results
     return {"time": r.time.tolist(), "series": {k: r[k].tolist() for k in variables}, "steps": report.steps,
             "end": report.time, "cpu_s": report.cpu, "wall_s": report.wall,
@@ -299,24 +329,40 @@ def history_error(run: dict, ref: dict) -> float:
     return worst
 
 
-def run_shipped(out: Path, names=tuple(SHIPPED), log=print) -> dict:
-    results = json.loads(out.read_text()) if out.is_file() else {}
-    table = results.setdefault("shipped", {})
+def _store(out: Path, name: str, label: str, record: dict) -> None:
+    """Merge one run into the results file under a lock (several benchmark processes may share it)."""
+    import fcntl
+    import tempfile
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(Path(tempfile.gettempdir()) / f"{out.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        results = json.loads(out.read_text()) if out.is_file() else {}
+        results.setdefault("shipped", {}).setdefault(name, {})[label] = record
+        tmp = out.with_suffix(".tmp")
+        tmp.write_text(json.dumps(results))
+        tmp.replace(out)
+
+
+def run_shipped(out: Path, names=tuple(SHIPPED), algorithms=ALGORITHMS, deadline: float | None = None,
+                redo: bool = False, log=print) -> None:
     for name in names:
-        entry = table.setdefault(name, {})
-        for label, algorithm, factor in (("reference", "fixed", REFERENCE_FACTOR),
-                                         *((a, a, 1.0) for a in ALGORITHMS)):
-            if label in entry and "failed" not in entry[label]:
+        for label, algorithm, factor, options in (("reference", "fixed", REFERENCE_FACTOR, {}),
+                                                  *((a, a, 1.0, {}) for a in ALGORITHMS),
+                                                  *((k, a, 1.0, o) for k, (a, o) in VARIANTS.items())):
+            if label not in algorithms:
+                continue
+            results = json.loads(out.read_text()) if out.is_file() else {}
+            done = results.get("shipped", {}).get(name, {}).get(label)
+            if done is not None and "failed" not in done and not redo:
                 continue
             log(f"[{name}] {label} ...")
-            entry[label] = shipped_run(name, algorithm, factor)
-            r = entry[label]
+            r = shipped_run(name, algorithm, factor, deadline=deadline, log=log, options=options)
+            _store(out, name, label, r)
             if "failed" in r:
                 log(f"    failed: {r['failed']}")
             else:
                 log(f"    {r['steps']} steps to {r['end']:g} s, cpu {r['cpu_s']:.1f} s")
-            out.write_text(json.dumps(results))
-    return results
 
 
 def shipped_report(results: dict) -> str:
@@ -325,12 +371,16 @@ def shipped_report(results: dict) -> str:
     for name, entry in results.get("shipped", {}).items():
         ref = entry.get("reference")
         fixed = entry.get("fixed", {})
-        for algorithm in ALGORITHMS:
+        for algorithm in (*ALGORITHMS, *VARIANTS):
             r = entry.get(algorithm)
             if r is None:
                 continue
             if "failed" in r:
-                lines.append(f"| {name} | {algorithm} | failed: {r['failed'][:100]} | | | | | |")
+                if "stopped" in r["failed"][:40]:      # the deadline, or by hand: how far it got
+                    lines.append(f"| {name} | {algorithm} | unfinished: {r['reached']:.1f} s | | | "
+                                 f"{r.get('cpu_s', math.nan):.0f} | | {r['failed'][:160]} |")
+                    continue
+                lines.append(f"| {name} | {algorithm} | failed: {r['failed'][:160]} | | | | | |")
                 continue
             ratio = r["cpu_s"] / fixed["cpu_s"] if fixed.get("cpu_s") else math.nan
             err = history_error(r, ref) if ref and "failed" not in ref else math.nan
@@ -347,13 +397,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--shipped", action="store_true",
                         help="every shipped scenario with fixed, ecco and error-control at their defaults instead")
+    parser.add_argument("--algorithms", default="reference," + ",".join(ALGORITHMS),
+                        help="with --shipped: which runs (reference, fixed, ecco, error-control)")
+    parser.add_argument("--deadline", default="",
+                        help="with --shipped: stop runs at this UTC time (ISO, e.g. 2026-11-26T03:00) and record "
+                             "how far they got")
+    parser.add_argument("--redo", action="store_true", help="with --shipped: run again what is stored")
     args = parser.parse_args(argv)
     names = [n for n in args.scenarios.split(",") if n]
     if args.shipped:
         args.out = SHIPPED_OUT if args.out == DEFAULT_OUT else args.out
         if not args.report_only:
+            import datetime
+
+            deadline = (datetime.datetime.fromisoformat(args.deadline).replace(tzinfo=datetime.timezone.utc)
+                        .timestamp() if args.deadline else None)
             run_shipped(args.out, [n for n in names if n in SHIPPED] if args.scenarios != ",".join(SCENARIOS)
-                        else tuple(SHIPPED))
+                        else tuple(SHIPPED), algorithms=args.algorithms.split(","), deadline=deadline,
+                        redo=args.redo, log=lambda m: print(m, flush=True))
         results = json.loads(args.out.read_text()) if args.out.is_file() else {}
         print(shipped_report(results))
         return 0

@@ -356,7 +356,12 @@ class Ship(Fmi2Slave):
                 self.check_parameters()
             self.initialize_model()
             self.ship.set_state(state["ship"])
+            # the ship now holds the state's loads, not the ones initialize_model handed it from the
+            # restored inputs: compare the next inputs with nothing, so that they are handed over
+            # whole (an input equal to the one applied at initialize_model would otherwise be
+            # skipped, and the ship stepped with the state's older loads)
             self._applied_version = None
+            self._applied = None
         else:
             self.ship = None
 

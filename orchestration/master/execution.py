@@ -45,6 +45,8 @@ class _LinkGroup:
     factor: np.ndarray
     offset: np.ndarray
     identity: bool
+    #: the targets' declared (min, max), None when none is declared: extrapolated values are clamped
+    bounds: tuple[np.ndarray, np.ndarray] | None = None
 
 
 class _SyncedList(list):
@@ -86,6 +88,29 @@ def _extrapolate(history: list[tuple[float, np.ndarray]], order: int, tau: float
     l_0 = (tau - tm) * (tau - t1) / ((t0 - tm) * (t0 - t1))
     l_1 = (tau - tm) * (tau - t0) / ((t1 - tm) * (t1 - t0))
     return l_m * ym + l_0 * y0 + l_1 * y1
+
+
+def declared_range(slave: Slave, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The ``min`` and ``max`` of each named variable from the slave's modelDescription (its declared
+    type's where the variable has none; -inf / +inf where neither declares one)."""
+    md = getattr(slave, "model_description", None)
+    table = {v.name: v for v in md.modelVariables} if md is not None else {}
+    lo, hi = np.full(len(names), -np.inf), np.full(len(names), np.inf)
+    for k, name in enumerate(names):
+        v = table.get(name)
+        if v is None:
+            continue
+        for bound, out in (("min", lo), ("max", hi)):
+            raw = getattr(v, bound, None)
+            if raw is None:
+                raw = getattr(getattr(v, "declaredType", None), bound, None)
+            try:
+                value = float(raw) if raw is not None else None
+            except (TypeError, ValueError):
+                value = None
+            if value is not None and not math.isnan(value):
+                out[k] = value
+    return lo, hi
 
 
 class Execution:
@@ -168,6 +193,8 @@ class Execution:
         vr = lambda s, names: np.array([s.variables[v].reference for v in names], dtype=np.int64)
         self.out_vrs = [vr(s, out_names[i]) for i, s in enumerate(self.slaves)]
         self.in_vrs = [vr(s, in_names[i]) for i, s in enumerate(self.slaves)]
+        # each input's declared range: extrapolated values are kept inside it (compute_inputs)
+        self.input_range = [declared_range(s, in_names[i]) for i, s in enumerate(self.slaves)]
         # the String/Binary outputs other slaves read, by slave: read after every step
         self.text_outputs: list[list[str]] = [[] for _ in range(n)]
         for links in self.text_links:
@@ -180,8 +207,11 @@ class Execution:
         for (i, j), items in raw_links.items():
             src, dst, factor, offset = (np.array(x) for x in zip(*items))
             identity = bool(np.all(factor == 1.0) and np.all(offset == 0.0))
-            self.links[i].append(_LinkGroup(j, src.astype(np.int64), dst.astype(np.int64),
-                                            factor.astype(float), offset.astype(float), identity))
+            dst = dst.astype(np.int64)
+            lo, hi = self.input_range[i][0][dst], self.input_range[i][1][dst]
+            bounds = (lo, hi) if np.isfinite(lo).any() or np.isfinite(hi).any() else None
+            self.links[i].append(_LinkGroup(j, src.astype(np.int64), dst, factor.astype(float),
+                                            offset.astype(float), identity, bounds))
         self.outputs = [np.zeros(len(v)) for v in self.out_vrs]
         self.inputs = [np.zeros(len(v)) for v in self.in_vrs]
         # what an input is when no connection, override or bias acts on it: its start value
@@ -242,15 +272,24 @@ class Execution:
     # ------------------------------------------------------------------ values
 
     def compute_inputs(self, i: int, t: float, h: float, extrapolation: int, updated: Iterable[int]) -> np.ndarray:
-        """Inputs of slave i for its step [t, t + h] from the current outputs of its sources."""
+        """Inputs of slave i for its step [t, t + h] from the current outputs of its sources.
+
+        Extrapolated values are clamped to the input's declared min/max: a polynomial through a
+        quantity that touches its bound (a slack wire's tension, 0) overshoots it, and the FMU would
+        refuse the value; held values (the source's own outputs) are passed as they are."""
         u = self.base_inputs[i].copy()
         for g in self.links[i]:
             if g.source in updated or extrapolation == 0:
                 y = self.outputs[g.source]
+                extrapolated = False
             else:
                 y = _extrapolate(self.history[g.source], extrapolation, t + 0.5 * h)
+                extrapolated = True
             values = y[g.src_pos]
-            u[g.dst_pos] = values if g.identity else g.factor * values + g.offset
+            values = values if g.identity else g.factor * values + g.offset
+            if extrapolated and g.bounds is not None:
+                values = np.clip(values, g.bounds[0], g.bounds[1])
+            u[g.dst_pos] = values
         for pos, value in self.overrides[i].items():
             u[pos] = value
         for pos, value in self.biases[i].items():
