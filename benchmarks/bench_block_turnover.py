@@ -83,7 +83,8 @@ def main(argv=None) -> int:
     fig, ax = plt.subplots(figsize=(9, 4.5))
     for r in results:
         h = r["history"]
-        label = "calm" if not r["case"] else f"case {r['case']}: T {r['wave']['period']:g} s, H {r['wave']['height']:g} m"
+        w = r["wave"]
+        label = "calm" if not r["case"] else f"case {r['case']}: T {w['period']:g} s, H {w['height']:g} m"
         ax.plot(h["time"], h["contact_force_t"], label=label, lw=1)
     ax.set_xlabel("time [s]")
     ax.set_ylabel("largest contact node force on the block [t]")

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from orchestration.runs.reference.lift import _connect_vec, _vec, declare_unconnected_inputs
-from orchestration.runs.reference.paths import DEFAULT_FMU_DIR, ROOT, SCENARIOS
+from orchestration.runs.reference.paths import DEFAULT_FMU_DIR, SCENARIOS
 
 G = 9.81
 RHO = 1025.0
@@ -80,6 +79,7 @@ BOOM_TIP = (29.5 + 12.0, 0.0, -75.0)
 #: floating crane's hook: RK4 is stable to 12 ms).  The crawler's travel joint (the crane crawling
 #: north; in reality its boom luffs) moves 300 t of crane.
 FC_HOOK_MASS = 20e3
+FC_BOOM_MASS = 30e3        # what the luff moves besides the hook (the boom's own weight is the barge's)
 CRAWLER_HOOK_MASS = 10e3
 CRAWLER_MASS = 300e3
 JOINT_STIFFNESS = 1.0e9
@@ -100,18 +100,24 @@ CALM = {"sea.spectrum": 0}
 #: The phases ([Lee20] §4.1): (1) all cranes hoist, (2) the crawlers stop and the floating crane
 #: hoists to turn the block over, the crawlers travel under it, (3) the crawlers lower until they
 #: carry nothing, the floating crane stops.  Times in s.
-PHASES = {"settle": 2.0, "hoist": (2.0, 6.0), "turn": (6.0, 46.0), "lower": (47.0, 50.0), "end": 58.0}
+PHASES = {"settle": 2.0, "hoist": (2.0, 6.0), "turn": (6.0, 46.0), "lower": (47.0, 50.0), "end": 62.0}
+#: "At rest" at the end: the block still swings slowly on the floating crane's slings (a pendulum
+#: of about 8 s, little damped); the balance is the mean over this window.
+REST_WINDOW = 8.0
 HOIST_RATE = 0.25          # m/s, phase 1, all hooks
-#: The plan turns past 90 deg: the crawlers' slings, bent over the block's bottom edge, hold the
-#: block back by 5 deg (measured) until they are unloaded in phase 3.
-TURN_END = math.radians(96.0)
+TURN_END = math.radians(90.0)
+#: The floating crane luffs its hook 4 m back (toward the barge) over the turn: 1.1 m for the
+#: barge's drift under the growing load (trim and surge on its moorings, measured), the rest to
+#: hold the block against the crawler slings' pull (without the luff it stops 5 deg short of 90,
+#: with 2.5 m 3.3 deg short; measured).
+FC_LUFF = 4.0
 #: Phase 3: the crawlers lower 0.3 m at 0.1 m/s, to a few tonnes per sling.  Not to zero: a sling
 #: that goes slack while bent over an edge hangs the present RiggedBlock (docs/block_turnover.md).
 LOWER_RATE = 0.1
 TURN_SEGMENT = 1.0         # s: the turning paths as rates held over 1 s intervals
 #: The crawlers' hooks end 6 m beyond the lug (toward +x): the sling wraps the block's bottom edge
 #: and clears its 9 m depth (4.5 m to the face) on the way up.
-CRAWLER_END_OFFSET = 6.0
+CRAWLER_END_OFFSET = 7.0
 
 STEP = 0.02                # macro step (the hooks' 1e9 N/m loops step inside the Crane FMUs)
 BLOCK_SUBSTEP = 0.01       # the block's RK4 and the slings' contact update (block on slings: 15 rad/s)
@@ -163,7 +169,8 @@ def _crawler_reach(phi: float, dx: float, length: float) -> float:
     sling of ``length`` to a hook ``dx`` north of the lug runs straight while it clears the +x end
     face, and over the face's top edge once it would cut the block."""
     n = (math.cos(phi), math.sin(phi))                           # the end face's outward normal (x, z)
-    edge = (HALF[2] * math.sin(phi) - LUG_OUT * n[0], -HALF[2] * math.cos(phi) - LUG_OUT * n[1])  # top edge, from the lug
+    # the face's top edge, from the lug (which stands LUG_OUT off the face)
+    edge = (HALF[2] * math.sin(phi) - LUG_OUT * n[0], -HALF[2] * math.cos(phi) - LUG_OUT * n[1])
     h = math.sqrt(max(length ** 2 - dx ** 2, 0.0))
     if dx * n[0] - h * n[1] >= 0.0:
         return h
@@ -195,7 +202,8 @@ def hook_plan(t: float) -> dict[str, float]:
     t_l0, t_l1 = PHASES["lower"]
     down = LOWER_RATE * (min(max(t, t_l0), t_l1) - t_l0)
     del c0
-    return {"fc.hoist": fc_hook_z, "crawler.travel": crawler_x, "crawler.hoist": crawler_z + down}
+    luff = -FC_LUFF * _turn_angle(t) / TURN_END
+    return {"fc.hoist": fc_hook_z, "fc.luff": luff, "crawler.travel": crawler_x, "crawler.hoist": crawler_z + down}
 
 
 def plan_events() -> list[dict]:
@@ -211,8 +219,10 @@ def plan_events() -> list[dict]:
             if last.get(key) == rate:
                 continue
             last[key] = rate
-            if key == "fc.hoist":
+            if key == "fc.luff":
                 targets = [("fc_crane", "joint1.setpoint", rate)]
+            elif key == "fc.hoist":
+                targets = [("fc_crane", "joint2.setpoint", rate)]
             elif key == "crawler.travel":
                 targets = [(f"crawler{k}", "joint1.setpoint", rate) for k in (1, 2)]
             else:
@@ -221,7 +231,7 @@ def plan_events() -> list[dict]:
                 events.append({"time": round(a, 6), "model": model, "variable": variable, "action": "override",
                                "value": float(value)})
     t_end = times[-1]
-    for model, n in (("fc_crane", 1), ("crawler1", 2), ("crawler2", 2)):
+    for model, n in (("fc_crane", 2), ("crawler1", 2), ("crawler2", 2)):
         for j in range(1, n + 1):
             events.append({"time": t_end, "model": model, "variable": f"joint{j}.setpoint", "action": "override",
                            "value": 0.0})
@@ -238,15 +248,17 @@ def _prismatic(name: str, theta: float, alpha: float, mass: float, q0: float, ga
 
 
 def floating_crane_data() -> dict:
-    """The floating crane's hoist (docs/crane_format.md): one prismatic joint along the base's z
-    (down from the boom tip), the hook at its end."""
+    """The floating crane: the hook's luff along the barge's x (frame 0 pitched 90 deg: z0 forward),
+    then the hoist along the boom tip's z (theta 90, alpha -90 turn z1 down), the hook at its end."""
     return {"format": "marine-cosim crane 1.0", "name": "turnover_floating_crane",
-            "description": "Hoist of the floating crane of the block turnover (Lee 2020, sec. 4.1): the hook "
-                           "below the boom tip, rope length by a rate-controlled prismatic joint "
+            "description": "Floating crane of the block turnover (Lee 2020, sec. 4.1): the hook's luff (along the "
+                           "barge) and hoist below the boom tip, rate-controlled prismatic joints "
                            "(orchestration/runs/reference/turnover.py).",
             "source": "marine-cosim docs/block_turnover.md", "angle_unit": "deg",
-            "links": [_prismatic("hoist", 0.0, 0.0, FC_HOOK_MASS, 10.0, _gains(FC_HOOK_MASS))],
-            "attachments": [{"name": "hook", "link": 0, "point": [0.0, 0.0, 0.0]}]}
+            "base_offset": {"position": [0.0, 0.0, 0.0], "euler_zyx": [0.0, 90.0, 0.0]},
+            "links": [_prismatic("luff", 90.0, -90.0, FC_BOOM_MASS, 0.0, _gains(FC_BOOM_MASS + FC_HOOK_MASS)),
+                      _prismatic("hoist", 0.0, 0.0, FC_HOOK_MASS, 10.0, _gains(FC_HOOK_MASS))],
+            "attachments": [{"name": "hook", "link": 1, "point": [0.0, 0.0, 0.0]}]}
 
 
 def crawler_crane_data() -> dict:
@@ -302,9 +314,9 @@ def _tip_world(co: np.ndarray, pitch: float) -> np.ndarray:
 
 def barge_start() -> tuple[np.ndarray, float, float]:
     """(CO position NED, pitch, initial hoist length) of the floating crane at the start: the barge
-    trimmed under its half of the block and its hook block, placed so that the boom tip is straight
-    above the floating-crane hook."""
-    load = (0.5 * BLOCK_MASS + FC_HOOK_MASS) * G
+    trimmed under its half of the block, the hook block and the luff's moving mass, placed so that
+    the boom tip is straight above the floating-crane hook."""
+    load = (0.5 * BLOCK_MASS + FC_HOOK_MASS + FC_BOOM_MASS) * G
     heave, pitch = barge_equilibrium(load)
     hook = hooks_start()[0]
     tip0 = _tip_world(np.array([0.0, 0.0, heave]), pitch)
@@ -368,7 +380,7 @@ def block_turnover_system(fmu_dir: Path = DEFAULT_FMU_DIR, case: int | None = No
         **_vec("hardpoint2.location", BOOM_TIP), "hardpoint2.force[0]": -fc_pull_north(), "max_substep": step}))
     s.add_component(Component("fc_crane", fmu_dir / "Crane.fmu", {
         "mechanism": str(CRANE_FILES["fc_crane"]), "gravity": G, "max_substep": step, "use_initial": True,
-        "joint1.initial_position": hoist0}))
+        "joint1.initial_position": 0.0, "joint2.initial_position": hoist0}))
     for k in (1, 2):
         base = (hooks[k][0], hooks[k][1], CRAWLER_BASE_Z)
         s.add_component(Component(f"crawler{k}", fmu_dir / "Crane.fmu", {
@@ -397,9 +409,9 @@ def block_turnover_system(fmu_dir: Path = DEFAULT_FMU_DIR, case: int | None = No
 def block_turnover_events() -> dict:
     return {"description": "Block turnover (Lee 2020 sec. 4.1, issue 25): a 348 t block turned over 90 deg by a "
                            "floating crane (4 slings) and two crawler cranes (3 slings each). Phase 1 (2-6 s) all "
-                           "hooks hoist 1 m; phase 2 (6-46 s) the floating crane hoists 31 m and the crawlers travel "
-                           "23 m under it, the block turns about its crawler lugs; phase 3 (48-54 s) the crawlers "
-                           "lower 1.5 m until they carry nothing. Calm water; the wave cases of Table 4-2 by "
+                           "hooks hoist 1 m; phase 2 (6-46 s) the floating crane hoists 32 m and luffs 4 m back, the "
+                           "crawlers travel 23 m under it, the block turns about its crawler lugs; phase 3 (47-50 s) "
+                           "the crawlers lower 0.3 m, to a few tonnes. Calm water; the wave cases of Table 4-2 by "
                            "parameters (docs/block_turnover.md). Run: marine-cosim demo block_turnover.",
             "end": PHASES["end"], "events": plan_events()}
 
@@ -451,11 +463,12 @@ def summarize_turnover(r) -> dict:
     rest = _window(t, PHASES["settle"] - 0.5, PHASES["settle"])
     if rest.any():
         out["balance_start"] = float(support[rest].mean() / weight - 1.0)
-    end = _window(t, PHASES["end"] - 4.0, PHASES["end"])
+    end = _window(t, PHASES["end"] - REST_WINDOW, PHASES["end"])
     if end.any() and t[-1] >= PHASES["end"] - 1e-6:
         out["balance_end"] = float(support[end].mean() / weight - 1.0)
     phi = turn_angle(r)
-    out["turn_angle_end_deg"] = float(np.degrees(phi[-1]))
+    out["turn_angle_end_deg"] = float(np.degrees(phi[end].mean())) if end.any() else float(np.degrees(phi[-1]))
+    out["turn_angle_end_swing_deg"] = float(np.degrees(np.ptp(phi[end]))) if end.any() else None
     out["turn_angle_max_deg"] = float(np.degrees(phi.max()))
     f = np.asarray(r["block.contact.force"], float)
     k = int(np.argmax(f))
@@ -488,7 +501,6 @@ def describe_turnover(summary: dict) -> list[str]:
 
 def plot_turnover_panels(r) -> tuple[dict, list]:
     """Plot panels (orchestration.runs.plotting.plot_panels) and phase marks of a turnover run."""
-    t = np.asarray(r.time, float)
     panels = {}
     fc = [(np.asarray(r[f"block.sling{j}.tension"]) / 1e3 / G, f"sling {j}") for j in range(1, 5)]
     panels["sling_tensions_floating"] = {"title": "floating-crane sling tensions", "ylabel": "t", "lines": fc}
@@ -508,8 +520,9 @@ def plot_turnover_panels(r) -> tuple[dict, list]:
         (np.degrees(turn_angle(r)), "turnover angle"), (np.degrees(np.asarray(r["block.euler[0]"])), "roll"),
         (np.degrees(np.asarray(r["block.euler[2]"])), "yaw")], "hlines": [(90.0, "90 deg")]}
     panels["barge_motions"] = {"title": "floating crane barge", "ylabel": "m, deg", "lines": [
-        (-np.asarray(r["barge.position[2]"]), "heave up [m]"), (np.degrees(np.asarray(r["barge.euler[0]"])), "roll [deg]"),
+        (-np.asarray(r["barge.position[2]"]), "heave up [m]"),
+        (np.degrees(np.asarray(r["barge.euler[0]"])), "roll [deg]"),
         (np.degrees(np.asarray(r["barge.euler[1]"])), "pitch [deg]")]}
-    del t
-    marks = [(PHASES["hoist"][0], "1: all hoist"), (PHASES["turn"][0], "2: turn"), (PHASES["lower"][0], "3: crawlers lower")]
+    marks = [(PHASES["hoist"][0], "1: all hoist"), (PHASES["turn"][0], "2: turn"),
+             (PHASES["lower"][0], "3: crawlers lower")]
     return panels, marks
