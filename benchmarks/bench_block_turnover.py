@@ -54,6 +54,7 @@ def run_case(case: int, stop: float | None = None) -> dict:
     figures["history"] = {"time": t[keep].tolist(),
                           "contact_force_t": (np.asarray(r["block.contact.force"])[keep] / 1e3 / tv.G).tolist(),
                           "turn_angle_deg": np.degrees(tv.turn_angle(r))[keep].tolist()}
+    (out / "figures.json").write_text(json.dumps(figures, default=float) + "\n")     # as soon as it is done
     return figures
 
 

