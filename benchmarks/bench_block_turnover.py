@@ -37,7 +37,7 @@ def run_case(case: int, stop: float | None = None) -> dict:
     from orchestration.runs.reference import load_reference
     from orchestration.runs.run import RunSettings, run
 
-    out = OUT / "block_turnover_runs" / f"case{case}"
+    out = ROOT / "results" / "block_turnover_waves" / f"case{case}"      # run files (not committed)
     _, _, path = load_reference("block_turnover", None, out, log=lambda m: None)
     params = {f"barge.{k}": v for k, v in tv.wave_parameters(case or None).items()}
     cpu = time.process_time()

@@ -106,11 +106,15 @@ PHASES = {"settle": 2.0, "hoist": (2.0, 6.0), "turn": (6.0, 46.0), "lower": (47.
 REST_WINDOW = 8.0
 HOIST_RATE = 0.25          # m/s, phase 1, all hooks
 TURN_END = math.radians(90.0)
-#: The floating crane luffs its hook 6 m out (toward the block) over the turn: the crawler slings,
-#: bent over the block's bottom edge and leaning out to their hooks, pull the bottom of the block
-#: away from the barge and keep it short of 90 deg (measured: 85.3 deg with the hook kept in place,
-#: 86.7 and 86.1 deg with 2.5 and 4 m of luff back; about 0.4 deg per metre).
-FC_LUFF = 6.0
+#: The floating crane luffs its hook 4 m back (toward the barge) over the turn, for the barge's
+#: drift under the growing load (trim and surge on its moorings, 1.1 m measured) and to keep the
+#: crawler hooks clear of the block's footprint at the end.  The crawler slings, bent over the
+#: block's bottom edge and leaning out to their hooks, keep the block short of 90 deg while they
+#: carry load (measured: 85.3 deg with the hook kept in place, 86.7 and 86.1 deg at the end with
+#: 2.5 and 4 m of luff back).  Luffing out instead turns the block further but brings the crawler
+#: hooks over the block's bottom, where the slings wrap three faces and the RiggedBlock's contact
+#: update hangs (6 m out, measured).
+FC_LUFF = -4.0
 #: Phase 3: the crawlers lower 0.3 m at 0.1 m/s, to a few tonnes per sling.  Not to zero: a sling
 #: that goes slack while bent over an edge hangs the present RiggedBlock (docs/block_turnover.md).
 LOWER_RATE = 0.1
@@ -409,7 +413,7 @@ def block_turnover_system(fmu_dir: Path = DEFAULT_FMU_DIR, case: int | None = No
 def block_turnover_events() -> dict:
     return {"description": "Block turnover (Lee 2020 sec. 4.1, issue 25): a 348 t block turned over 90 deg by a "
                            "floating crane (4 slings) and two crawler cranes (3 slings each). Phase 1 (2-6 s) all "
-                           "hooks hoist 1 m; phase 2 (6-46 s) the floating crane hoists 32 m and luffs 6 m out, the "
+                           "hooks hoist 1 m; phase 2 (6-46 s) the floating crane hoists 32 m and luffs 4 m back, the "
                            "crawlers travel 23 m under it, the block turns about its crawler lugs; phase 3 (47-50 s) "
                            "the crawlers lower 0.3 m, to a few tonnes. Calm water; the wave cases of Table 4-2 by "
                            "parameters (docs/block_turnover.md). Run: marine-cosim demo block_turnover.",
