@@ -473,7 +473,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="build the FMUs and run a reference scenario (default: the offshore lift)")
     p.add_argument("scenario", nargs="?", default="offshore_lift",
-                   choices=["offshore_lift", "deck_landing", "moored_barge"])
+                   choices=["offshore_lift", "deck_landing", "moored_barge", "block_turnover"])
     p.add_argument("--out", type=Path, default=Path("results/demo"))
     p.add_argument("--stop", type=float, help="stop time [s] (default: the scenario's)")
     p.add_argument("--fmus", type=Path, help="FMU folder (default build/fmus; rebuilt when the sources changed)")

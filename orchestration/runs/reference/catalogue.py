@@ -10,11 +10,13 @@ from orchestration.runs.reference.barge import moored_barge_events, moored_barge
 from orchestration.runs.reference.landing import deck_landing_events, deck_landing_system
 from orchestration.runs.reference.lift import CRANE_FILE, lift_crane_data, offshore_lift_events, offshore_lift_system
 from orchestration.runs.reference.paths import DEFAULT_FMU_DIR, ROOT, SCENARIOS
+from orchestration.runs.reference.turnover import block_turnover_events, block_turnover_system, write_turnover_files
 
-NAMES = ("offshore_lift", "deck_landing", "moored_barge")
+NAMES = ("offshore_lift", "deck_landing", "moored_barge", "block_turnover")
 MODELS = {"offshore_lift": ("Ship", "Crane", "Cable", "Winch", "Payload"),
           "deck_landing": ("Ship", "Crane", "Cable", "Winch", "Payload", "Contact"),
-          "moored_barge": ("Ship", "Cable")}
+          "moored_barge": ("Ship", "Cable"),
+          "block_turnover": ("Ship", "Crane", "RiggedBlock")}
 
 
 def system_file(name: str) -> Path:
@@ -28,7 +30,8 @@ def events_file(name: str) -> Path | None:
 
 BUILDERS = {"offshore_lift": (offshore_lift_system, offshore_lift_events),
             "deck_landing": (deck_landing_system, deck_landing_events),
-            "moored_barge": (moored_barge_system, moored_barge_events)}
+            "moored_barge": (moored_barge_system, moored_barge_events),
+            "block_turnover": (block_turnover_system, block_turnover_events)}
 
 
 def write_systems(names: Sequence[str] = NAMES, fmu_dir: Path = DEFAULT_FMU_DIR) -> list[Path]:
@@ -43,6 +46,8 @@ def write_systems(names: Sequence[str] = NAMES, fmu_dir: Path = DEFAULT_FMU_DIR)
     crane.parent.mkdir(parents=True, exist_ok=True)
     crane.write_text(json.dumps(lift_crane_data(), indent=2) + "\n")
     written = [crane]
+    if "block_turnover" in names:
+        written += write_turnover_files()
     for name in names:
         build, events = BUILDERS[name]
         path = system_file(name)

@@ -8,6 +8,7 @@ import numpy as np
 from orchestration.runs.reference.barge import mooring_offset
 from orchestration.runs.reference.landing import LANDING_EVENTS
 from orchestration.runs.reference.lift import HOIST, LIFT_EVENTS, PAYLOAD_SIZE, WEIGHT_AIR, WEIGHT_WATER
+from orchestration.runs.reference.turnover import plot_turnover_panels
 
 def _have(r, *names: str) -> bool:
     return all(n in r.columns for n in names)
@@ -78,6 +79,8 @@ def plot_reference(name: str, r, out_dir: Path) -> list[Path]:
             panels["barge_motions"] = {"title": "barge motions", "ylabel": "m, deg", "lines": [
                 (-r["barge.position[2]"], "heave up [m]"), (deg(r["barge.euler[0]"]), "roll [deg]"),
                 (deg(r["barge.euler[1]"]), "pitch [deg]")]}
+    elif name == "block_turnover":
+        panels, marks = plot_turnover_panels(r)
     elif name == "moored_barge":
         labels = ("1 bow stbd", "2 bow port", "3 stern port", "4 stern stbd")
         lines = []
@@ -98,7 +101,8 @@ def plot_reference(name: str, r, out_dir: Path) -> list[Path]:
     paths = []
     titles = {"offshore_lift": "Offshore lift: 10 t through the splash zone to 50 m, JONSWAP Hs 2.5 m Tp 8 s",
               "deck_landing": "Deck landing: 10 t onto a barge deck alongside, JONSWAP Hs 1.5 m Tp 8 s",
-              "moored_barge": "Moored barge: four catenary chains, JONSWAP Hs 2.5 m Tp 8 s, current 1 m/s"}
+              "moored_barge": "Moored barge: four catenary chains, JONSWAP Hs 2.5 m Tp 8 s, current 1 m/s",
+              "block_turnover": "Block turnover (Lee 2020 sec. 4.1): 348 t, a floating crane and two crawler cranes"}
     for key, panel in panels.items():
         if panel.get("lines"):
             paths.append(plot_panels(t, [panel], out_dir / f"{key}.png", titles[name], marks=marks))

@@ -11,6 +11,8 @@ from orchestration.runs.reference.barge import (barge_equilibrium, catenary_fair
                                                 mooring_offset)
 from orchestration.runs.reference.lift import (HOIST, LIFT_EVENTS, PAYLOAD_SIZE, WEIGHT_AIR, WEIGHT_WATER, WIRE,
                                                WIRE_WEIGHT_WATER, G)
+from orchestration.runs.reference.turnover import RECORD as TURNOVER_RECORD
+from orchestration.runs.reference.turnover import describe_turnover, summarize_turnover
 
 def _vectors(*groups) -> list[str]:
     out = []
@@ -53,6 +55,7 @@ RECORD = {
                              *(f"line{k}.end_a.tension" for k in range(1, 5)), "barge.wave.elevation",
                              "barge.quaternion*4", *(f"line{k}.end_a.position*3" for k in range(1, 5)),
                              *(f"line{k}.end_b.position*3" for k in range(1, 5))),
+    "block_turnover": TURNOVER_RECORD,
 }
 
 
@@ -75,6 +78,8 @@ def summarize(name: str, r) -> dict:
                        "pitch_std_deg": _std(np.degrees(r["ship.euler[1]"])),
                        "roll_mean_deg": float(np.degrees(np.mean(r["ship.euler[0]"]))),
                        "heave_max_m": float(np.max(np.abs(heave - np.mean(heave))))}
+    if name == "block_turnover":
+        out["turnover"] = summarize_turnover(r)
     if name == "offshore_lift":
         e = LIFT_EVENTS
         T = r["cable.winch.tension"]
@@ -209,6 +214,8 @@ def describe(summary: dict) -> list[str]:
                      f"(quasi-static {mooring['offset_quasi_static_m'][0]:.2f}, "
                      f"{mooring['offset_quasi_static_m'][1]:.2f}); "
                      "max tension " + ", ".join(f"{v:.0f}" for v in mooring["tension_max_kN"]) + " kN")
+    if summary.get("turnover"):
+        lines += describe_turnover(summary["turnover"])
     if "all_finite" in summary and not summary["all_finite"]:
         lines.append("WARNING: non-finite values in the results")
     return lines
