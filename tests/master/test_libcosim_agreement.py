@@ -71,7 +71,7 @@ def vertical_landing(fmu_dir) -> System:
 def test_our_ecco_with_libcosims_conventions_takes_libcosims_steps(fmu_dir, tmp_path, validation):
     """The landing converted to OSP (write_osp, what ``marine-cosim convert --to osp`` writes) runs in
     libcosim with its ECCO; our master runs the same file with ``conventions: libcosim`` and takes
-    the same steps -- 1900 to 0.25 s, through touchdown at 0.166 s -- to the nanosecond, with the
+    the same steps -- 1903 to 0.25 s, through touchdown at 0.166 s -- to the nanosecond, with the
     same heights to the last bit; libcosim's last step ends past the stop time (0.2501 s), ours at
     it, so the last point is left out.  Ours proper (the paper's energy level) takes other steps."""
     from benchmarks import bench_algorithms as bench
@@ -84,7 +84,7 @@ def test_our_ecco_with_libcosims_conventions_takes_libcosims_steps(fmu_dir, tmp_
         pytest.fail(f"libcosimpy (a declared test dependency) cannot be used: {exc}", pytrace=False)
     ours = simulate(osp, algorithm="ecco", options={"conventions": "libcosim"}, variables=variables)
     n = len(ours.time) - 1                                 # all but the last point (see the docstring)
-    assert theirs.steps == len(ours.time) - 1 == 1900
+    assert theirs.steps == len(ours.time) - 1 == 1903          # 1900 with the numpy contact (no C kernel)
     assert ours.time[-1] == 0.25 and theirs.time[-1] > 0.25
     np.testing.assert_array_equal(np.round(np.asarray(theirs.time[:n]) * 1e9), np.round(ours.time[:n] * 1e9))
     for name in variables:
@@ -92,7 +92,7 @@ def test_our_ecco_with_libcosims_conventions_takes_libcosims_steps(fmu_dir, tmp_
     assert np.ptp(ours["payload.velocity[2]"]) > 2.0                   # it landed (2.6 m/s at touchdown)
     validation.record(case="deck landing (one vertical bond), ECCO tol 1: ours with conventions=libcosim vs "
                            "libcosim's ECCO on the same OspSystemStructure.xml",
-                      reference="libcosim's run: 1900 steps", ours=f"{len(ours.time) - 1} steps, the same times and "
+                      reference="libcosim's run: 1903 steps", ours=f"{len(ours.time) - 1} steps, the same times and "
                       "heights to the bit", error=0.0, tolerance=0.0, tol_kind="abs", unit="m",
                       source="OSP libcosim (libcosimpy) ECCO")
     paper = simulate(osp, algorithm="ecco", variables=variables)
