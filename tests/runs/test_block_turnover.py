@@ -76,7 +76,7 @@ def test_at_rest_the_slings_carry_the_weight(fmu_dir, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_turnover_runs_from_the_cli_to_90_degrees(fmu_dir, tmp_path, validation):
+def test_the_turnover_runs_from_the_cli_through_the_turn(fmu_dir, tmp_path, validation):
     """The committed files through ``marine-cosim run`` (calm water, 62 s): the slings carry the
     weight within 0.5 % at rest before the hoist and at the end (mean over the last 8 s: the block
     still swings slowly on the floating crane); no sling inside the block at any step (1 µm); the
