@@ -648,7 +648,7 @@ class Execution:
                 # the algorithm proposes each step; the last one ends exactly on stop_time
                 self.algorithm.start(step)
                 eps = 1e-9 * max(1.0, abs(stop_time))
-                evenly = getattr(self.algorithm, "land_evenly", True)
+                evenly = self.algorithm.land_evenly
                 while self.time < stop_time - eps:
                     t = self.time
                     event = self._next_event(t)

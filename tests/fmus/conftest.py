@@ -14,6 +14,7 @@ import fmpy
 import pytest
 
 import build_fmus
+from tests.support.fmu_runner import FmuUnderTest
 
 C_HOST_DIR = Path(__file__).resolve().parents[1] / "models" / "c_host"
 FMI_HEADERS = Path(fmpy.__file__).parent / "c-code"
@@ -92,3 +93,16 @@ def without_python(command: list[str]) -> list[str]:
               "2>/dev/null; then echo \"a python is still reachable: $p\" >&2; exit 99; fi; done"]
     script = "set -e; " + "; ".join(steps) + '; exec "$@"'
     return ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", *command]
+
+
+@pytest.fixture
+def open_fmu(fmu_dir):
+    """``open_fmu(model)``: the freshly built FMU ``model`` instantiated, freed after the test."""
+    opened = []
+
+    def open_(model: str) -> FmuUnderTest:
+        opened.append(FmuUnderTest(fmu_dir / f"{model}.fmu"))
+        return opened[-1]
+    yield open_
+    for fmu in opened:
+        fmu.close()

@@ -17,18 +17,6 @@ from tests.support.fmu_runner import FmuUnderTest
 FMI2_ERROR = 3
 
 
-@pytest.fixture
-def open_fmu(fmu_dir):
-    opened = []
-
-    def open_(model: str) -> FmuUnderTest:
-        opened.append(FmuUnderTest(fmu_dir / f"{model}.fmu"))
-        return opened[-1]
-    yield open_
-    for fmu in opened:
-        fmu.close()
-
-
 def expect_error(fmu: FmuUnderTest, call, *args, says: str = "") -> str:
     """``call`` returns fmi2Error with a message (containing ``says``); the message."""
     before = len(fmu.errors())

@@ -10,18 +10,6 @@ from fmpy.fmi1 import FMICallException
 from tests.support.fmu_runner import FmuUnderTest
 
 
-@pytest.fixture
-def open_fmu(fmu_dir):
-    opened = []
-
-    def open_(model: str) -> FmuUnderTest:
-        opened.append(FmuUnderTest(fmu_dir / f"{model}.fmu"))
-        return opened[-1]
-    yield open_
-    for fmu in opened:
-        fmu.close()
-
-
 def failed_step(fmu: FmuUnderTest, t: float, h: float) -> str:
     before = len(fmu.errors())
     with pytest.raises(FMICallException):
