@@ -34,9 +34,10 @@ each scenario's key histories (RMS of the difference in % of the reference's sta
 control with ``--method jacobi``); ``--deadline 2026-11-26T02:50`` (UTC) stops runs there and
 records how far they got; several processes may share the results file (merged under a lock).
 
-Results: benchmarks/data/step_control_benchmark.json (``--shipped``: step_control_shipped.json);
-markdown tables on stdout
-(docs/algorithms_benchmark.md quotes them).
+Results: the runs' histories are kept in results/benchmarks/ (not committed: a cache the errors are
+computed from, resumed where a run stopped); benchmarks/data/step_control_benchmark.json (``--shipped``:
+step_control_shipped.json) holds the figures only (steps, CPU, errors), which ``--report-only`` reads;
+markdown tables on stdout (docs/algorithms_benchmark.md quotes them).
 """
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ from orchestration.runs.run import RunSettings, run  # noqa: E402
 
 DEFAULT_OUT = ROOT / "benchmarks" / "data" / "step_control_benchmark.json"
 SHIPPED_OUT = ROOT / "benchmarks" / "data" / "step_control_shipped.json"
+#: the histories behind the figures: megabytes per scenario, so outside the repository
+CACHE = ROOT / "results" / "benchmarks"
 SCENARIOS = ("offshore_lift", "deck_landing")
 #: the file's base step (the landing: its base step; the rest steps at twice it)
 BASE = {"offshore_lift": 0.025, "deck_landing": 0.0125}
@@ -167,15 +170,16 @@ def error_of(name: str, f: dict[str, float]) -> float:
 
 
 def run_all(names, selected, out: Path, log=print) -> dict:
-    results = json.loads(out.read_text()) if out.is_file() else {}
+    """Run what is not yet in the cache (CACHE / out.name), then write the digest to ``out``."""
+    cache = CACHE / out.name
+    results = _load(cache)
     for name in names:
         res = results.setdefault(name, {})
         if "reference" not in res:
             spec = {"algorithm": "fixed", "step": REFERENCE_FACTOR * BASE[name], "options": {}}
             log(f"[{name}] reference {spec['step']:g} s ...")
             res["reference"] = {"spec": spec, **simulate_run(name, spec, log)}
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps(results))
+            _save(cache, results)
         for label, spec in runs(name).items():
             if selected and label not in selected:
                 continue
@@ -192,17 +196,36 @@ def run_all(names, selected, out: Path, log=print) -> dict:
             else:
                 f = figures(name, r, res["reference"])
                 log(f"    {r['steps']} steps, cpu {r['cpu_s']:.1f} s, error {error_of(name, f):.2f} % {f}")
-            out.write_text(json.dumps(results))
-    return results
+            _save(cache, results)
+    merged = _load(out)
+    merged.update(digest(results))
+    _save(out, merged)
+    return merged
+
+
+def digest(results: dict) -> dict:
+    """The figures of every run without its histories (what benchmarks/data keeps)."""
+    out: dict = {}
+    for name, res in results.items():
+        ref = res.get("reference")
+        if name not in BASE or not ref or "failed" in ref:
+            continue
+        entry = out.setdefault(name, {})
+        for label, r in res.items():
+            kept = {k: v for k, v in r.items() if k not in ("time", "series")}
+            if label != "reference" and "failed" not in r:
+                kept["figures"] = figures(name, r, ref)
+                kept["error"] = error_of(name, kept["figures"])
+            entry[label] = kept
+    return out
 
 
 def report(results: dict) -> str:
+    """Markdown tables of a digest (:func:`digest`)."""
     lines = []
     for name, res in results.items():
-        if name not in BASE:
-            continue
         ref = res.get("reference")
-        if not ref or "failed" in ref:
+        if name not in BASE or not ref:
             continue
         base = res.get(f"fixed-{BASE[name]:g}")
         base_cpu = base["cpu_s"] if base and "failed" not in base else math.nan
@@ -214,11 +237,11 @@ def report(results: dict) -> str:
             if "failed" in r:
                 rows.append(f"| {label} | – | – | – | failed: {r['failed'][:120]} |")
                 continue
-            f = figures(name, r, ref)
+            f = r["figures"]
             keys = keys or [k for k in f]
             cells = " | ".join(f"{f[k]:+.2f}" for k in keys)
             rows.append(f"| {label} | {r['steps']} | {r.get('rejected', 0)} | {r['cpu_s']:.1f} "
-                        f"({r['cpu_s'] / base_cpu:.2f}x) | {cells} | **{error_of(name, f):.2f}** |")
+                        f"({r['cpu_s'] / base_cpu:.2f}x) | {cells} | **{r['error']:.2f}** |")
         if keys is None:
             continue
         lines.append(f"### {name}\n")
@@ -231,6 +254,17 @@ def report(results: dict) -> str:
                      for r in rows)
         lines.append("")
     return "\n".join(lines)
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _save(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    tmp.replace(path)
 
 
 # ============================================================================ every shipped scenario
@@ -330,18 +364,33 @@ def history_error(run: dict, ref: dict) -> float:
 
 
 def _store(out: Path, name: str, label: str, record: dict) -> None:
-    """Merge one run into the results file under a lock (several benchmark processes may share it)."""
+    """Merge one run into the cache (CACHE / out.name) under a lock (several benchmark processes may
+    share it), then its figures into the digest ``out``."""
     import fcntl
     import tempfile
 
-    out.parent.mkdir(parents=True, exist_ok=True)
+    cache = CACHE / out.name
     with open(Path(tempfile.gettempdir()) / f"{out.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        results = json.loads(out.read_text()) if out.is_file() else {}
+        results = _load(cache)
         results.setdefault("shipped", {}).setdefault(name, {})[label] = record
-        tmp = out.with_suffix(".tmp")
-        tmp.write_text(json.dumps(results))
-        tmp.replace(out)
+        _save(cache, results)
+        merged = _load(out)
+        merged.setdefault("shipped", {})[name] = shipped_digest(results["shipped"][name])
+        _save(out, merged)
+
+
+def shipped_digest(entry: dict) -> dict:
+    """One scenario's runs without their histories, each finished run with its error (% ; history_error)."""
+    ref = entry.get("reference")
+    out = {}
+    for label, r in entry.items():
+        kept = {k: v for k, v in r.items() if k not in ("time", "series")}
+        kept["warnings"] = kept.get("warnings", [])[:3]
+        if "failed" not in r and ref and "failed" not in ref:
+            kept["error_%"] = history_error(r, ref) if label != "reference" else 0.0
+        out[label] = kept
+    return out
 
 
 def run_shipped(out: Path, names=tuple(SHIPPED), algorithms=ALGORITHMS, deadline: float | None = None,
@@ -352,8 +401,7 @@ def run_shipped(out: Path, names=tuple(SHIPPED), algorithms=ALGORITHMS, deadline
                                                   *((k, a, 1.0, o) for k, (a, o) in VARIANTS.items())):
             if label not in algorithms:
                 continue
-            results = json.loads(out.read_text()) if out.is_file() else {}
-            done = results.get("shipped", {}).get(name, {}).get(label)
+            done = _load(CACHE / out.name).get("shipped", {}).get(name, {}).get(label)
             if done is not None and "failed" not in done and not redo:
                 continue
             log(f"[{name}] {label} ...")
@@ -366,10 +414,10 @@ def run_shipped(out: Path, names=tuple(SHIPPED), algorithms=ALGORITHMS, deadline
 
 
 def shipped_report(results: dict) -> str:
+    """The table of a shipped digest (:func:`shipped_digest`)."""
     lines = ["| scenario | algorithm | reached | macro steps | rejected | CPU s (x fixed) | wall s | error % |",
              "|---|---|---|---|---|---|---|---|"]
     for name, entry in results.get("shipped", {}).items():
-        ref = entry.get("reference")
         fixed = entry.get("fixed", {})
         for algorithm in (*ALGORITHMS, *VARIANTS):
             r = entry.get(algorithm)
@@ -383,7 +431,7 @@ def shipped_report(results: dict) -> str:
                 lines.append(f"| {name} | {algorithm} | failed: {r['failed'][:160]} | | | | | |")
                 continue
             ratio = r["cpu_s"] / fixed["cpu_s"] if fixed.get("cpu_s") else math.nan
-            err = history_error(r, ref) if ref and "failed" not in ref else math.nan
+            err = r.get("error_%", math.nan)
             lines.append(f"| {name} | {algorithm} | {r['end']:g} s | {r['steps']} | {r['rejected']} | "
                          f"{r['cpu_s']:.1f} ({ratio:.2f}x) | {r['wall_s']:.1f} | {err:.2f} |")
     return "\n".join(lines)
@@ -415,12 +463,11 @@ def main(argv: list[str] | None = None) -> int:
             run_shipped(args.out, [n for n in names if n in SHIPPED] if args.scenarios != ",".join(SCENARIOS)
                         else tuple(SHIPPED), algorithms=args.algorithms.split(","), deadline=deadline,
                         redo=args.redo, log=lambda m: print(m, flush=True))
-        results = json.loads(args.out.read_text()) if args.out.is_file() else {}
-        print(shipped_report(results))
+        print(shipped_report(_load(args.out)))
         return 0
     if not args.report_only:
         run_all(names, set(filter(None, args.runs.split(","))), args.out)
-    results = json.loads(args.out.read_text()) if args.out.is_file() else {}
+    results = _load(args.out)
     print(report({n: results[n] for n in names if n in results}))
     return 0
 
