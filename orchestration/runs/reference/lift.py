@@ -274,14 +274,26 @@ def lift_geometry(attach_z: float, pose: Sequence[float] = LIFT_POSE) -> LiftGeo
 
 def _lift_components(s, fmu_dir: Path, geo: LiftGeometry, sea: dict, pose: Sequence[float],
                      numerics: dict | None = None, barge: dict | None = None) -> None:
-    """Winch, ship, [barge,] crane, cable, payload -- this declaration order is the Gauss-Seidel
-    order (the connection graph is one feedback group) -- and their connections."""
+    """Winch, cable, ship, [barge,] crane, payload -- this declaration order is the Gauss-Seidel
+    order (the connection graph is one feedback group) -- and their connections.
+
+    The cable steps right after the winch and before the crane and the payload.  FMI inputs are the
+    values at the start of a step (FMI 2.0 section 4.2.4, fmi2DoStep), and the Cable FMU carries its
+    end positions forward over the step with the end velocities.  Stepped after the crane, it was
+    handed the jib tip's end-of-step position and ran v h ahead of the tip: through the stiff end
+    element (EA / l = 2.6e7 N/m) a force error EA / l v h, first order in the step, which step doubling
+    measures correctly and no step can remove (error control crawled at its minimum step).  After
+    the winch, it gets the winch's end-of-step line length, which its pay-out in length mode turns
+    into the pay-out over this very step."""
     from orchestration.system.model import Component
 
     num = {**NUMERICS, **(numerics or {})}
     n_seg = max(2, round(geo.wire_length / num["element"]))
     s.add_component(Component("winch", fmu_dir / "Winch.fmu", {
         "initial_line_length": geo.wire_length, "mode": 2, "max_substep": num["winch_substep"]}))
+    s.add_component(Component("cable", fmu_dir / "Cable.fmu", {
+        **WIRE, **(sea if num["wire_waves"] else CALM), "length": geo.wire_length, "n_segments": n_seg,
+        "max_substep": num["cable_substep"]}))
     s.add_component(Component("ship", fmu_dir / "Ship.fmu", {
         **sea, **_vec("hardpoint1.location", CRANE_HARDPOINT), **_vec("hardpoint4.location", BALLAST_HARDPOINT),
         "hardpoint4.force[2]": geo.ballast, "initial.position[2]": geo.ship_z, "initial.euler[0]": geo.ship_roll,
@@ -295,9 +307,6 @@ def _lift_components(s, fmu_dir: Path, geo: LiftGeometry, sea: dict, pose: Seque
         if link.control is not None and link.control.mode == "position" and qs != 0.0:
             crane[f"joint{k}.setpoint"] = float(qs)
     s.add_component(Component("crane", fmu_dir / "Crane.fmu", crane))
-    s.add_component(Component("cable", fmu_dir / "Cable.fmu", {
-        **WIRE, **(sea if num["wire_waves"] else CALM), "length": geo.wire_length, "n_segments": n_seg,
-        "max_substep": num["cable_substep"]}))
     s.add_component(Component("payload", fmu_dir / "Payload.fmu", {
         **PAYLOAD, **_vec("initial.position", geo.payload_position), "max_substep": num["payload_substep"]}))
     # ship hardpoint 1 carries the crane (mass-aware): motion to the crane base, its articulated
