@@ -176,3 +176,58 @@ def test_the_command_line_passes_algorithm_options(fmu_dir, tmp_path, capsys):
     text = json.dumps(settings)
     assert '"conventions": "libcosim"' in text and '"max_step": 0.02' in text
     assert main(["run", str(path), "--option", "nonsense", "--quiet"]) == 2
+
+
+def _pendulum(fmu_dir, bond: bool = False) -> System:
+    """SMS case 4.3.5's payload on a 20 m cable (tests/master/test_cable_payload_sms.py), started 2 m aside."""
+    from tests.master.test_cable_payload_sms import build_system
+
+    s = build_system(fmu_dir, (2.0, 0.0, 19.9))
+    s.stop_time, s.base_step = 0.5, 0.01
+    if bond:
+        for c in s.connections:
+            if "velocity" in c.source[1] or "force" in c.source[1]:
+                c.power_bond = "hook"
+    return s
+
+
+def test_the_order_hint_names_the_inputs_a_slave_takes_at_its_sources_step_end(fmu_dir):
+    """Under Gauss-Seidel a slave stepped after its source is handed the source's end-of-step outputs;
+    the hint of a minimum-step warning names them (the lift's wire stall: the cable after the crane)."""
+    alg = ErrorControlAlgorithm(method="gauss-seidel", order=["payload", "cable"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        simulate(_pendulum(fmu_dir), algorithm=alg, stop_time=0.02)
+    assert any("cable steps after payload" in str(w.message) for w in caught)
+    cable, payload = alg.execution.index["cable"], alg.execution.index["payload"]
+    hint = alg.order_hint(cable)
+    assert "cable steps after payload (end_b.position, end_b.velocity)" in hint
+    assert "declare it before them" in hint
+    assert alg.order_hint(payload) == ""
+    jacobi = ErrorControlAlgorithm(method="jacobi")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        simulate(_pendulum(fmu_dir), algorithm=jacobi, stop_time=0.02)
+    assert jacobi.order_hint(cable) == ""
+
+
+def test_ecco_at_its_minimum_step_warns_and_goes_on_instead_of_crawling(fmu_dir):
+    """A tolerance no step can meet (rtol = atol = 1e-12 J): ECCO reaches its minimum step, names the
+    bond in a StepSizeWarning and leaves it out of the indicator, so the steps grow back to the
+    maximum; before, every step after the first few was at the minimum (50 times the steps)."""
+    alg = EccoAlgorithm(rtol=1e-12, atol=1e-12, method="gauss-seidel", order=["cable", "payload"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = simulate(_pendulum(fmu_dir, bond=True), algorithm=alg)
+    assert res.time[-1] == pytest.approx(0.5, abs=1e-12)
+    named = [str(w.message) for w in caught if issubclass(w.category, StepSizeWarning)]
+    assert len(named) == 1 and "power bond hook" in named[0]
+    assert alg.uncontrolled == ["hook"]
+    steps = np.array([row["step"] for row in alg.log])
+    assert steps.max() == pytest.approx(0.01) and len(steps) < 100      # 50 at the file's step
+    assert np.count_nonzero(steps <= 1.0001e-4) < 10
+
+
+def test_ecco_measures_a_bond_against_the_peak_power_it_has_carried_by_default():
+    assert EccoAlgorithm().energy_reference == "peak"
+    assert EccoAlgorithm(conventions="libcosim").energy_reference == "residual"

@@ -16,15 +16,25 @@ would give P_a = P_b.  Per bond:
 
 with the energy level E_ref (``energy_reference``):
 
-* ``bond`` (default, the paper's): E_ref = max(|P_a|, |P_b|) h, the energy through the bond in the step;
-* ``peak``: E_ref = max(|P_a|, |P_b|, P_peak) h, P_peak the largest power the bond has carried so
-  far: a bond whose power crosses zero (a crane tip moving up and down with the ship) is measured
-  against the power it carries, not against the near-zero power of the crossing;
+* ``peak`` (default): E_ref = max(|P_a|, |P_b|, P_peak) h, P_peak the largest power the bond has
+  carried so far: a bond whose power crosses zero (a crane tip moving up and down with the ship, a
+  fairlead) is measured against the power it carries, not against the near-zero power of the
+  crossing;
+* ``bond`` (the paper's): E_ref = max(|P_a|, |P_b|) h, the energy through the bond in the step.  It
+  has no lower bound where a bond's power crosses zero, so the residual of such a step is measured
+  against nearly nothing (the moored barge's fairleads: down to the minimum step at every crossing);
 * ``residual`` (libcosim's): E_ref = max over bonds of dP h, the largest residual itself.
 
 The PI controller (step_control.py) sets the next step; no step is repeated.  Parameters as
 libcosim's EccoConfiguration; the step limits default to 1/100 of the run's first step (its base
 step, or cycle) and that step itself.
+
+**No crawl.** A step at the minimum step whose error is still above 1 cannot be helped by the
+controller, which would keep every following step at the minimum: the bonds whose term is above 1
+are named in a StepSizeWarning (with the Gauss-Seidel order where it hands a slave its source's
+end-of-step outputs, :meth:`AdaptiveAlgorithm.order_hint`) and leave the error indicator from then
+on, as error control's variables do (error_control.py).  Not with ``conventions="libcosim"``, which
+keeps libcosim's behaviour.
 
 ``conventions="libcosim"`` sets what libcosim's ecco_algorithm does, so that our master takes its
 steps on the same system (docs/algorithms.md): energy level ``residual``; steps in whole
@@ -44,7 +54,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from orchestration.errors import AlgorithmError as EccoError
-from orchestration.master.algorithms.step_control import AdaptiveAlgorithm, PIController
+from orchestration.master.algorithms.step_control import AdaptiveAlgorithm, PIController, StepSizeWarning
 
 if TYPE_CHECKING:
     from orchestration.master.execution import Execution
@@ -109,11 +119,11 @@ class EccoAlgorithm(AdaptiveAlgorithm):
                              f"ecco_algorithm: residual energy level, nanosecond steps, its start rule)")
         libcosim = conventions == "libcosim"
         self.conventions = conventions
-        energy_reference = energy_reference or ("residual" if libcosim else "bond")
+        energy_reference = energy_reference or ("residual" if libcosim else "peak")
         if energy_reference not in ENERGY_REFERENCES:
-            raise ValueError(f"ecco: energy_reference {energy_reference!r}: 'bond' (the paper's: the energy "
-                             f"through the bond), 'peak' (the largest power the bond has carried so far) or "
-                             f"'residual' (libcosim's: the largest residual)")
+            raise ValueError(f"ecco: energy_reference {energy_reference!r}: 'peak' (the default: the largest "
+                             f"power the bond has carried so far), 'bond' (the paper's: the energy through the "
+                             f"bond in the step) or 'residual' (libcosim's: the largest residual)")
         self.energy_reference = energy_reference
         resolution = (1e-9 if libcosim else 0.0) if time_resolution is None else float(time_resolution)
         if resolution not in (0.0, 1e-9):
@@ -142,6 +152,8 @@ class EccoAlgorithm(AdaptiveAlgorithm):
                           "it steps at its first step size", stacklevel=2)
         self.energy_residual = {b.name: 0.0 for b in self.bonds}
         self._peak = np.zeros(len(self.bonds))
+        self._active = np.ones(len(self.bonds), dtype=bool)
+        self.uncontrolled: list[str] = []
         self._clock_ns = round(execution.time * 1e9)
         self._steps = 0
         self._prev_error = 1.0        # libcosim's ecco_algorithm starts its memory at 1
@@ -161,7 +173,8 @@ class EccoAlgorithm(AdaptiveAlgorithm):
                 "extrapolation": self.extrapolation, "energy_reference": self.energy_reference,
                 "conventions": self.conventions, "time_resolution": self.time_resolution, "refresh": self.refresh,
                 "cycle": getattr(self, "cycle", 1), **self.controller.settings(),
-                "bonds": [b.name for b in getattr(self, "bonds", [])]}
+                "bonds": [b.name for b in getattr(self, "bonds", [])],
+                "uncontrolled": list(getattr(self, "uncontrolled", []))}
 
     def bond_powers(self) -> list[tuple[float, float]]:
         """Each bond's (P_a, P_b) after the step: each side's inputs as they were held over its step
@@ -199,7 +212,28 @@ class EccoAlgorithm(AdaptiveAlgorithm):
             self.energy_residual[b.name] += dE
             row[f"{b.name}.energy_residual"] = dE
         terms = residuals * h / (self.atol + self.rtol * ref)
-        return math.sqrt(float(np.mean(np.square(terms)))), row
+        self._terms = terms
+        active = terms[self._active]
+        return (math.sqrt(float(np.mean(np.square(active)))) if active.size else 0.0), row
+
+    def _at_floor(self, t: float, h: float, error: float) -> None:
+        """A step at the minimum step above the tolerance: its bonds leave the indicator (module docstring)."""
+        c = self.controller
+        if self.conventions == "libcosim" or not (error > 1.0 and c.min_step and h <= c.min_step * (1 + 1e-9)):
+            return
+        missed = np.flatnonzero(self._active & (self._terms > 1.0))
+        if not missed.size:
+            return
+        self._active[missed] = False
+        names = [self.bonds[k].name for k in missed]
+        self.uncontrolled.extend(names)
+        listed = ", ".join(f"{self.bonds[k].name} ({self._terms[k]:.3g})" for k in missed[:5])
+        hint = "".join(dict.fromkeys(self.order_hint(i) for k in missed[:2] for (i, _, _) in self.bonds[k].sides))
+        warnings.warn(
+            f"ecco: at t = {t:.6g} s the energy residual of power bond {listed} (over its tolerance, in "
+            f"brackets) is above the tolerance at the minimum step {h:.3g} s: a smaller step is not allowed, so "
+            f"these bonds are left out of the error indicator from now on instead of holding every step at the "
+            f"minimum (set min_step or rtol/atol to change this).{hint}", StepSizeWarning, stacklevel=3)
 
     def step(self, t: float, h: float) -> float:
         if self.time_resolution:
@@ -207,6 +241,7 @@ class EccoAlgorithm(AdaptiveAlgorithm):
         self.coupling_step(t, h)
         error, residuals = self.error(h)
         self.log.append({"time": t + h, "step": h, **residuals, "error": error})
+        self._at_floor(t + h, h, error)
         self.next_step = self.controller.next(h, error)
         return h
 

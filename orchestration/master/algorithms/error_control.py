@@ -70,7 +70,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from orchestration.errors import RollbackError  # noqa: F401  (re-exported)
-from orchestration.master.algorithms.step_control import AdaptiveAlgorithm
+from orchestration.master.algorithms.step_control import AdaptiveAlgorithm, StepSizeWarning
 
 if TYPE_CHECKING:
     from orchestration.master.execution import Execution
@@ -85,10 +85,6 @@ MEASURES = ("coupling", "all")
 NORMS = ("max", "rms", "self")
 
 _INDEX = re.compile(r"\[[^\]]*\]$")
-
-
-class StepSizeWarning(UserWarning):
-    """An adaptive algorithm could not meet its tolerance and went on (never a stall)."""
 
 
 def variable_group(name: str) -> str:
@@ -200,16 +196,18 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
         if self.measure == "all":
             used = [set(range(len(names))) for names in ex.out_names]
         self._positions = [np.array(sorted(u), dtype=np.int64) for u in used]
-        names, groups, nominal = [], [], []
+        names, groups, nominal, owner = [], [], [], []
         group_index: dict[tuple[int, str], int] = {}
         for i, positions in enumerate(self._positions):
             for p in positions:
                 name = ex.out_names[i][p]
                 key = (i, variable_group(name))
                 names.append(f"{ex.slaves[i].name}.{name}")
+                owner.append(i)
                 groups.append(group_index.setdefault(key, len(group_index)))
                 nominal.append(declared_nominal(ex.slaves[i], name))
         self._names = names
+        self._owner = owner
         self._group = np.array(groups, dtype=np.int64)
         n_groups = len(group_index)
         self._declared = np.zeros(n_groups)
@@ -307,7 +305,8 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
             f"error-control: at t = {t:.6g} s the step-doubling difference of {listed}{more} is {where} "
             f"(scaled error in brackets) at the minimum step {h:.3g} s: a difference that does not "
             f"shrink with the step is no coupling error the step can control; these are left out of the error "
-            f"norm from now on (set min_step or rtol/atol to change this)", StepSizeWarning, stacklevel=2)
+            f"norm from now on (set min_step or rtol/atol to change this).{self.order_hint(self._owner[worst[0]])}",
+            StepSizeWarning, stacklevel=2)
 
     def step(self, t: float, h: float) -> float:
         if not self._names and not self.hold_check:

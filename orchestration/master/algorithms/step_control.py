@@ -11,6 +11,7 @@ with e_n the step's error indicator (1 = on tolerance).  e_n = 0 keeps the step.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
@@ -20,6 +21,8 @@ from orchestration.master.algorithms.fixed import Algorithm, gauss_seidel_order
 
 if TYPE_CHECKING:
     from orchestration.master.execution import Execution
+
+_INDEX = re.compile(r"\[[^\]]*\]$")
 
 
 @dataclass
@@ -95,6 +98,10 @@ def landing_step(h: float, remaining: float, eps: float, evenly: bool = True,
             return remaining, True
         return 0.5 * remaining, False
     return h, False
+
+
+class StepSizeWarning(UserWarning):
+    """An adaptive algorithm could not meet its tolerance and went on (never a stall)."""
 
 
 class AdaptiveAlgorithm(Algorithm):
@@ -192,6 +199,34 @@ class AdaptiveAlgorithm(Algorithm):
                 self.held[i] = (np.array(ex.inputs[i], dtype=float), np.array(ex.outputs[i], dtype=float))
         if self.refresh:
             ex.refresh_feedthrough(t + h, self._refresh_order)
+
+    def order_hint(self, slave: int) -> str:
+        """Under Gauss-Seidel, which inputs slave ``slave`` takes from slaves stepped before it in the
+        same step, as a sentence for a warning ('' otherwise).  FMI inputs are the values at the
+        step's start (FMI 2.0 section 4.2.4); a slave stepped after its source is handed the source's
+        end-of-step outputs, and an FMU that carries such an input over the step (a position moved on
+        with its velocity) then runs a step ahead: a first-order coupling error that no step size
+        removes (the offshore lift's wire, error_control.py)."""
+        if self.method != "gauss-seidel":
+            return ""
+        ex = self.execution
+        rank = {i: k for k, i in enumerate(self._order)}
+        early: dict[int, list[str]] = {}
+        for g in ex.links[slave]:
+            if g.source != slave and rank.get(g.source, -1) < rank.get(slave, -1):
+                names = early.setdefault(g.source, [])
+                for p in g.dst_pos:
+                    group = _INDEX.sub("", ex.in_names[slave][int(p)])
+                    if group not in names:
+                        names.append(group)
+        if not early:
+            return ""
+        parts = "; ".join(f"{ex.slaves[j].name} ({', '.join(v[:3])}{', ...' if len(v) > 3 else ''})"
+                          for j, v in early.items())
+        name = ex.slaves[slave].name
+        return (f" Under Gauss-Seidel {name} steps after {parts}, so it is handed their end-of-step outputs; "
+                f"if {name} carries these inputs over its step, declare it before them in the system file "
+                f"(the order of the components) or use --method jacobi.")
 
     def step(self, t: float, h: float) -> float:
         raise NotImplementedError
