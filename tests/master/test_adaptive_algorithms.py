@@ -108,15 +108,27 @@ def test_rollback_self_test_catches_a_slave_that_does_not_restore(b3_fmus):
 
 
 @pytest.mark.gcc
-def test_error_control_refuses_an_fmu_without_state(tmp_path):
-    """An FMI 1.0 FMU cannot roll back: a clear message naming it, before any step."""
+def test_error_control_with_an_fmu_without_state(tmp_path):
+    """An FMI 1.0 FMU cannot roll back: ``rollback: always`` refuses it with a message naming it,
+    before any step; the default (``auto``) says so and steps without repeating a step."""
+    import warnings
+
+    from orchestration.master.algorithms.step_control import StepSizeWarning
     from tests.models.c_fmu.build_fmi1 import build_oscillator_fmi1_fmu
 
     fmu = build_oscillator_fmi1_fmu(tmp_path)
     s = System("fmi1")
     s.add_component(Component("osc", fmu, {}))
     with pytest.raises(RollbackError, match="osc .*cannot save and restore its state"):
-        simulate(s, 0.1, 0.01, algorithm=ErrorControlAlgorithm())
+        simulate(s, 0.1, 0.01, algorithm=ErrorControlAlgorithm(rollback="always"))
+    alg = ErrorControlAlgorithm()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = simulate(s, 0.1, 0.01, algorithm=alg)
+    assert res.time[-1] == pytest.approx(0.1)
+    assert not alg.doubling
+    assert any(issubclass(w.category, StepSizeWarning) and "osc" in str(w.message) and "cannot save" in
+               str(w.message) for w in caught)
 
 
 def loop_system(fmu_dir, c: float) -> System:

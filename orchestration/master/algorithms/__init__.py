@@ -79,7 +79,8 @@ def make_algorithm(name: str, options: dict[str, Any] | None = None) -> Algorith
                                      method=method, extrapolation=int(_get(o, "extrapolation", default=0)),
                                      hold_check=bool(_bool(_get(o, "hold_check", default=False))),
                                      measure=str(_get(o, "measure", default="coupling")),
-                                     norm=str(_get(o, "norm", default="max")))
+                                     norm=str(_get(o, "norm", default="max")),
+                                     rollback=str(_get(o, "rollback", default="auto")))
     if name == "iterative":
         from orchestration.master.algorithms.iterative import IterativeAlgorithm
 

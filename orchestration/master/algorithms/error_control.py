@@ -40,25 +40,36 @@ start of every step, and one step and two half steps differ by 1 % whatever h is
 
 **Gauss-Seidel and an FMU that carries its inputs.** With ``method="gauss-seidel"`` a slave stepped
 after its source is given the source's outputs at the step's *end*.  The Cable FMU takes its end
-positions as the values at the step's start and carries them with the end velocities over the step,
-so its crane-tip end runs ahead of the crane tip by v h, and the end element (EA / l = 2.6e7 N/m on
-the offshore lift) turns that into a force error of about EA / l v h: first order in h, so one step
-and two half steps differ by EA / l v h / 2 at any step (81 N at 0.25 ms, 142 N at 0.5 ms, 199 N at
-1 ms on the lift at 0.12 s).  That was error control's "wire stall" on the lift
-(``cable.end_b.force[2]`` at the minimum step): the estimate was right, the coupling is first order
-there.  Jacobi gives the cable the tip's position at the step's start: 44 steps for the lift's first
-second without a warning, against 838 and the warning with the file's Gauss-Seidel.  From the
-winch's start the Cable's ``winch.mode`` 1 does the same with Jacobi: it turns the winch's line
-length into a pay-out speed over the present step, (length_winch - length) / h, so the line is one
-step behind the winch whatever h is (0.81 of the tolerance at the minimum step at 5.2 s); with
-``winch.mode`` 0 (the pay-out speed followed) and Jacobi the lift's first 7 s take 292 steps.
+positions as the values at the step's start and carries them with the end velocities over the step;
+stepped after the crane it runs ahead of the crane tip by v h, and the end element (EA / l = 2.6e7
+N/m on the offshore lift) turns that into a force error of about EA / l v h: first order in h, so
+one step and two half steps differ by EA / l v h / 2 at any step (81 N at 0.25 ms, 199 N at 1 ms on
+the lift at 0.12 s).  The estimate is right; the coupling is first order there, and the step
+crawled at its minimum on ``cable.end_b.force[2]`` (836 steps for the lift's first second).  The
+shipped lift systems therefore step the cable right after the winch (winch, cable, ship, crane,
+payload: 41 steps for that second), and a minimum-step warning names the Gauss-Seidel order when it
+hands the warned slave end-of-step outputs (:meth:`AdaptiveAlgorithm.order_hint`).
 
 **Hold check** (``hold_check=True``): also compare each slave's held inputs with those its sources
 give at t + h (module text in :meth:`_hold_error`).
 
 Before the first step every slave's rollback is tested, one slave at a time with its inputs held:
-save, step, restore, step again -- the outputs must repeat bit for bit.  A slave without
-fmi2GetFMUstate, or one that does not restore exactly, stops the run with a message naming it.
+save, step, restore, step again -- the outputs must repeat bit for bit.  A slave that does not
+restore exactly stops the run with a message naming it.
+
+**Without rollback** (``rollback="auto"`` and a slave without state access: an FMI 1.0 FMU, or one
+with canGetAndSetFMUstate false; ``rollback="never"`` for any system).  No step can be repeated, so
+none is doubled: each step is taken once and the next one is set from the change of the coupling
+variables over it, the error of holding them (the local error of zero-order hold, first order in
+h; Schierz, Arnold, Clauss 2012, section 3, the estimate of order p = 0 from the extrapolation of the
+coupling signals):
+
+    e_k = |y_k(t + h) - y_k(t)| / (atol + rtol max(|y_k(t + h)|, S_k)),    err = max_k e_k,
+    h_next = h * clamp(safety / err, min_change, max_change)
+
+scaled as above.  Every step is accepted (as ECCO's), so the tolerance bounds how far a coupling
+variable may move while it is held, not the error of the step just taken; the run says so in a
+warning.  ``rollback="always"`` refuses such a system, naming the FMU.
 """
 from __future__ import annotations
 
@@ -82,6 +93,7 @@ if TYPE_CHECKING:
 MIN_STEP_FRACTION = 1e-2
 MAX_STEP_FACTOR = 1.0
 MEASURES = ("coupling", "all")
+ROLLBACKS = ("auto", "always", "never")
 NORMS = ("max", "rms", "self")
 
 _INDEX = re.compile(r"\[[^\]]*\]$")
@@ -123,8 +135,13 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
                  min_step: float | None = None, max_step: float | None = None, safety: float = 0.9,
                  min_change: float = 0.2, max_change: float = 2.0, method: str = "jacobi",
                  order: Sequence[str] | None = None, extrapolation: int = 0, hold_check: bool = False,
-                 measure: str = "coupling", norm: str = "max") -> None:
+                 measure: str = "coupling", norm: str = "max", rollback: str = "auto") -> None:
         super().__init__(method, order, extrapolation)
+        if rollback not in ROLLBACKS:
+            raise ValueError(f"error-control: rollback {rollback!r}: 'auto' (step doubling where every FMU can save "
+                             f"its state, the hold error otherwise), 'always' or 'never'")
+        self.rollback = rollback
+        self.doubling = rollback != "never"
         self.hold_check = bool(hold_check)
         if not (rtol >= 0.0 and atol >= 0.0 and rtol + atol > 0.0):
             raise ValueError(f"error-control: rtol = {rtol!r}, atol = {atol!r} must be >= 0 and not both 0")
@@ -154,17 +171,24 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
         return {"algorithm": self.name, "method": self.method, "rtol": self.rtol, "atol": self.atol,
                 "min_step": self.min_step, "max_step": self.max_step, "safety": self.safety,
                 "extrapolation": self.extrapolation, "hold_check": self.hold_check, "measure": self.measure,
-                "norm": self.norm, "cycle": getattr(self, "cycle", 1), "rejected": self.rejected,
+                "norm": self.norm, "rollback": self.rollback, "doubling": self.doubling,
+                "cycle": getattr(self, "cycle", 1), "rejected": self.rejected,
                 "below_tolerance": self.below_tolerance, "uncontrolled": list(self.uncontrolled)}
 
     def setup(self, execution: "Execution") -> None:
         super().setup(execution)
-        for s in execution.slaves:
-            if not s.can_get_and_set_state:
-                source = getattr(getattr(s, "fmu", None), "name", "")
-                raise RollbackError(f"error-control rolls steps back, but {s.name} ({source}) cannot save and "
-                                    "restore its state (canGetAndSetFMUstate is false, or FMI 1.0); use "
-                                    "--algorithm fixed or ecco for this system")
+        stateless = [f"{s.name} ({getattr(getattr(s, 'fmu', None), 'name', '')})" for s in execution.slaves
+                     if not s.can_get_and_set_state]
+        if stateless and self.rollback == "always":
+            raise RollbackError(f"error-control rolls steps back, but {', '.join(stateless)} cannot save and "
+                                "restore its state (canGetAndSetFMUstate is false, or FMI 1.0); use "
+                                "rollback=auto (steps from the hold error), --algorithm fixed or ecco for this system")
+        if stateless and self.doubling:
+            self.doubling = False
+            warnings.warn(f"error-control: {', '.join(stateless)} cannot save and restore its state, so no step "
+                          "can be repeated: the steps follow the change of the coupling variables over each step "
+                          "(the hold error) and every step is accepted (docs/algorithms.md)", StepSizeWarning,
+                          stacklevel=2)
         self._select(execution)
         if not self._names and not self.hold_check:
             warnings.warn(f"error-control: {execution.system.name} has no connections, so no coupling error to "
@@ -286,6 +310,27 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
                     "wrong results with it (use --algorithm fixed or ecco)")
         self._tested = True
 
+    def _step_once(self, t: float, h: float) -> float:
+        """A step without rollback: taken once, the next one from its hold error (module docstring)."""
+        before = self._measured()
+        self.coupling_step(t, h)
+        after = self._measured()
+        scaled = self._scaled(before, after)
+        err = self._norm(scaled)
+        if h <= self.min_step * (1 + 1e-12) and err > 1.0:
+            self.below_tolerance += 1
+            self._give_up_on(t, h, scaled)
+        active = np.flatnonzero(self._active)
+        worst = self._names[active[np.argmax(scaled[active])]] if active.size else ""
+        self.log.append({"time": t + h, "step": h, "error": err, "rejected": 0, "worst": worst})
+        self._learn(after)
+        factor = self.safety / err if err > 0.0 else self.max_change
+        if not math.isfinite(err):
+            factor = self.min_change
+        self.next_step = min(max(h * min(max(factor, self.min_change), self.max_change), self.min_step),
+                             self.max_step)
+        return h
+
     def _give_up_on(self, t: float, h: float, scaled: np.ndarray, level: float = 1.0) -> None:
         """At min_step and still above the tolerance (or above ``level``, where the controller would
         shrink the step further): leave those variables out of the norm from now on, and say so
@@ -301,8 +346,9 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
         more = f" and {len(missed) - 5} more" if len(missed) > 5 else ""
         where = ("still above the tolerance" if float(np.max(scaled[missed])) > 1.0 else
                  f"within the tolerance but above {level:.3g} of it, where the step would shrink further,")
+        what = "step-doubling difference" if self.doubling else "change over the step (hold error)"
         warnings.warn(
-            f"error-control: at t = {t:.6g} s the step-doubling difference of {listed}{more} is {where} "
+            f"error-control: at t = {t:.6g} s the {what} of {listed}{more} is {where} "
             f"(scaled error in brackets) at the minimum step {h:.3g} s: a difference that does not "
             f"shrink with the step is no coupling error the step can control; these are left out of the error "
             f"norm from now on (set min_step or rtol/atol to change this).{self.order_hint(self._owner[worst[0]])}",
@@ -315,6 +361,8 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
             self.log.append({"time": t + h, "step": h, "error": 0.0, "rejected": self.rejected, "worst": ""})
             self.next_step = h
             return h
+        if not self.doubling:
+            return self._step_once(t, h)
         if not self._tested:
             self.self_test(t, h)
         ex = self.execution
