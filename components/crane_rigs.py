@@ -254,7 +254,7 @@ class FloatingCrane:
         return f
 
 
-def floating_plan(crane: FloatingCrane, duration: float = 60.0, ramp: float = 10.0,
+def floating_plan(crane: FloatingCrane, duration: float = 60.0, ramp: float = 20.0,
                   start: tuple[float, float, float] = (73.0, 0.0, -22.0)) -> PlannedMotion:
     """§4.3.2: lift 10 m and move 1 m in x (back toward the barge: the booms rise), no rotation.
     CHOICE: the start point, duration and ramp (not given)."""

@@ -2,8 +2,9 @@
 dynamics plus a PID feedback on the load's tracking error (Lee 2020, §2.5.4(2), eqs. 110-111;
 digest §1.7, §2.15, §2.16).
 
-Feedforward: the inverse dynamics (components/servo_constraints.py) runs open loop along the planned
-pose gamma(t) and its inputs u_ff drive the plant (components/suspended_load.py).
+Feedforward: the inverse dynamics (components/servo_constraints.py) runs along the planned pose
+gamma(t) and gives the drive trajectory p_model(t) and the inputs u_ff that drive the plant
+(components/suspended_load.py).
 
 Feedback: the stabilised servo constraint (eq. 110), s = x_plant - gamma,
 
@@ -12,13 +13,26 @@ Feedback: the stabilised servo constraint (eq. 110), s = x_plant - gamma,
 enters the inverse dynamics by replacing gamma'' in f3 (the load's equation) by
 gamma'' - alpha s' - beta s - chi int s dt (eq. 111; components/trajectory.py ServoFeedback).
 For the rotation s is the rotation vector of R_plant R_plan^T and s' = w_plant - w_plan (world).
-CHOICE (the thesis does not say how f3's change reaches u): it reaches u through the rope forces
-on the drives only, u = u_ff - (Q(gamma'' + da) - Q(gamma'')) / B, both at the model's drive state;
-the model's drive coordinates themselves stay on the feedforward solution.  Letting the feedback
-move them instead would put it through f1-f2's second difference of p, i.e. differentiate it twice:
-a 1 m error at the start would ask the trolleys for an infinite force in the first step.
-CHOICE (gap): the gains, poles of eq. 110 at 0.2 1/s (alpha 0.6, beta 0.12, chi 0.008): the
-gantry's trolley force limit of 50 kN against a 300 t block 1 m off (m beta s = 36 kN).
+The model starts from the feedback's first demand (solved as statics), so that a start off the
+trajectory (§4.3.1 case 1) does not make its drives jump in the first step.
+
+Drive servo (CHOICE, not in the thesis):
+
+    B u = B u_ff + M_p (omega^2 (p_model - p) + 2 zeta omega (p_model' - p'))
+
+Why: with torque and force inputs alone nothing holds a drive's position.  A winch driven by its
+feedforward torque is a constant-tension source, and a load hung on constant-tension ropes with a
+lug below its CG (the gantry's hook 3 during the turnover) or on luffing booms is statically
+unstable: run open loop, the feedforward of both cranes diverged (the gantry's load left the
+trajectory from 12 s on, e-folding in about 1 s; the floating crane's from 15 s on), and with the
+feedback only on the load eq. 110's slow poles could not catch it.  The thesis' plant may not
+have had the instability (hooks and equalizer slings, not modelled here), or the digest does not
+say how its drives were held.  Bandwidths omega: a rig's ``servo_bandwidth`` (gantry girder and
+trolleys 3 rad/s, winches 20 rad/s; floating crane booms 5, winches 20), zeta 1.
+
+Gains of eq. 110 (gap): a triple pole at 0.4 1/s (alpha 1.2, beta 0.48, chi 0.064), which brings
+the gantry's 1 m start error within 1 cm by 40 s with the trolley force saturating at 50 kN at the
+start (§4.3.1 case 1); the same gains serve the floating crane.
 """
 from __future__ import annotations
 
@@ -31,7 +45,14 @@ from components.servo_constraints import InverseDynamics
 from components.suspended_load import SuspendedLoad
 from components.trajectory import PlannedMotion, ServoFeedback, axis_angle
 
-__all__ = ["tracking_error", "run", "RunResult"]
+__all__ = ["tracking_error", "run", "RunResult", "POLES", "thesis_feedback"]
+
+POLES = (0.4, 0.4, 0.4)        # eq. 110's poles [1/s] (module docstring; the thesis gives no gains)
+
+
+def thesis_feedback() -> ServoFeedback:
+    """The PID of eq. 110 with the poles chosen here (alpha 1.2, beta 0.48, chi 0.064)."""
+    return ServoFeedback.from_poles(POLES)
 
 
 def tracking_error(plant: SuspendedLoad, pose: dict) -> tuple[np.ndarray, np.ndarray]:
