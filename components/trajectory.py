@@ -22,6 +22,8 @@ the digest proposes:
     c_III = 1 - (tf - t)^2 / (2 tau0 (tau - tau0)),           tf - tau0 <= t <= tf
 
 (tau = tf - t0; c, c' continuous; c'' piecewise constant, +-1 / (tau0 (tau - tau0))).
+``SmoothProfile`` has the same phases and cruise speed with c'' to c'''' continuous, which a load
+hung on ropes needs for bounded drive forces (its class docstring).
 
 **Hybrid feedback.** The feedforward inverse dynamics drives the load along gamma(t).  The
 feedback stabilises the servo constraint s = x_plant - gamma (eq. 110),
