@@ -5,7 +5,7 @@ digest §1.7, §2.12).
 * statics: at rest the inverse dynamics' tensions carry the load exactly (the rope wrench equals
   the weight, to 1e-9 of it), in both rigs;
 * the planned profile: with the trapezoid (jumps of c'') the trolley force the inverse dynamics
-  asks grows as 1 / dt (no limit), with the C4 SmoothProfile it stays put and under the 50 kN;
+  asks grows as 1 / dt^2 (no limit), with the C4 SmoothProfile it stays put and under the 50 kN;
 * §3.3 / §2.12 "the block tracks the target trajectory exactly" (figure only): the feedforward
   alone on the elastic-rope plant, through the 60 s transport and 90 deg turnover of the gantry.
 """
@@ -56,11 +56,12 @@ def _peak_trolley_force(profile_cls, dt, t_end=16.0):
 
 def test_the_smooth_profile_keeps_the_trolley_force_bounded():
     """The trapezoid's acceleration jump at t = 15 s: the trolley must jump to a new rope slope
-    in one step, so the force it is asked for grows as dt shrinks; the C4 profile's does not."""
+    in one step, so the force it is asked for grows as 1 / dt^2 (measured 15 MN at dt 0.02 s, 61 MN
+    at 0.01 s); the C4 profile's does not (15.7 kN at both)."""
     from components.trajectory import SmoothProfile
     trap = [_peak_trolley_force(TrapezoidProfile, dt) for dt in (0.02, 0.01)]
     smooth = [_peak_trolley_force(SmoothProfile, dt) for dt in (0.02, 0.01)]
-    assert trap[1] > 1.8 * trap[0] and trap[1] > 1e6              # unbounded as dt -> 0
+    assert trap[1] > 3.5 * trap[0] and trap[1] > 1e6              # unbounded as dt -> 0
     assert smooth[1] == pytest.approx(smooth[0], rel=0.01)         # converged
     assert smooth[1] < 50e3                                        # the thesis' trolley limit
 
