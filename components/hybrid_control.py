@@ -25,7 +25,8 @@ feedforward torque is a constant-tension source, and a load hung on constant-ten
 lug below its CG (the gantry's hook 3 during the turnover) or on luffing booms is statically
 unstable: run open loop, the feedforward of both cranes diverged (the gantry's load 3.8 mm off at
 15 s, 0.11 m at 20 s, 1.4 m at 25 s, e-folding in about 1.5 s: tests/components/
-test_servo_constraints.py; the floating crane's from about 15 s on), and with the feedback only on
+test_servo_constraints.py; the floating crane's, in calm water, 1.3 mm off at 15 s, 16 mm at 20 s,
+0.19 m at 25 s), and with the feedback only on
 the load, eq. 110's slow poles could not catch it.  The thesis' plant may not
 have had the instability (hooks and equalizer slings, not modelled here), or the digest does not
 say how its drives were held.  Bandwidths omega: a rig's ``servo_bandwidth`` (gantry girder and
