@@ -11,8 +11,8 @@ lug A_i; its tension is a spring-damper on the stretch,
 
 (the regularised rope constraint of eq. 39: the thesis' compliance eps = 1 / k, digest §1.3, and
 tau, SPOOK's dissipation-rate parameter of eq. 11, is the damping time c / k).  CHOICE: the thesis
-gives neither EA nor tau for the crane ropes; EA 2e8 N (a 300 t load stretches its ropes by about
-8 cm over 25 m) and tau 0.05 s.  A rope that would push goes slack (T = 0), which the thesis' rope
+gives neither EA nor tau for the crane ropes; EA 2e8 N (the gantry's hook-3 rope, 1.8 MN over
+30 m, stretches 0.27 m) and tau 0.05 s.  A rope that would push goes slack (T = 0), which the thesis' rope
 (an incompressible spring, "slack not considered") does not do; in the cases here no rope comes
 near it.
 
