@@ -22,6 +22,8 @@ the digest proposes:
     c_III = 1 - (tf - t)^2 / (2 tau0 (tau - tau0)),           tf - tau0 <= t <= tf
 
 (tau = tf - t0; c, c' continuous; c'' piecewise constant, +-1 / (tau0 (tau - tau0))).
+``SmoothProfile`` has the same phases and cruise speed with c'' to c'''' continuous, which a load
+hung on ropes needs for bounded drive forces (its class docstring).
 
 **Hybrid feedback.** The feedforward inverse dynamics drives the load along gamma(t).  The
 feedback stabilises the servo constraint s = x_plant - gamma (eq. 110),
@@ -44,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["TrapezoidProfile", "axis_angle", "rotation", "PlannedMotion", "ServoFeedback"]
+__all__ = ["TrapezoidProfile", "SmoothProfile", "axis_angle", "rotation", "PlannedMotion", "ServoFeedback"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,54 @@ class TrapezoidProfile:
             return (t - t0 - a / 2) / (tf - t0 - a), 1.0 / (tf - t0 - a), 0.0
         d = tf - t
         return 1.0 - 0.5 * k * d * d, k * d, -k
+
+
+@dataclass(frozen=True)
+class SmoothProfile:
+    """c(t) with the same three phases and the same constant speed 1 / (tau - tau0) as
+    TrapezoidProfile, but with c' rising along the septic smoothstep
+
+        c'  = Psi(u) / (tau - tau0),  Psi(u) = 35 u^4 - 84 u^5 + 70 u^6 - 20 u^7,  u = (t - t0) / tau0
+        c   = tau0 (7 u^5 - 14 u^6 + 10 u^7 - 5 u^8 / 2) / (tau - tau0)
+
+    (mirrored in the deceleration phase), so that c'' (the acceleration), c''' (jerk) and c''''
+    (snap) are continuous and zero at the phase joints.  Why: a load hung on ropes is
+    underactuated, so the crane drives that steer it (trolleys, booms) sit where the ropes' slope
+    gives the load its acceleration; their own acceleration, and so the drive force, follows the
+    load's fourth derivative.  With the trapezoid's jumps in c'' the inverse dynamics
+    (components/servo_constraints.py) asks for an infinite trolley force at every joint; with this
+    profile it stays bounded.  (The thesis does not print c_I..c_III; digest §1.7, gap.)"""
+    t0: float
+    tf: float
+    tau0: float
+
+    def __post_init__(self) -> None:
+        TrapezoidProfile(self.t0, self.tf, self.tau0)          # the same checks
+
+    def derivatives(self, t: float) -> tuple[float, float, float, float, float]:
+        """(c, c', c'', c''', c'''') at t (clamped before t0 and after tf)."""
+        t0, tf, a = self.t0, self.tf, self.tau0
+        V = 1.0 / (tf - t0 - a)
+        if t <= t0:
+            return 0.0, 0.0, 0.0, 0.0, 0.0
+        if t >= tf:
+            return 1.0, 0.0, 0.0, 0.0, 0.0
+        if t0 + a <= t < tf - a:
+            return (t - t0 - a / 2) * V, V, 0.0, 0.0, 0.0
+        mirrored = t >= tf - a                     # the mirror image: c(t) = 1 - c(t0 + tf - t)
+        u = (tf - t) / a if mirrored else (t - t0) / a
+        c = a * V * u ** 5 * (7.0 - 14.0 * u + 10.0 * u * u - 2.5 * u ** 3)
+        c1 = V * u ** 4 * (35.0 - 84.0 * u + 70.0 * u * u - 20.0 * u ** 3)
+        c2 = V / a * 140.0 * u ** 3 * (1.0 - u) ** 3
+        c3 = V / a ** 2 * 420.0 * u * u * (1.0 - u) ** 2 * (1.0 - 2.0 * u)
+        c4 = V / a ** 3 * 840.0 * u * (1.0 - u) * (1.0 - 5.0 * u + 5.0 * u * u)
+        if not mirrored:
+            return c, c1, c2, c3, c4
+        return 1.0 - c, c1, -c2, c3, -c4
+
+    def __call__(self, t: float) -> tuple[float, float, float]:
+        """(c, c', c'') at t."""
+        return self.derivatives(t)[:3]
 
 
 def axis_angle(R: np.ndarray) -> tuple[np.ndarray, float]:
@@ -112,7 +162,7 @@ class PlannedMotion:
     rf: np.ndarray
     R_a: np.ndarray
     R_e: np.ndarray
-    profile: TrapezoidProfile
+    profile: "TrapezoidProfile | SmoothProfile"
     axis: np.ndarray = field(init=False)
     angle: float = field(init=False)
 

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from components.trajectory import PlannedMotion, ServoFeedback, TrapezoidProfile, axis_angle, rotation
+from components.trajectory import PlannedMotion, ServoFeedback, SmoothProfile, TrapezoidProfile, axis_angle, rotation
 
 
 def test_profile_is_continuous_and_reaches_one():
@@ -105,3 +105,20 @@ def test_the_integral_term_removes_a_steady_push():
 def test_bad_poles_are_refused():
     with pytest.raises(ValueError):
         ServoFeedback.from_poles((0.2, -0.1, 0.3))
+
+
+def test_smooth_profile_is_c4_with_the_trapezoid_speed():
+    """SmoothProfile: 0 -> 1, the cruise speed 1 / (tau - tau0) of the trapezoid, and the 2nd to
+    4th derivatives continuous (zero) at the joints; each derivative that of the one before."""
+    p = SmoothProfile(0.0, 60.0, 15.0)
+    assert p(0.0) == (0.0, 0.0, 0.0) and p(60.0) == (1.0, 0.0, 0.0)
+    assert p(30.0)[1] == pytest.approx(1.0 / 45.0) and p(30.0)[0] == pytest.approx(0.5)
+    for t in (15.0, 45.0):
+        a, b = p.derivatives(t - 1e-9), p.derivatives(t + 1e-9)
+        assert np.allclose(a, b, atol=1e-8)
+        assert np.allclose(b[2:], 0.0, atol=1e-8)
+    ts = np.linspace(0.0, 60.0, 120001)
+    d = np.array([p.derivatives(t) for t in ts])
+    for k in range(4):
+        num = np.gradient(d[:, k], ts)
+        assert np.abs(num - d[:, k + 1]).max() < 1e-3 * max(np.abs(d[:, k + 1]).max(), 1e-12)
