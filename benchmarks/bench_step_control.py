@@ -31,7 +31,8 @@ both cranes, both motion platforms; ``--scenarios`` picks some) as ``marine-cosi
 fixed-step reference at a quarter of the file's step: steps, CPU and wall time, and the error of
 each scenario's key histories (RMS of the difference in % of the reference's standard deviation).
 ``--algorithms`` picks runs (reference, fixed, ecco, error-control, error-control-jacobi: error
-control with ``--method jacobi``); ``--deadline 2026-11-26T02:50`` (UTC) stops runs there and
+control with ``--method jacobi``, error-control-hold: error control without rollback, its steps from
+the hold error); ``--deadline 2026-11-26T02:50`` (UTC) stops runs there and
 records how far they got; several processes may share the results file (merged under a lock).
 
 Results: the runs' histories are kept in results/benchmarks/ (not committed: a cache the errors are
@@ -304,7 +305,9 @@ ALGORITHMS = ("fixed", "ecco", "error-control")
 #: further runs by label: (algorithm, options) -- error control with Jacobi where the file sets
 #: Gauss-Seidel (``marine-cosim run FILE --algorithm error-control --method jacobi``; why:
 #: orchestration/master/algorithms/error_control.py, "Gauss-Seidel and an FMU that carries its inputs")
-VARIANTS = {"error-control-jacobi": ("error-control", {"method": "jacobi"})}
+VARIANTS = {"error-control-jacobi": ("error-control", {"method": "jacobi"}),
+            # steps from the hold error, no rollback (what error control does where an FMU has no state)
+            "error-control-hold": ("error-control", {"rollback": "never"})}
 
 
 class DeadlineReached(Exception):

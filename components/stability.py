@@ -18,6 +18,7 @@ unstable system) and modes at rest (lambda = 0) set no limit: no step makes them
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -45,9 +46,16 @@ def step_limit(eigenvalues, method: str = "rk4") -> float:
     """Longest step h with |R(h lambda)| <= 1 for every eigenvalue (inf if none limits it).
 
     Along each ray h lambda (h > 0) the stable set starts at 0; its end is found by a scan and
-    bisection on |R| (all rays at once), to 1e-6 relative."""
+    bisection on |R| (all rays at once), to 1e-6 relative.  Remembered per set of eigenvalues: a
+    component asks again with the same modes whenever a state is restored (error control restores
+    every FMU twice per step), and the scan costs about a millisecond."""
+    return _step_limit(tuple(np.asarray(eigenvalues, dtype=complex).ravel().tolist()), method)
+
+
+@functools.lru_cache(maxsize=1024)
+def _step_limit(eigenvalues: tuple[complex, ...], method: str) -> float:
     coefficients = STABILITY_POLYNOMIALS[method]
-    lam = np.asarray(eigenvalues, dtype=complex).ravel()
+    lam = np.array(eigenvalues, dtype=complex)
     size = np.abs(lam)
     lam = lam[(size > 0.0) & (lam.real <= 1e-9 * size)]
     if lam.size == 0:

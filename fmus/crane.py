@@ -354,7 +354,8 @@ class Crane(Fmi2Slave):
         if "crane" in state:
             if not hasattr(self, "_mechanism"):
                 self.check_parameters()
-            self.crane = CraneModel(self._mechanism, gravity=self.v["gravity"])
+            if self.crane is None or not self.same_parameters:
+                self.crane = CraneModel(self._mechanism, gravity=self.v["gravity"])
             self.crane.set_state(state["crane"])
             self._prepare_attachments()
             self._fresh = False

@@ -206,9 +206,11 @@ class Payload(Fmi2Slave):
 
     def set_model_state(self, state: dict) -> None:
         if "body" in state:
-            # the parameters were restored with the variables: rebuild the body from them, since
-            # a state may come from an instance with other parameters
-            self.initialize_model()
+            # the parameters were restored with the variables: rebuild the body from them where
+            # they differ from those it was built with (a state may come from another instance)
+            if self.body is None or not self.same_parameters:
+                self.initialize_model()
+            self._applied_version = None
             self.body.set_state(state["body"])
         else:
             self.body = None

@@ -184,6 +184,20 @@ class Ship(Fmi2Slave):
         problems += check_sea(self.v)
         return problems
 
+    def _bind_outputs(self) -> None:
+        """Look up the hardpoint output arrays (a restored FMU state replaces the arrays in self.v)
+        and forget what was applied and computed for the arrays before."""
+        v = self.v
+        self._hp_outputs = [tuple(v[f"hardpoint{k}.{w}"] for w in ("position", "quaternion", "velocity",
+                                                                   "angular_velocity", "acceleration",
+                                                                   "angular_acceleration"))
+                            + (f"hardpoint{k}.power", f"hardpoint{k}.force", f"hardpoint{k}.moment")
+                            for k in range(1, N_HARDPOINTS + 1)]
+        self._applied_version = None
+        self._applied = None
+        self._wave_key = None
+        self._kinematics = None       # (time, y, pos, vel, acc, w, wd) of the last update_outputs
+
     def initialize_model(self) -> None:
         v, vessel = self.v, self._vessel
         radiation = _radiation(self._vessel_key, vessel, int(v["radiation.max_order"]))
@@ -212,17 +226,7 @@ class Ship(Fmi2Slave):
                          time=self.time)
         # CO, CG and the hardpoints, the body points whose kinematics are outputs
         self._points = np.vstack([np.zeros(3), params.cg, params.hardpoints])
-        # the hardpoint output arrays, looked up once (a restored FMU state replaces the arrays in
-        # self.v and then calls initialize_model again through set_model_state)
-        self._hp_outputs = [tuple(v[f"hardpoint{k}.{w}"] for w in ("position", "quaternion", "velocity",
-                                                                   "angular_velocity", "acceleration",
-                                                                   "angular_acceleration"))
-                            + (f"hardpoint{k}.power", f"hardpoint{k}.force", f"hardpoint{k}.moment")
-                            for k in range(1, N_HARDPOINTS + 1)]
-        self._applied_version = None
-        self._applied = None
-        self._wave_key = None
-        self._kinematics = None       # (time, y, pos, vel, acc, w, wd) of the last update_outputs
+        self._bind_outputs()
         self._apply_inputs()
         if getattr(self, "_limit", None) is None:
             # the modes of the linearised seakeeping at the start (hydrostatics, damping, station
@@ -354,7 +358,10 @@ class Ship(Fmi2Slave):
         if "ship" in state:
             if self.ship is None or not hasattr(self, "_vessel"):
                 self.check_parameters()
-            self.initialize_model()
+            if self.ship is None or not self.same_parameters:
+                self.initialize_model()     # rebuilt from the restored parameters
+            else:
+                self._bind_outputs()
             self.ship.set_state(state["ship"])
             # the ship now holds the state's loads, not the ones initialize_model handed it from the
             # restored inputs: compare the next inputs with nothing, so that they are handed over
