@@ -1,6 +1,11 @@
 """Speed and accuracy of the line component (components.line) against MoorDyn 2.7.2 on one case.
 
     python benchmarks/bench_cable.py [--repeat N] [--markdown PATH] [--json PATH]
+    python benchmarks/bench_cable.py --payout [--repeat N]
+
+--payout: a winch wire paying out and hauling in (no MoorDyn; see payout_case below), microseconds
+of CPU per coupling step with the pay-out in the kernel, the previous path (the kernel one sub-step
+at a time, the pay-out in Python) and the numpy reference.
 
 Case (tests/test_line.py, MoorDyn's WD0050_Chain deck): the 50 m chain, 410 m, 41 segments,
 anchor 400 m from the fairlead and 50 m below it; the fairlead heaves 1 m at a 10 s period,
@@ -188,13 +193,80 @@ def pct(x: float, signed: bool) -> str:
     return f"{round(x, 3) + 0.0:+.3f}" if signed else f"{x:.2f}"
 
 
+def payout_case(path: str) -> tuple[float, np.ndarray, list[int], int]:
+    """A winch wire (60 m, d 40 mm, 6 elements of 10 m, an 800 kg free end in a 0.6 m/s current,
+    tests/components/test_kernels.py's) paying out 6.1 m and hauling it in again over 32 s,
+    320 coupling steps of 0.1 s with 10 implicit sub-steps of 0.01 s (an element splits and
+    merges).  path: "kernel" (the pay-out in the kernel, one call per coupling step), "previous"
+    (the kernel a sub-step at a time, the pay-out in Python) or "numpy".  Returns (CPU seconds of
+    the coupling steps, the end loads and tip position after each, the element counts seen, kernel
+    calls)."""
+    from components.kernels.line import CompiledLine
+    wire = LineParams(length=60.0, diameter=0.04, mass_per_length=6.7, EA=7.5e7, damping=-0.1,
+                      Cdn=1.2, Cdt=0.05, Can=1.0, Cat=0.2)
+    line = Line(wire, [0.0, 0.0, 0.0], [0.0, 0.0, 60.0], 6, math.inf, scheme="implicit", free_b=True,
+                tip_mass=800.0, winch_end="a", current=(0.6, 0.2, 0.0), substep=0.01,
+                compiled=False if path == "numpy" else None)
+    calls = [0]
+    if line._compiled is not None:
+        run = line._compiled.run
+
+        def counted(*args):
+            calls[0] += 1
+            return run(*args)
+        line._compiled.run = counted
+        if path == "previous":
+            line._compiled.payout_in_place = lambda line: False
+    assert isinstance(line._compiled, CompiledLine) == (path != "numpy")
+    out, counts = np.empty((320, 9)), set()
+    t0 = time.process_time()
+    for k in range(320):
+        t = k * 0.1
+        line.set_payout(1.2 * math.cos(math.pi * t / 16.0))
+        line.set_tip_force(np.array([300.0 * math.sin(0.7 * t), 0.0, 500.0 * math.sin(1.3 * t)]))
+        line.step(0.1)
+        loads = line.end_loads()
+        out[k, :3], out[k, 3:6], out[k, 6:] = loads.force_a, loads.force_b, line.r[-1]
+        counts.add(line.N)
+    return time.process_time() - t0, out, sorted(counts), calls[0]
+
+
+def main_payout(repeat: int) -> None:
+    """--payout: us per coupling step, best of ``repeat`` runs of each path (in turn)."""
+    from components import kernels
+    print(kernels.status())
+    best: dict[str, float] = {}
+    results = {}
+    for _ in range(max(repeat, 1)):
+        for path in ("kernel", "previous", "numpy"):
+            cpu, out, counts, calls = payout_case(path)
+            best[path] = min(best.get(path, math.inf), cpu)
+            results[path] = (out, counts, calls)
+    ref = results["numpy"][0]
+    print(f"winch wire paying out and hauling in: 320 coupling steps of 0.1 s, 10 sub-steps each, "
+          f"{results['numpy'][1][0]}-{results['numpy'][1][-1]} elements; best of {repeat}, CPU per coupling step")
+    for path, label in (("kernel", "compiled, pay-out in the kernel"),
+                        ("previous", "compiled, a kernel call per sub-step, pay-out in Python"),
+                        ("numpy", "numpy reference")):
+        out, counts, calls = results[path]
+        diff = float(np.abs(out - ref).max() / np.abs(ref).max())
+        print(f"  {label:<58} {best[path] / 320 * 1e6:8.1f} us   kernel calls {calls:5d}   "
+              f"largest difference to numpy {diff:.1e} (relative)")
+    print(f"  kernel / previous {best['kernel'] / best['previous']:.2f}, "
+          f"kernel / numpy {best['kernel'] / best['numpy']:.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=3, help="timed repeats per configuration (best is kept)")
+    ap.add_argument("--payout", action="store_true", help="the winch wire paying out (module docstring) instead")
     ap.add_argument("--markdown", type=Path, default=None, help="also write the table as Markdown here")
     ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "data" / "line_moordyn.json",
                     help="write the results here (default benchmarks/data/line_moordyn.json)")
     args = ap.parse_args()
+    if args.payout:
+        main_payout(args.repeat)
+        return
     from components import kernels
     print(kernels.status())
 

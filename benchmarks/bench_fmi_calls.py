@@ -13,6 +13,11 @@ Per FMU, after initialisation, CPU microseconds per call (thread_time, best of 5
 * ``set+get same``: both, as in the feedthrough refresh with unchanged inputs;
 * ``set new``: setReal with values that differ every call (no get, so no recomputation).
 
+Then the results recorder (orchestration/master/observers/results.py's FileObserver with the
+default recording, every input and output: 485 columns in the lift): CPU microseconds per
+recorded row to gather it (``Gather.row``) and to write it to the CSV (``flush`` without Parquet),
+best of 5 blocks of 1000 rows.
+
 Not pass/fail.  Run it from the repository root with the repository's Python.
 """
 from __future__ import annotations
@@ -46,6 +51,31 @@ def best_per_call(fn, calls: int, blocks: int = 5) -> float:
     return 1e6 * best / calls
 
 
+def recorder(ex: Execution, rows: int = 1000) -> None:
+    """The results recorder's cost per row (module docstring)."""
+    import tempfile
+
+    from orchestration.master.observers.results import FileObserver, default_observed
+
+    with tempfile.TemporaryDirectory(prefix="bench_recorder_") as folder:
+        observer = FileObserver(Path(folder), default_observed(ex.system), flush_every=10 ** 9, parquet=False)
+        observer.on_start(ex)
+        gather = observer._gather
+        best_row = best_flush = float("inf")
+        for _ in range(5):
+            observer._rows = []
+            t0 = time.thread_time()
+            for _ in range(rows):
+                observer._rows.append([ex.time, *gather.row()])
+            t1 = time.thread_time()
+            observer.flush()
+            t2 = time.thread_time()
+            best_row, best_flush = min(best_row, t1 - t0), min(best_flush, t2 - t1)
+        observer._csv_file.close()
+    print(f"recorder, {len(observer.columns)} columns: gather {1e6 * best_row / rows:.1f} us per row, "
+          f"CSV {1e6 * best_flush / rows:.1f} us per row")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--calls", type=int, default=2000)
@@ -76,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
             slave.set_reals(in_vrs, values) if len(in_vrs) else None
             print(f"| {slave.name} | {len(in_vrs)} | {len(out_vrs)} | {get:.1f} | {same:.1f} | {both:.1f} | {new:.1f} "
                   f"|")
+        recorder(ex)
     finally:
         ex.free()
     return 0

@@ -1189,14 +1189,11 @@ class Line:
         if self._compiled is not None and not any(self.payout[end] for end in self.winch_ends):
             self._compiled_steps(h, n)          # no pay-out: all sub-steps in the kernel
             n = 0
+        elif self._compiled is not None and self._compiled.payout_in_place(self):
+            self._compiled_payout_steps(h, n)   # pay-out: the sub-steps and their pay-out in the kernel
+            n = 0
         for _ in range(n):
-            dl = self._payout_increment(h) if self.scheme == "implicit" else None
-            if dl is not None:
-                self._substep(h, dl)
-                self._payout(h)
-            else:
-                self._payout(h)
-                self._substep(h)
+            self._payout_substep(h)
         if self.twist is not None:
             q = self._tangents(self.r)
             self.twist.accept(q, self.twist.total_twist(q, self.phi_a, self.phi_b, *self._end_references(q, self.t)))
@@ -1205,6 +1202,41 @@ class Line:
             if self.attitude[end]:
                 self._R[end] = np.column_stack([self._body_vector(end, e, self.t) for e in np.eye(3)])
         self._att_t = self.t
+
+    def _payout_substep(self, h: float) -> None:
+        """One sub-step of a line whose winch may pay out: the step with the rest-length increments
+        and the pay-out (a haul-in that would eat the winch element merges first)."""
+        dl = self._payout_increment(h) if self.scheme == "implicit" else None
+        if dl is not None:
+            self._substep(h, dl)
+            self._payout(h)
+        else:
+            self._payout(h)
+            self._substep(h)
+
+    def _compiled_payout_steps(self, h: float, n: int) -> None:
+        """n sub-steps of h with the winch paying out, as _payout_substep takes them, in as few
+        kernel calls as the fluid allows: the kernel grows the winch elements (components/kernels/
+        line.c); a split, merge or length limit is _payout's after the kernel's step, and a step
+        the kernel leaves (a snap in waves, a haul-in eating the winch element) _payout_substep's."""
+        from components.kernels.line import PAYOUT_AFTER
+        while n > 0:
+            U = Af = zs = None
+            k = n
+            if self.current_profile is not None or self.sea is not None:
+                U, Af, zs = self._fluid(self.r, self.t)
+                k = 1                                      # the fluid moves with the nodes and time
+            done, rc = self._compiled.run(self, h, k, None, U, Af, zs)
+            if done:
+                self.length_limited = False                # _payout's, for the kernel's steps
+            for _ in range(done):
+                self.t = self.t + h
+            n -= done
+            if rc == PAYOUT_AFTER:
+                self._payout(h)                            # the last step's split, merge or limit
+            elif rc:
+                self._payout_substep(h)
+                n -= 1
 
     def _payout_increment(self, h: float) -> tuple[float, float] | None:
         """Rest-length increments of the winch elements at ends A and B over a sub-step, as

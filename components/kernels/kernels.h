@@ -7,7 +7,7 @@
 #define MC_KERNELS_H
 
 /* must equal ABI in components/kernels/__init__.py */
-#define MC_KERNELS_ABI 3
+#define MC_KERNELS_ABI 4
 
 int mc_kernels_abi(void);
 

@@ -32,7 +32,10 @@
 enum {
     LP_EA, LP_G, LP_WET, LP_D, LP_KBOT, LP_CBOT, LP_MU, LP_FD, LP_KDN, LP_KDT, LP_RHOA, LP_THETA,
     LP_SEABED, LP_TROUGH, LP_FREE_B, LP_H, LP_NSTEP, LP_UA, LP_UB, LP_DLA, LP_DLB,
-    LP_VA, LP_VB = LP_VA + 3, LP_TIP = LP_VB + 3, LP_CUR = LP_TIP + 3, LP_SIZE = LP_CUR + 3
+    LP_VA, LP_VB = LP_VA + 3, LP_TIP = LP_VB + 3, LP_CUR = LP_TIP + 3,
+    /* the winch (mc_line_implicit with LP_PAYOUT != 0): Line.l0, m', Can rhoA, Cat rhoA, tip mass,
+     * damping and sqrt(EA m') (Line._geometry_changed_fast) */
+    LP_PAYOUT = LP_CUR + 3, LP_L0, LP_MPL, LP_CANRHOA, LP_CATRHOA, LP_TIPMASS, LP_DAMP, LP_DAMPSQ, LP_SIZE
 };
 
 #define WORK_ASSEMBLE(n) (69 * (n) + 8)   /* assemble()'s arrays (below) */
@@ -544,7 +547,7 @@ static int implicit_step(const long long *ctx, const double *l, const double *r,
     return implicit_step(ctx, lw, r1, v1, hh, a0, a1, depth + 1, rn, vn);
 }
 
-static int step(const long long *ctx)
+static int step(const long long *ctx, double dl0, double dl1)
 {
     const int n = (int)ctx[0];
     const double *P = (const double *)ctx[1];
@@ -552,7 +555,7 @@ static int step(const long long *ctx)
     double *work = (double *)ctx[14];
     double *rn = work + WORK_ASSEMBLE(n) + (n - 1) + 21 * n + 5 * ((n - 1) + 6 * n);   /* after Newton's */
     double *vn = rn + 3 * n;
-    int rc = implicit_step(ctx, (const double *)ctx[2], r, v, P[LP_H], P[LP_DLA], P[LP_DLB], 0, rn, vn);
+    int rc = implicit_step(ctx, (const double *)ctx[2], r, v, P[LP_H], dl0, dl1, 0, rn, vn);
     if (rc)
         return rc;
     memcpy(r, rn, 3 * n * sizeof(double));
@@ -560,17 +563,97 @@ static int step(const long long *ctx)
     return 0;
 }
 
+/* Line._payout_end after a sub-step without a split, merge or length limit: the winch elements'
+ * new rest lengths lw and the node shares, masses, added-mass factors and damping that depend on
+ * them (Line._geometry_changed_fast, entry by entry, the same formulas); returns 3 and changes
+ * nothing if an end needs a split, a merge or the length floor (the caller's _payout then) */
+static int payout(const long long *ctx, double h)
+{
+    const int n = (int)ctx[0], N = n - 1;
+    const double *P = (const double *)ctx[1];
+    double *l = (double *)ctx[2], *c_el = (double *)ctx[3], *m_node = (double *)ctx[4];
+    double *l_node = (double *)ctx[5], *man_l = (double *)ctx[6], *mat_l = (double *)ctx[7];
+    double *rhoA_l = (double *)ctx[8];
+    const double l0 = P[LP_L0], u[2] = {P[LP_UA], P[LP_UB]};
+    const int e_of[2] = {0, N - 1};
+    double lw[2] = {0.0, 0.0};
+    for (int s = 0; s < 2; s++) {
+        if (u[s] == 0.0)
+            continue;
+        lw[s] = l[e_of[s]] + u[s] * h;
+        if ((lw[s] < 0.4 * l0 && N > 2) || lw[s] < 0.05 * l0 || lw[s] > 1.6 * l0)
+            return 3;
+    }
+    for (int s = 0; s < 2; s++)
+        if (u[s] != 0.0)
+            l[e_of[s]] = lw[s];
+    for (int s = 0; s < 2; s++) {
+        if (u[s] == 0.0)     /* an end without pay-out: its entries are unchanged */
+            continue;
+        int e = e_of[s];
+        for (int i = e; i <= e + 1; i++) {
+            if (i == 0)
+                l_node[0] = 0.5 * l[0];
+            else if (i == N)
+                l_node[N] = 0.5 * l[N - 1];
+            else
+                l_node[i] = 0.5 * (l[i - 1] + l[i]);
+            m_node[i] = P[LP_MPL] * l_node[i];
+            if (P[LP_FREE_B] != 0.0 && i == N)
+                m_node[i] += P[LP_TIPMASS];
+            man_l[i] = P[LP_CANRHOA] * l_node[i];
+            mat_l[i] = P[LP_CATRHOA] * l_node[i];
+            rhoA_l[i] = P[LP_RHOA] * l_node[i];
+        }
+        if (P[LP_DAMP] < 0.0)
+            c_el[e] = -P[LP_DAMP] * l[e] * P[LP_DAMPSQ];
+    }
+    return 0;
+}
+
 /* P[LP_NSTEP] steps of P[LP_H] (the ends moving at va, vb); returns 0, or 1 / 2 (above) with r, v
- * at the start of the step not taken and ctx's T of that step; *done (work[-]): steps taken */
+ * at the start of the step not taken and ctx's T of that step; *done (work[-]): steps taken.
+ * With P[LP_PAYOUT] != 0 the winch pays out at P[LP_UA], P[LP_UB] as Line.step does sub-step by
+ * sub-step (Line._payout_increment, the step, Line._payout): returns 3 after a step whose pay-out
+ * needs a split, merge or length limit (counted in *done; the caller's _payout applies it), 4
+ * before a step whose haul-in would eat the winch element (not taken); without it the increments
+ * are P[LP_DLA], P[LP_DLB] and the rest lengths stay. */
 int mc_line_implicit(const long long *ctx, int *done)
 {
     const double *P = (const double *)ctx[1];
-    int nstep = (int)P[LP_NSTEP];
+    const double *l = (const double *)ctx[2];
+    const int nstep = (int)P[LP_NSTEP], N = (int)ctx[0] - 1;
+    const int winch = P[LP_PAYOUT] != 0.0;
+    const double h = P[LP_H];
     for (int s = 0; s < nstep; s++) {
-        int rc = step(ctx);
+        double dl0 = P[LP_DLA], dl1 = P[LP_DLB];
+        if (winch) {
+            dl0 = dl1 = 0.0;
+            if (P[LP_UA] != 0.0) {
+                double lw = l[0] + P[LP_UA] * h;
+                if (lw < 0.05 * P[LP_L0]) {
+                    *done = s;
+                    return 4;
+                }
+                dl0 = lw - l[0];
+            }
+            if (P[LP_UB] != 0.0) {
+                double lw = l[N - 1] + P[LP_UB] * h;
+                if (lw < 0.05 * P[LP_L0]) {
+                    *done = s;
+                    return 4;
+                }
+                dl1 = lw - l[N - 1];
+            }
+        }
+        int rc = step(ctx, dl0, dl1);
         if (rc) {
             *done = s;
             return rc;
+        }
+        if (winch && payout(ctx, h)) {
+            *done = s + 1;
+            return 3;
         }
     }
     *done = nstep;

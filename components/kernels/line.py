@@ -9,6 +9,7 @@ iterations (return codes of line.c).
 from __future__ import annotations
 
 import ctypes
+import math
 
 import numpy as np
 
@@ -18,7 +19,10 @@ from components import kernels
 (EA, G, WET, D, KBOT, CBOT, MU, FD, KDN, KDT, RHOA, THETA, SEABED, TROUGH, FREE_B, H, NSTEP, UA, UB,
  DLA, DLB) = range(21)
 VA, VB, TIP, CUR = 21, 24, 27, 30
-SIZE = 33
+PAYOUT, L0, MPL, CANRHOA, CATRHOA, TIPMASS, DAMP, DAMPSQ = range(33, 41)
+SIZE = 41
+# mc_line_implicit's return codes with the winch in the kernel (payout=True in CompiledLine.run)
+PAYOUT_AFTER, PAYOUT_BEFORE = 3, 4
 
 
 def eligible(line) -> bool:
@@ -38,6 +42,10 @@ class CompiledLine:
             p.EA, p.g, 1.0 if p.rho_water > 0 else 0.0, p.diameter, p.kBot, p.cBot, p.friction,
             p.friction_damping, line._kdn, line._kdt, line._rhoA, line.theta, line.seabed_depth,
             0.0 if line.sea is None else float(np.sum(line.sea.amplitude)), 1.0 if line.free_b else 0.0)
+        # the winch's terms as Line._geometry_changed_fast forms them (the products in its order)
+        P[[MPL, CANRHOA, CATRHOA, TIPMASS, DAMP, DAMPSQ]] = (
+            p.mass_per_length, p.Can * line._rhoA, p.Cat * line._rhoA, line.tip_mass, p.damping,
+            math.sqrt(p.EA * p.mass_per_length))
         self._ctx = np.zeros(16, dtype=np.int64)
         self._ctx[1] = kernels.address(P)
         self._n = -1
@@ -90,10 +98,21 @@ class CompiledLine:
         self._end_loads(self._ctx_address, out.ctypes.data)
         return out[0:3].copy(), out[3:6].copy(), out[6:].copy()
 
-    def run(self, line, h: float, n_steps: int, dl: tuple, U, Af, zs) -> tuple[int, int]:
+    def payout_in_place(self, line) -> bool:
+        """Whether the kernel can apply the winch's pay-out to the line's own arrays (l, c_el and
+        the node arrays, changed in place as Line._geometry_changed_fast changes them)."""
+        self._bind(line)
+        return len(self._arrays) == 7
+
+    def run(self, line, h: float, n_steps: int, dl: tuple | None, U, Af, zs) -> tuple[int, int]:
         """n_steps implicit steps of h from line.r, line.v (replaced by the new state, new arrays);
         the fluid (U, Af, zs: arrays at the nodes, or None) and the winch terms (dl, the pay-out
-        speeds) as Line._implicit_step reads them.  Returns (steps taken, return code of line.c)."""
+        speeds) as Line._implicit_step reads them.  dl None: the kernel pays out as Line.step does
+        (the increments, the step, the rest lengths and node arrays of Line._payout, in place;
+        payout_in_place must hold), returning PAYOUT_AFTER after a step whose pay-out needs a split,
+        merge or length limit (counted as taken; the caller applies it) and PAYOUT_BEFORE before a
+        step whose haul-in would eat the winch element.  Returns (steps taken, return code of
+        line.c)."""
         n = line.r.shape[0]
         ctx, P = self._ctx, self._P
         self._bind(line)
@@ -101,7 +120,11 @@ class CompiledLine:
         P[H], P[NSTEP] = h, n_steps
         P[UA] = line.payout["a"] if "a" in line.winch_ends else 0.0
         P[UB] = line.payout["b"] if "b" in line.winch_ends else 0.0
-        P[DLA], P[DLB] = dl
+        if dl is None:
+            P[PAYOUT], P[L0], P[DLA], P[DLB] = 1.0, line.l0, 0.0, 0.0
+        else:
+            P[PAYOUT] = 0.0
+            P[DLA], P[DLB] = dl
         P[VA:VA + 3], P[VB:VB + 3] = line.va, line.vb
         if line.free_b:
             P[TIP:TIP + 3] = line.tip_force

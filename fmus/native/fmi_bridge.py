@@ -33,6 +33,8 @@ _U32 = struct.Struct("<I")
 _SETUP = struct.Struct("<iddid")
 _STEP = struct.Struct("<ddi")
 _STATUS = struct.Struct("<iI")
+_OK_NO_LOGS = _STATUS.pack(OK, 0)       # the head of most replies
+_MAX_VRS = 256                          # value-reference lists remembered per instance
 
 
 def _text(data: bytes, at: int) -> tuple[str, int]:
@@ -52,6 +54,7 @@ class Instance:
         self._new = lambda: getattr(importlib.import_module(module), class_name)(
             instance_name=instance_name, resources=resources, visible=visible)
         self._logs: list = []
+        self._vr_lists: dict[bytes, tuple] = {}     # encoded value references -> their tuple
         self.slave = None
         self.states: dict[int, object] = {}
         self._next_state = 1
@@ -63,12 +66,40 @@ class Instance:
         """Answer one encoded FMI call (see the module docstring)."""
         (op,) = _U32.unpack_from(request, 0)
         try:
-            status, payload = self._dispatch(op, request, 4)
+            # the calls of every step first, without the dispatch's chain of tests
+            slave = self.slave
+            if op == GET_REAL:
+                status, payload = OK, array("d", slave.get_real(self._vr_list(request, 4))).tobytes()
+            elif op == SET_REAL:
+                vrs = self._vr_list(request, 4)
+                at = 8 + 4 * len(vrs)
+                slave.set_real(vrs, array("d", request[at: at + 8 * len(vrs)]).tolist())
+                status, payload = OK, b""
+            elif op == DO_STEP:
+                t, h, _ = _STEP.unpack_from(request, 4)
+                status, payload = (OK if slave.do_step(t, h) is not False else DISCARD), b""
+            else:
+                status, payload = self._dispatch(op, request, 4)
         except Exception as exc:   # the slave guards its own methods; this is a last resort
             self.slave.log_queue.append(_Log(ERROR, "logStatusError",
                                              f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"))
             status, payload = ERROR, _failed_payload(op, request)
+        slave = self.slave
+        if status == OK and slave is not None and not slave.log_queue:
+            return _OK_NO_LOGS + payload
         return self._reply(status, payload)
+
+    def _vr_list(self, data: bytes, at: int) -> tuple:
+        """The value references encoded at ``at`` (a count, then u32 each), decoded once per list."""
+        (n,) = _U32.unpack_from(data, at)
+        key = data[at: at + 4 + 4 * n]
+        vrs = self._vr_lists.get(key)
+        if vrs is None:
+            vrs = tuple(array("I", key[4:]).tolist())
+            if len(self._vr_lists) >= _MAX_VRS:
+                self._vr_lists.clear()
+            self._vr_lists[key] = vrs
+        return vrs
 
     def _reply(self, status: int, payload: bytes) -> bytes:
         queue = self.slave.log_queue if self.slave is not None else []

@@ -356,6 +356,72 @@ def test_line_winch_pay_out_and_haul_in_with_current_compiled_equal_the_referenc
     assert rel_err(rb, ra) < LINE_REL
 
 
+@pytest.mark.parametrize("ends", ["a", "both"])
+def test_line_pay_out_in_the_kernel_equals_the_sub_step_path_and_the_reference(monkeypatch, ends):
+    """A winch paying out and hauling in (splits and merges) with the pay-out in the kernel (one
+    call per coupling step of 10 sub-steps, more only where an element splits or merges), against
+    the previous path (the kernel a sub-step at a time, the pay-out in Python) and the numpy
+    reference: the rest lengths equal to the bit, the states and end loads to LINE_REL."""
+    from components.kernels.line import CompiledLine
+    from components.line import Line
+    calls = []
+    run = CompiledLine.run
+
+    def counted_run(self, line, h, n_steps, dl, *args):
+        calls.append(dl is None)
+        return run(self, line, h, n_steps, dl, *args)
+
+    monkeypatch.setattr(CompiledLine, "run", counted_run)
+
+    def make(compiled):
+        if ends == "a":
+            return Line(_wire(), [0.0, 0.0, 0.0], [0.0, 0.0, 60.0], 6, math.inf, scheme="implicit", free_b=True,
+                        tip_mass=800.0, winch_end="a", current=(0.6, 0.2, 0.0), substep=0.01, compiled=compiled)
+        return Line(_wire(damping=2e5), [0.0, 0.0, 0.0], [1.0, 0.0, 59.9], 6, math.inf, scheme="implicit",
+                    winch_end="both", current=(0.3, 0.0, 0.0), substep=0.01, compiled=compiled)
+
+    def drive(line, previous=False):
+        if previous:       # the kernel a sub-step at a time, the pay-out in Python
+            monkeypatch.setattr(line._compiled, "payout_in_place", lambda line: False)
+        out, lengths = [], []
+        for k in range(160):
+            t = k * 0.1
+            u = 1.2 * math.cos(math.pi * t / 16.0)  # out ~6 m (splits), then in again (merges)
+            if ends == "a":
+                line.set_payout(u)
+                line.set_tip_force(np.array([300.0 * math.sin(0.7 * t), 0.0, 500.0 * math.sin(1.3 * t)]))
+            else:
+                line.set_payout(u, "a")         # both ends' elements split; end B follows (taut)
+                line.set_payout(u, "b")
+                line.set_ends(line.r[0], line.va, np.array([1.0, 0.0, 59.9 + 12.2 * math.sin(math.pi * t / 16.0)]),
+                              np.array([0.0, 0.0, 12.2 * math.pi / 16.0 * math.cos(math.pi * t / 16.0)]))
+            line.step(0.1)
+            loads = line.end_loads()
+            out.append(np.concatenate([loads.force_a, loads.force_b, line.r.ravel()[-3:]]))
+            lengths.append(line.l.copy())
+        return np.array(out), lengths, line
+
+    ref, ref_l, a = drive(make(False))
+    calls.clear()
+    new, new_l, b = drive(make(None))
+    kernel_calls = len(calls)
+    assert all(calls[:1])
+    calls.clear()
+    old, old_l, c = drive(make(None), previous=True)
+    assert len(calls) == 1600 and not any(calls)         # one call per sub-step before
+    counts = [x.size for x in ref_l]
+    assert max(counts) > min(counts) and counts[-1] < max(counts)    # split and merged
+    assert 160 <= kernel_calls < 160 + 2 * (max(counts) - min(counts) + 2) * (2 if ends == "both" else 1)
+    for x, y, z in zip(ref_l, new_l, old_l):
+        assert np.array_equal(x, y) and np.array_equal(y, z)          # rest lengths: the same bits
+    assert rel_err(new, ref) < LINE_REL and rel_err(new, old) < LINE_REL
+    assert rel_err(b.r, a.r) < LINE_REL and rel_err(b.r, c.r) < LINE_REL
+    for name in ("l_node", "m_node", "_man_l", "_mat_l", "_rhoA_l", "c_el"):
+        assert np.array_equal(getattr(b, name), getattr(c, name)), name
+    print(f"\n{ends}: {kernel_calls} kernel calls for 160 coupling steps; elements {min(counts)}-{max(counts)}; "
+          f"against the reference {rel_err(new, ref):.1e}, against the sub-step path {rel_err(new, old):.1e}")
+
+
 def test_line_through_the_wave_surface_compiled_equals_the_reference():
     from components.line import Line
     sea = make_sea("regular", period=8.0, regular_amplitude=1.5)

@@ -31,6 +31,7 @@ import csv
 import datetime
 import json
 import platform
+from operator import itemgetter
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Sequence
@@ -115,7 +116,11 @@ def types_of(execution: Execution, variables: Sequence[tuple[str, str]]) -> dict
 class Gather:
     """Reads a fixed selection of (component, variable) values every step: where each one lives
     in the execution's arrays is looked up once, not per step. Numeric values of every type come
-    from the arrays as floats (exact); String and Binary values by name."""
+    from the arrays as floats (exact); String and Binary values by name.
+
+    A row reads each slave's array (outputs or inputs) once, by one index array, and puts the
+    values in column order by one permutation; ``floats`` holds the columns that come from float64
+    arrays this way (always Python floats)."""
 
     def __init__(self, execution: "Execution", variables: Sequence[tuple[str, str]]):
         self.where = []
@@ -131,19 +136,46 @@ class Gather:
                 self.where.append(("text", i, var))       # read by name every step
             else:   # an unconnected input or a parameter: constant unless set by name
                 self.where.append((None, i, execution.value(comp, var)))
+        # the plan: constants first, then each (arrays, slave) group's values, then the texts; a
+        # row is the permutation of that list back into column order
+        constants, groups, texts = [], {}, []
+        for col, (arrays, i, pos) in enumerate(self.where):
+            if arrays is None:
+                constants.append((col, pos))
+            elif isinstance(arrays, str):
+                texts.append((col, i, pos))
+            else:
+                groups.setdefault((id(arrays), i), (arrays, i, [], []))
+                groups[(id(arrays), i)][2].append(pos)
+                groups[(id(arrays), i)][3].append(col)
+        self._constants = [value for _, value in constants]
+        self._groups = [(arrays, i, np.array(positions, dtype=np.intp), positions)
+                        for arrays, i, positions, _ in groups.values()]
+        self._texts = [(i, pos) for _, i, pos in texts]
+        order = [col for col, _ in constants] + [col for *_, cols in groups.values() for col in cols] \
+            + [col for col, _, _ in texts]
+        at = [0] * len(order)
+        for k, col in enumerate(order):
+            at[col] = k
+        self._pick = itemgetter(*at) if len(at) > 1 else None
+        self.floats = frozenset(col for *_, cols in groups.values() for col in cols)
 
     def row(self) -> list:
-        out = []
-        for arrays, i, pos in self.where:
-            if arrays is None:
-                out.append(pos)
-            elif arrays == "text":
-                values = self.execution.text_values[i]
-                out.append(values[pos] if pos in values else
-                           self.execution.slaves[i].get_values([pos])[pos])
+        out = self._constants.copy()
+        for arrays, i, index, positions in self._groups:
+            values = arrays[i]
+            if type(values) is np.ndarray and values.dtype == np.float64:
+                out += values[index].tolist()
             else:
-                out.append(float(arrays[i][pos]))
-        return out
+                out += [float(values[pos]) for pos in positions]
+        if self._texts:
+            execution = self.execution
+            for i, pos in self._texts:
+                values = execution.text_values[i]
+                out.append(values[pos] if pos in values else execution.slaves[i].get_values([pos])[pos])
+        if self._pick is None:
+            return out
+        return list(self._pick(out))
 
 
 class MemoryObserver(Observer):
@@ -276,6 +308,10 @@ class FileObserver(Observer):
 
     def _locate(self, ex: Execution) -> None:
         self._gather = Gather(ex, self.variables)
+        # columns always holding Python floats of a Real: the CSV writer's str() is their repr
+        families = ["Real"] + [self.types.get(name, "Real") for name in self.columns[1:]]
+        self._convert = [(k, family) for k, family in enumerate(families)
+                         if not (k >= 1 and family == "Real" and k - 1 in self._gather.floats)]
 
     def _take(self, ex: Execution) -> None:
         self._rows.append([ex.time, *self._gather.row()])
@@ -286,7 +322,16 @@ class FileObserver(Observer):
         rows = self._rows
         self._rows = []
         families = ["Real"] + [self.types.get(name, "Real") for name in self.columns[1:]]
-        self._csv.writerows([[_csv_text(x, f) for x, f in zip(row, families)] for row in rows])
+        convert = getattr(self, "_convert", None)
+        if convert is None:
+            convert = list(enumerate(families))
+        texts = []
+        for row in rows:
+            text = row.copy()
+            for k, family in convert:
+                text[k] = _csv_text(text[k], family)
+            texts.append(text)
+        self._csv.writerows(texts)
         self._csv_file.flush()
         if self.parquet:
             import pyarrow as pa
