@@ -334,7 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--atol", type=float, help="absolute tolerance of ecco / error-control / iterative")
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
                    help="an algorithm option, as mc:Option in a system file (repeatable), e.g. min_step=1e-4, "
-                        "conventions=libcosim (ecco), energy_reference=peak (docs/algorithms.md)")
+                        "conventions=libcosim (ecco), energy_reference=bond (ecco), rollback=never (error-control) "
+                        "(docs/algorithms.md)")
     p.add_argument("--method", choices=["jacobi", "gauss-seidel"], help="fixed-step coupling (default jacobi)")
     p.add_argument("--extrapolation", type=int, choices=[0, 1, 2], help="input extrapolation order (default 0)")
     p.add_argument("--backend", choices=["inprocess", "process", "ray"],
