@@ -756,24 +756,34 @@ class RopeContact:
         # (v, skew(w)^T, p) per body: point velocities v + w x (x - p) for the damping
         field = None if velocities is None else [
             (np.asarray(v, dtype=float), skew(w).T, pose[0]) for (v, w), pose in zip(velocities, self._poses)]
-        first = self._deep(self.ropes, [self.points(rope) for rope in self.ropes])
-        for r, rope in enumerate(self.ropes):
-            if not rope.nodes and not any(deep.any() for deep in first[r].values()):
-                continue                         # a straight rope that stays clear: nothing to move
-            deep = first[r]
-            for _ in range(_MAX_PASSES):
-                changed = self._insert(rope, deep)
-                self._equilibrate(rope)
-                changed = self._remove(rope) or changed
-                if changed:
+        deep = self._deep(self.ropes, [self.points(rope) for rope in self.ropes])
+        # a straight rope clear of every body has nothing to move
+        todo = [(r, deep[r]) for r, rope in enumerate(self.ropes)
+                if rope.nodes or any(d.any() for d in deep[r].values())]
+        passes = dict.fromkeys((r for r, _ in todo), 0)
+        hits = set()
+        while todo:
+            for r, first in todo:
+                rope = self.ropes[r]
+                while passes[r] < _MAX_PASSES:
+                    passes[r] += 1
+                    changed = self._insert(rope, first)
+                    first = None
                     self._equilibrate(rope)
-                # done when no segment passes through a body at the equilibrium: a node the
-                # equilibrium slid (or handed on round a corner) may have left one that does
-                deep = self._deep([rope], [self.points(rope)])[0]
-                if not changed and not any(d.any() for d in deep.values()):
-                    break
-            else:
-                self.pass_limit_hits += 1
+                    changed = self._remove(rope) or changed
+                    if not changed:
+                        break
+                    self._equilibrate(rope)
+                else:
+                    hits.add(r)
+            # done when no segment passes through a body at the equilibrium: a node the equilibrium
+            # slid (or handed on round a corner) may have left one that does (one detection for all)
+            ropes = [r for r, _ in todo]
+            deep = self._deep([self.ropes[r] for r in ropes], [self.points(self.ropes[r]) for r in ropes])
+            todo = [(r, d) for r, d in zip(ropes, deep) if any(x.any() for x in d.values())]
+            hits.update(r for r, _ in todo if passes[r] >= _MAX_PASSES)
+            todo = [(r, d) for r, d in todo if passes[r] < _MAX_PASSES]
+        self.pass_limit_hits += len(hits)
         return self._loads(field, end_velocities)
 
     def _loads(self, field: Optional[Sequence], end_velocities: Optional[Sequence]) -> RopeContactResult:
