@@ -116,20 +116,20 @@ def test_the_turnover_runs_from_the_cli_to_90_degrees(fmu_dir, tmp_path, validat
 
 
 #: The wave cases run to 34 s, 70 deg into the turn (the crawler slings bent over the edge from about
-#: 13 s; the calm contact force peaks at 33 s), not through phase 3: there the crawler slings slacken
-#: in waves, and a slack sling bent over an edge hangs the present RiggedBlock; so did a wave run to
-#: 42 s (docs/block_turnover.md).  About 21 s of CPU each.
+#: 12 s; the calm contact force peaks at 33 s), to keep the test's cost down: about 20 s of CPU each on
+#: an idle machine.  The whole runs (78 s) order the same way (benchmarks/bench_block_turnover.py,
+#: docs/block_turnover.md).
 SHORT_STOP = 34.0
 
 
 @pytest.mark.slow
 def test_wave_cases_order_the_contact_forces_as_the_thesis(fmu_dir, tmp_path, validation):
     """Table 4-2's five regular beam seas on the barge: the largest contact force on the block grows
-    with the wave height (cases 4 < 2 < 5: H 0.5, 1, 2 m at 10 s) and falls with the period from
-    10 to 12 s (cases 2 > 3) and from 8 to 12 s (1 > 3), as Lee (2020) §4.1 reports (55, 33, 27, 24,
-    108 t).  Between 8 and 10 s (cases 1 and 2) the thesis' fall is not reproduced: ours are equal
-    within 5 % (27.9 and 28.6 t measured), which this test pins.  The magnitudes differ
-    (docs/block_turnover.md); the ranks are recorded."""
+    with the wave height (cases 4 < 2 < 5: H 0.5, 1, 2 m at 10 s) and falls with the wave period
+    (cases 1 > 2 > 3: T 8, 10, 12 s at 1 m), as Lee (2020) §4.1 reports (55, 33, 27, 24, 108 t).
+    Measured to 34 s: 61.2, 32.3, 20.8, 21.2, 100.5 t.  The thesis' ranks are recorded; cases 3 and 4
+    (27 against 24 t there, a longer period against a lower wave) swap places in ours (20.8 against
+    21.2 t), a pair the acceptance does not order."""
     forces = {}
     for case in tv.WAVE_CASES:
         r = _run(fmu_dir, tmp_path / f"case{case}", SHORT_STOP, case)
@@ -141,7 +141,7 @@ def test_wave_cases_order_the_contact_forces_as_the_thesis(fmu_dir, tmp_path, va
         validation.record(f"block turnover, wave case {case}: rank of the largest contact force (1 = largest; "
                           f"ours {forces[case] / 1e3 / tv.G:.2f} t to {SHORT_STOP:g} s, thesis "
                           f"{tv.THESIS_CONTACT_T[case]:g} t)", thesis.index(case) + 1, ours.index(case) + 1,
-                          tolerance=0.0, tol_kind="abs", source="Lee (2020) sec. 4.1, Table 4-2 and text")
+                          tolerance=0.0, tol_kind="abs", source="Lee (2020) sec. 4.1, Table 4-2 and text",
+                          note="" if case in (1, 2, 5) else "cases 3 and 4 are not ordered by the acceptance")
     assert forces[4] < forces[2] < forces[5], forces          # grows with the wave height
-    assert forces[2] > forces[3] and forces[1] > forces[3], forces        # falls with the wave period
-    assert abs(forces[1] / forces[2] - 1.0) < 0.05, forces    # 8 s against 10 s: a deviation, pinned
+    assert forces[1] > forces[2] > forces[3], forces          # falls with the wave period
