@@ -137,7 +137,7 @@ def _random_sling_run(seed: int, n_updates: int = 100, anywhere: bool = False) -
 def test_random_slings_round_a_block_settle_every_update():
     """2 500 updates of random slings round a turning block (``_random_sling_run``): no update runs out
     of its insert / remove passes, and no sling point is inside the block after any update (the
-    deepest is round-off, ~1e-14 m).  A new node goes on the edge of the shortest detour whose two new
+    deepest is round-off, 1.8e-15 m).  A new node goes on the edge of the shortest detour whose two new
     segments clear the block, never on an edge through the segment's own end, and a node leaves its
     edge only where the rope then clears the block.  Before that rule (a node on an edge through the
     segment's end, removed again by the next pass), 7 of these updates hit the pass limit, with slings
