@@ -123,8 +123,9 @@ FC_LUFF = -4.0
 #: barge swinging (2 % of the weight, 1.4 deg, a 10 s period, measured).
 LOWER_RATE = 0.1
 TURN_SEGMENT = 1.0         # s: the turning paths as rates held over 1 s intervals
-#: The crawlers' hooks end 6 m beyond the lug (toward +x): the sling wraps the block's bottom edge
-#: and clears its 9 m depth (4.5 m to the face) on the way up.
+#: The crawlers' hooks end 7 m beyond the lug (toward +x): the sling wraps the block's bottom edge
+#: and clears its 9 m depth (4.5 m to the face) on the way up, the hook 2.5 m outside the block.
+#: In 10-12 s waves the block's swing covers those 2.5 m and meets a hook (docs/block_turnover.md).
 CRAWLER_END_OFFSET = 7.0
 
 STEP = 0.02                # macro step (the hooks' 1e9 N/m loops step inside the Crane FMUs)
