@@ -67,7 +67,7 @@ sling round a block corner, a wire over a sheave polygon).  ``max_penetration`` 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
 import numpy as np
@@ -83,6 +83,7 @@ PENETRATION_TOL = 1e-6       # m: a segment deeper than this inside a body gets 
 MAX_STRAIN = 1.0             # ends further apart than (1 + this) L0 are refused: a wire parts at a few percent
 _BISECT_ITER = 60            # bisection on a unit interval: 2^-60, round-off
 _MAX_INSERT = 8              # nodes one segment may gain in one update (a sling round a block: 2-4)
+_MAX_PASSES = 4 * _MAX_INSERT  # insert / equilibrate / remove passes of one rope per update
 _MAX_SWEEPS = 200            # Gauss-Seidel sweeps of the node equilibrium per update
 _MIN_SEGMENT = 1e-6          # m: no node is inserted closer than this to a segment's end (a lug on an edge)
 
@@ -277,6 +278,9 @@ class RopeContact:
         self.meshes = list(meshes)
         self.ropes = list(ropes)
         self._poses: list[tuple[np.ndarray, np.ndarray]] = [(np.zeros(3), np.eye(3))] * len(self.meshes)
+        #: rope updates whose insert / equilibrate / remove passes ran out (``_MAX_PASSES``) without
+        #: settling; 0 in a healthy run
+        self.pass_limit_hits = 0
 
     # ------------------------------------------------------------------ geometry
     def _node_x(self, n: ContactNode) -> np.ndarray:
@@ -597,15 +601,24 @@ class RopeContact:
             n_in = self._poses[node.body][1] @ self.meshes[node.body].edges[node.edge].n_in
             short = min(float(np.linalg.norm(X[j] - X[j - 1])), float(np.linalg.norm(X[j + 1] - X[j])))
             press = float(f @ n_in)
-            if press == 0.0 and short >= _MIN_SEGMENT:
-                # a slack rope presses on nothing, yet it must not pass through the body either:
-                # keep the node while the merged segment would penetrate
+            if press <= 0.0 or short < _MIN_SEGMENT:     # (a node run into its neighbour merges)
+                # the node leaves its edge only where the merged segment clears the body: a slack
+                # rope presses on nothing, yet it must not pass through the body either (it lies on
+                # the edge), and a node removed where the rope would pass through is inserted again
+                # at once
                 p, R = self._poses[node.body]
                 if segment_depth(R.T @ (X[j - 1] - p), R.T @ (X[j + 1] - p),
                                  self.meshes[node.body].halfspaces) > PENETRATION_TOL:
                     continue
-            if press <= 0.0 or short < _MIN_SEGMENT:     # (a node run into its neighbour merges)
+                # ... and where the rope still clears it once the other nodes have settled: two
+                # nodes met at a vertex (a rope over a block corner) are both needed there, for
+                # either alone slides off the corner and the rope cuts the face
+                kept = [replace(nd) for nd in rope.nodes]
                 del rope.nodes[j - 1]
+                self._equilibrate(rope)
+                if any(d.any() for d in self._deep([rope], [self.points(rope)])[0].values()):
+                    rope.nodes[:] = kept
+                    continue
                 return True
         return False
 
@@ -647,16 +660,29 @@ class RopeContact:
                 p, R = self._poses[b]
                 q0, q1 = R.T @ (X[j] - p), R.T @ (X[j + 1] - p)
                 skip = {(nd.body, nd.edge) for nd in rope.nodes[max(0, j - 1):j + 1]}
-                best = None
+                cand = []                       # (edge, s, detour length, point) per admissible edge
                 for k, e in enumerate(mesh.edges):
-                    if (b, k) in skip:
+                    if (b, k) in skip or min(_point_edge_distance(q0, e.a, e.b),
+                                             _point_edge_distance(q1, e.a, e.b)) < _MIN_SEGMENT:
+                        # an edge through the segment's own end: a node there would lie on the
+                        # end's edge, not bend the rope (the end's node moves on by a hand-off)
                         continue
                     s, length = _shortest_via(q0, q1, e.a, e.b)
                     x = e.a + s * (e.b - e.a)
                     if min(float(np.linalg.norm(x - q0)), float(np.linalg.norm(x - q1))) < _MIN_SEGMENT:
                         continue                # an end on this edge already: no zero-length segment
-                    if best is None or length < best[0]:
-                        best = (length, k, s)
+                    cand.append((k, s, length, x))
+                best = None
+                if cand:
+                    xs = np.array([c[3] for c in cand])
+                    H = mesh.halfspaces
+                    clear = ((segment_depths(np.repeat(q0[None], len(cand), 0), xs, H) <= PENETRATION_TOL).astype(int)
+                             + (segment_depths(xs, np.repeat(q1[None], len(cand), 0), H) <= PENETRATION_TOL))
+                    # the shortest detour whose two new segments clear the body; where none does (a
+                    # rope that must wrap two edges or more), the shortest with one clear segment,
+                    # whose other segment then gets its own node
+                    i = min(range(len(cand)), key=lambda i: (-int(clear[i]), cand[i][2]))
+                    best = (cand[i][2], cand[i][0], cand[i][1])
                 if best is None:
                     continue
                 if len(rope.nodes) >= cap:
@@ -730,18 +756,34 @@ class RopeContact:
         # (v, skew(w)^T, p) per body: point velocities v + w x (x - p) for the damping
         field = None if velocities is None else [
             (np.asarray(v, dtype=float), skew(w).T, pose[0]) for (v, w), pose in zip(velocities, self._poses)]
-        first = self._deep(self.ropes, [self.points(rope) for rope in self.ropes])
-        for r, rope in enumerate(self.ropes):
-            if not rope.nodes and not any(deep.any() for deep in first[r].values()):
-                continue                         # a straight rope that stays clear: nothing to move
-            for it in range(4 * _MAX_INSERT):
-                changed = self._insert(rope, first[r] if it == 0 else None)
-                self._equilibrate(rope)
-                changed = self._remove(rope) or changed
-                if changed:
+        deep = self._deep(self.ropes, [self.points(rope) for rope in self.ropes])
+        # a straight rope clear of every body has nothing to move
+        todo = [(r, deep[r]) for r, rope in enumerate(self.ropes)
+                if rope.nodes or any(d.any() for d in deep[r].values())]
+        passes = dict.fromkeys((r for r, _ in todo), 0)
+        hits = set()
+        while todo:
+            for r, first in todo:
+                rope = self.ropes[r]
+                while passes[r] < _MAX_PASSES:
+                    passes[r] += 1
+                    changed = self._insert(rope, first)
+                    first = None
+                    self._equilibrate(rope)
+                    changed = self._remove(rope) or changed
+                    if not changed:
+                        break
                     self._equilibrate(rope)
                 else:
-                    break
+                    hits.add(r)
+            # done when no segment passes through a body at the equilibrium: a node the equilibrium
+            # slid (or handed on round a corner) may have left one that does (one detection for all)
+            ropes = [r for r, _ in todo]
+            deep = self._deep([self.ropes[r] for r in ropes], [self.points(self.ropes[r]) for r in ropes])
+            todo = [(r, d) for r, d in zip(ropes, deep) if any(x.any() for x in d.values())]
+            hits.update(r for r, _ in todo if passes[r] >= _MAX_PASSES)
+            todo = [(r, d) for r, d in todo if passes[r] < _MAX_PASSES]
+        self.pass_limit_hits += len(hits)
         return self._loads(field, end_velocities)
 
     def _loads(self, field: Optional[Sequence], end_velocities: Optional[Sequence]) -> RopeContactResult:
@@ -842,6 +884,13 @@ class RopeContact:
                 Q = (X - p) @ R
                 worst = max(worst, float(np.max(segment_depths(Q[:-1], Q[1:], self.meshes[b].halfspaces))))
         return worst
+
+
+def _point_edge_distance(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """Distance [m] from point x to the segment a-b."""
+    d = b - a
+    t = min(1.0, max(0.0, float((x - a) @ d) / max(float(d @ d), 1e-300)))
+    return float(np.linalg.norm(x - a - t * d))
 
 
 def _shortest_via(p0: np.ndarray, p1: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:

@@ -27,7 +27,7 @@ from components.rigid_body import RigidBody, RigidBodyParameters
 from components.rope_bodies import Body, RopeBodies
 from components.rope_contact import (ContactNode, EdgeMesh, Rope, RopeContact, RopeEnd, RopeEndInsideBody,
                                      RopeOverstretched, segment_depth, segment_depths)
-from components.rotations import quat_from_euler_zyx
+from components.rotations import quat_from_euler_zyx, skew
 
 VALIDATION_COMPONENT = "contact"
 G = 9.81
@@ -66,6 +66,100 @@ def test_rope_wraps_a_block_and_leaves_no_segment_inside():
     # frictionless: one tension, and the rope lifts the block like a sling (-z, up)
     assert np.ptp(res.tension[0]) < 1e-6 * res.tension[0].max()
     assert res.body_force[0][2] < 0.0
+
+
+def _random_sling_run(seed: int, n_updates: int = 100, anywhere: bool = False) -> tuple[int, float]:
+    """Four slings like the block turnover's (lugs on pad-eyes 0.3 m off the end faces of a 27 x 34 x
+    9 m block, hooks 5-30 m above, unstretched lengths 0.97-1.3 times the chord: taut or slack); the
+    block turns about y at up to 1.7 deg per update and the hooks wander 0.15 m per update (slings
+    going slack over the edges, coming taut round a corner).  ``anywhere``: lugs anywhere on any face
+    (on it or 0.3 m off), hooks 3-30 m off in any direction, the block turning about a random axis.
+    Returns (updates that ran out of insert / remove passes, deepest sling point inside the block
+    over all updates)."""
+    size = np.array([27.0, 34.0, 9.0])
+    rng = np.random.default_rng(seed)
+    mesh = EdgeMesh.from_shape(Box(tuple(size / 2)))
+    axis = rng.normal(size=3) if anywhere else np.array([0.0, 1.0, 0.0])
+    axis /= np.linalg.norm(axis)
+
+    def rot(angle: float) -> np.ndarray:
+        k = skew(axis)
+        return np.eye(3) + math.sin(angle) * k + (1.0 - math.cos(angle)) * k @ k
+
+    def ok(hook: np.ndarray, rope: Rope, R: np.ndarray) -> bool:      # hook clear of the block, sling not overstretched
+        return (not np.all(np.abs(R.T @ hook) < size / 2 + 0.05)
+                and float(np.linalg.norm(hook - R @ rope.end_b.point)) < 1.1 * rope.length)
+
+    ropes = []
+    for _ in range(4):
+        if anywhere:
+            ax = int(rng.integers(3))
+            lug = (rng.random(3) - 0.5) * size
+            lug[ax] = rng.choice([-1.0, 1.0]) * (size[ax] / 2 + rng.choice([0.0, 0.3]))
+            while True:
+                d = rng.normal(size=3)
+                hook = lug + d / np.linalg.norm(d) * rng.uniform(3, 30)
+                if not np.all(np.abs(hook) < size / 2 + 0.5):
+                    break
+        else:
+            sx = rng.choice([-1.0, 1.0])
+            lug = np.array([sx * (size[0] / 2 + 0.3), rng.uniform(-16, 16), rng.uniform(-4.4, 4.4)])
+            hook = lug + np.array([sx * rng.uniform(-8, 8), rng.uniform(-8, 8), -rng.uniform(5, 30)])
+        ropes.append(Rope(RopeEnd(hook), RopeEnd(lug, 0), float(np.linalg.norm(hook - lug)) * rng.uniform(0.97, 1.3),
+                          1.9e8))
+    rc = RopeContact([mesh], ropes)
+    angle, rate = 0.0, rng.uniform(-0.03, 0.03)
+    drift = rng.normal(size=(4, 3)) * 0.1
+    hits, deepest = 0, -math.inf
+    for _ in range(n_updates):
+        R = rot(angle)
+        ends = []
+        for i, rope in enumerate(ropes):
+            h = rope.end_a.point
+            for _try in range(30):
+                hn = h + drift[i] + rng.normal(size=3) * 0.15
+                if ok(hn, rope, R):
+                    h = hn
+                    break
+            else:
+                drift[i] = rng.normal(size=3) * 0.1
+            ends.append((h, None))
+        before = rc.pass_limit_hits
+        rc.update([(np.zeros(3), R)], ends=ends)
+        hits += rc.pass_limit_hits > before
+        deepest = max(deepest, rc.max_penetration())
+        if all(ok(rope.end_a.point, rope, rot(angle + rate)) for rope in ropes):
+            angle += rate
+    return hits, deepest
+
+
+@pytest.mark.slow
+def test_random_slings_round_a_block_settle_every_update():
+    """2 500 updates of random slings round a turning block (``_random_sling_run``): no update runs out
+    of its insert / remove passes, and no sling point is inside the block after any update (the
+    deepest is round-off, 1.8e-15 m).  A new node goes on the edge of the shortest detour whose two new
+    segments clear the block, never on an edge through the segment's own end, and a node leaves its
+    edge only where the rope then clears the block.  Before that rule (a node on an edge through the
+    segment's end, removed again by the next pass), 7 of these updates hit the pass limit, with slings
+    up to 0.74 m inside the block (measured, docs/rope_contact.md)."""
+    hits, deepest = 0, -math.inf
+    for seed in range(25):
+        h, d = _random_sling_run(seed)
+        hits, deepest = hits + h, max(deepest, d)
+    assert hits == 0
+    assert deepest <= 1e-12
+
+
+def test_random_slings_anywhere_round_a_block_settle_every_update():
+    """800 updates of slings from anywhere on the block to hooks in any direction, the block turning
+    about a random axis (``_random_sling_run(anywhere=True)``): slings over the block's corners too.
+    Two nodes that meet at a vertex both stay: either alone slides off the corner and lets the rope
+    cut a face (a rope over a corner cycled between the two until both were kept, measured with
+    this generator at other seeds)."""
+    for seed in range(8):
+        hits, deepest = _random_sling_run(seed, anywhere=True)
+        assert hits == 0, seed
+        assert deepest <= 1e-12, seed
 
 
 def test_segment_depths_of_many_segments_are_those_of_each():

@@ -4,8 +4,8 @@ a 348 t block turned over by a floating crane (4 slings) and two crawler cranes 
 * at rest (before the hoist), the slings' vertical pull on the three hooks equals the block's
   weight within 0.5 % (issue 25's acceptance), and the block hangs level;
 * the whole turnover from the committed system and events files, calm water, through the CLI:
-  the block reaches 90 deg (within 1 deg) and comes to rest there, hanging from the floating crane,
-  the slings again carry the weight within 0.5 %; no sling passes through the block at any
+  the block reaches 90 deg (within 1 deg, mean over the last 10 s) and hangs there from the
+  floating crane alone, the slings again carry the weight within 0.5 %; no sling passes through the block at any
   recorded step (``contact.penetration``, the deepest sling point inside the block, stays below the
   contact's 1 µm detection threshold); every crawler sling bends over the block (six contact nodes);
 * the five wave cases of Table 4-2 (regular beam waves on the barge): the largest contact force on
@@ -76,16 +76,13 @@ def test_at_rest_the_slings_carry_the_weight(fmu_dir, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_turnover_runs_from_the_cli_through_the_turn(fmu_dir, tmp_path, validation):
-    """The committed files through ``marine-cosim run`` (calm water, 62 s): the slings carry the
-    weight within 0.5 % at rest before the hoist and at the end (mean over the last 8 s: the block
-    still swings slowly on the floating crane); no sling inside the block at any step (1 µm); the
-    six crawler slings bend over the block (one contact node each), the floating crane's do not.
-
-    The block ends at 86 deg, not the acceptance's 90 (checked: between 85 and 90.5 deg): the
-    crawler slings still carry a few tonnes each and hold its bottom out.  Lowering them to zero
-    load, as the thesis does, slackens slings bent over an edge, which hangs the present
-    RiggedBlock (docs/block_turnover.md)."""
+def test_the_turnover_runs_from_the_cli_to_90_degrees(fmu_dir, tmp_path, validation):
+    """The committed files through ``marine-cosim run`` (calm water, 78 s): the block turns over to
+    90 deg (mean over the last 10 s within 1 deg; it swings slowly on the floating crane) once the
+    crawlers have lowered their slings to zero load in phase 3; the slings carry the weight within
+    0.5 % at rest before the hoist and at the end; no sling inside the block at any step (1 µm);
+    the six crawler slings bend over the block (one contact node each) and, slack at the end, lie
+    on its edge, the floating crane's never touch it."""
     import pandas as pd
 
     from orchestration.cli.main import main
@@ -101,31 +98,38 @@ def test_the_turnover_runs_from_the_cli_through_the_turn(fmu_dir, tmp_path, vali
         validation.record(f"block turnover, calm: the slings' vertical pull at rest ({when}) against the weight",
                           WEIGHT, WEIGHT * (1.0 + summary[f"balance_{when}"]), tolerance=0.005, unit="N",
                           source="Lee (2020) sec. 4.1 block, 348 t; issue 25 acceptance (0.5 %)")
-    assert abs(summary["balance_start"]) < 0.005
-    assert abs(summary["balance_end"]) < 0.005
-    assert 85.0 < summary["turn_angle_end_deg"] < 90.5, summary
+    validation.record("block turnover, calm: turnover angle at the end (mean over the last 10 s)", 90.0,
+                      summary["turn_angle_end_deg"], tolerance=1.0, tol_kind="abs", unit="deg",
+                      source="Lee (2020) sec. 4.1; issue 25 acceptance (90 deg)")
+    assert abs(summary["balance_start"]) < 0.005, summary
+    assert abs(summary["balance_end"]) < 0.005, summary
+    assert abs(summary["turn_angle_end_deg"] - 90.0) < 1.0, summary
     end = np.asarray(r["time"]) >= tv.PHASES["end"] - tv.REST_WINDOW
-    assert np.abs(np.degrees(tv.turn_angle(r))[end] - summary["turn_angle_end_deg"]).max() < 0.5   # at rest
+    assert np.abs(np.degrees(tv.turn_angle(r))[end] - 90.0).max() < 2.0          # swinging about 90 deg
+    crawler = np.array([np.asarray(r[f"block.sling{j}.tension"])[end].max() for j in range(5, 11)])
+    assert np.all(crawler == 0.0), crawler                    # the crawlers carry nothing at the end
     assert np.asarray(r["block.contact.penetration"]).max() <= PENETRATION_LIMIT
     nodes = np.array([np.asarray(r[f"block.sling{j}.contact_nodes"]).max() for j in range(1, 11)])
     assert list(nodes[:4]) == [0, 0, 0, 0] and list(nodes[4:]) == [1] * 6, nodes
+    last = np.array([np.asarray(r[f"block.sling{j}.contact_nodes"])[-1] for j in range(5, 11)])
+    assert list(last) == [1] * 6, last                        # slack, lying on the edge
 
 
 #: The wave cases run to 34 s, 70 deg into the turn (the crawler slings bent over the edge from about
-#: 13 s; the calm contact force peaks at 33 s), not through phase 3: there the crawler slings slacken
-#: in waves, and a slack sling bent over an edge hangs the present RiggedBlock; so did a wave run to
-#: 42 s (docs/block_turnover.md).  About 21 s of CPU each.
+#: 12 s; the calm contact force peaks at 33 s), to keep the test's cost down: 45-52 s of CPU each on
+#: the busy shared machine.  The whole runs in waves do not all finish: in cases 2, 3 and 5 the
+#: swinging block meets a crawler hook, which the RiggedBlock refuses (docs/block_turnover.md).
 SHORT_STOP = 34.0
 
 
 @pytest.mark.slow
 def test_wave_cases_order_the_contact_forces_as_the_thesis(fmu_dir, tmp_path, validation):
     """Table 4-2's five regular beam seas on the barge: the largest contact force on the block grows
-    with the wave height (cases 4 < 2 < 5: H 0.5, 1, 2 m at 10 s) and falls with the period from
-    10 to 12 s (cases 2 > 3) and from 8 to 12 s (1 > 3), as Lee (2020) §4.1 reports (55, 33, 27, 24,
-    108 t).  Between 8 and 10 s (cases 1 and 2) the thesis' fall is not reproduced: ours are equal
-    within 5 % (27.9 and 28.6 t measured), which this test pins.  The magnitudes differ
-    (docs/block_turnover.md); the ranks are recorded."""
+    with the wave height (cases 4 < 2 < 5: H 0.5, 1, 2 m at 10 s) and falls with the wave period
+    (cases 1 > 2 > 3: T 8, 10, 12 s at 1 m), as Lee (2020) §4.1 reports (55, 33, 27, 24, 108 t).
+    Measured to 34 s: 61.2, 32.3, 20.8, 21.2, 100.5 t.  The thesis' ranks are recorded; cases 3 and 4
+    (27 against 24 t there, a longer period against a lower wave) swap places in ours (20.8 against
+    21.2 t), a pair the acceptance does not order."""
     forces = {}
     for case in tv.WAVE_CASES:
         r = _run(fmu_dir, tmp_path / f"case{case}", SHORT_STOP, case)
@@ -137,7 +141,7 @@ def test_wave_cases_order_the_contact_forces_as_the_thesis(fmu_dir, tmp_path, va
         validation.record(f"block turnover, wave case {case}: rank of the largest contact force (1 = largest; "
                           f"ours {forces[case] / 1e3 / tv.G:.2f} t to {SHORT_STOP:g} s, thesis "
                           f"{tv.THESIS_CONTACT_T[case]:g} t)", thesis.index(case) + 1, ours.index(case) + 1,
-                          tolerance=0.0, tol_kind="abs", source="Lee (2020) sec. 4.1, Table 4-2 and text")
+                          tolerance=0.0, tol_kind="abs", source="Lee (2020) sec. 4.1, Table 4-2 and text",
+                          note="" if case in (1, 2, 5) else "cases 3 and 4 are not ordered by the acceptance")
     assert forces[4] < forces[2] < forces[5], forces          # grows with the wave height
-    assert forces[2] > forces[3] and forces[1] > forces[3], forces        # falls with the wave period
-    assert abs(forces[1] / forces[2] - 1.0) < 0.05, forces    # 8 s against 10 s: a deviation, pinned
+    assert forces[1] > forces[2] > forces[3], forces          # falls with the wave period
