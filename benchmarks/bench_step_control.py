@@ -442,7 +442,8 @@ def shipped_report(results: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--scenarios", default="",
+                        help=f"comma-separated (default: {','.join(SCENARIOS)}; with --shipped every shipped one)")
     parser.add_argument("--runs", default="", help="labels to run (default: all not yet stored)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--report-only", action="store_true")
@@ -463,11 +464,12 @@ def main(argv: list[str] | None = None) -> int:
 
             deadline = (datetime.datetime.fromisoformat(args.deadline).replace(tzinfo=datetime.timezone.utc)
                         .timestamp() if args.deadline else None)
-            run_shipped(args.out, [n for n in names if n in SHIPPED] if args.scenarios != ",".join(SCENARIOS)
-                        else tuple(SHIPPED), algorithms=args.algorithms.split(","), deadline=deadline,
+            run_shipped(args.out, [n for n in names if n in SHIPPED] if names else tuple(SHIPPED),
+                        algorithms=args.algorithms.split(","), deadline=deadline,
                         redo=args.redo, log=lambda m: print(m, flush=True))
         print(shipped_report(_load(args.out)))
         return 0
+    names = names or list(SCENARIOS)
     if not args.report_only:
         run_all(names, set(filter(None, args.runs.split(","))), args.out)
     results = _load(args.out)
