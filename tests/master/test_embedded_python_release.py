@@ -1,0 +1,87 @@
+"""pythonfmu3 binaries free their embedded-interpreter state twice at exit unless the host calls
+their ``finalizePythonInterpreter`` first (release_embedded_python in orchestration/master/slaves.py;
+the intermittent glibc abort after test_fmi_types.py and test_master.py)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orchestration.master import slaves
+from orchestration.master.slaves import InProcessSlave, release_embedded_python
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Library:
+    """A stand-in for a ctypes library; ``exports`` the finalizer or not."""
+
+    def __init__(self, calls: list[str], exports: bool):
+        self._calls = calls
+        if exports:
+            self.finalizePythonInterpreter = lambda: calls.append("finalize")
+
+
+class _Fmu:
+    def __init__(self, calls: list[str], exports: bool):
+        self.dll = _Library(calls, exports)
+        self._calls = calls
+
+    def freeInstance(self) -> None:
+        self._calls.append("freeInstance")
+
+
+def _slave(calls: list[str], version: str, exports: bool) -> InProcessSlave:
+    slave = InProcessSlave.__new__(InProcessSlave)
+    slave.fmi_version, slave._own_dir = version, False
+    slave._fmu = _Fmu(calls, exports)
+    return slave
+
+
+def test_free_finalizes_a_pythonfmu3_binary_before_dropping_it(monkeypatch):
+    calls: list[str] = []
+    slave = _slave(calls, "3.0", exports=True)
+    seen: list[object] = []
+    real = slaves.release_embedded_python
+    # the handle must still be held by the slave when the finalizer runs
+    monkeypatch.setattr(slaves, "release_embedded_python",
+                        lambda lib: (seen.append(slave._fmu), real(lib))[1])
+    slave.free()
+    assert calls == ["freeInstance", "finalize"]
+    assert seen and seen[0] is not None
+    assert slave._fmu is None
+    slave.free()                                   # once: a second free calls nothing
+    assert calls == ["freeInstance", "finalize"]
+
+
+def test_binaries_without_the_symbol_are_left_alone():
+    calls: list[str] = []
+    _slave(calls, "3.0", exports=False).free()
+    assert calls == ["freeInstance"]
+    assert release_embedded_python(_Library([], exports=False)) is False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_no_invalid_write_or_free_at_exit_under_valgrind(tmp_path):
+    from tests.models.fmi3.build import build_fmi3_fmus
+
+    fmu = build_fmi3_fmus(tmp_path)["Feedthrough3"]
+    script = tmp_path / "load_step_free.py"
+    script.write_text(
+        "import sys\n"
+        "from orchestration.master.slaves import InProcessSlave\n"
+        "s = InProcessSlave('f', sys.argv[1])\n"
+        "s.instantiate(); s.setup(0.0, None); s.enter_initialization(); s.exit_initialization()\n"
+        "s.do_step(0.0, 0.1)\n"
+        "s.terminate(); s.free()\n")
+    run = subprocess.run(["valgrind", "--error-exitcode=99", "--errors-for-leak-kinds=none",
+                          sys.executable, str(script), str(fmu)],
+                         cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PYTHONMALLOC": "malloc",
+                                        "PATH": "/usr/bin:/bin"},
+                         capture_output=True, text=True, timeout=900)
+    report = run.stderr
+    assert "Invalid write" not in report and "Invalid free" not in report, report[-4000:]
