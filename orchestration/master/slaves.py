@@ -48,8 +48,10 @@ def release_embedded_python(library: Any) -> bool:
     pythonfmu3 0.3.x (``pythonfmu-export/src/pythonfmu/PySlaveInstance.cpp``) keeps a static
     ``std::shared_ptr<PyState>`` and resets it in ``finalizePythonInterpreter``, which it also runs
     from an ``__attribute__((destructor))`` at library unload. At process exit the C++ static
-    destructor frees the state first, then the unload hook writes into the freed block: glibc
-    aborts ("corrupted double-linked list") about one run in 10-28 (valgrind: invalid write/free).
+    destructor frees the state first, then the unload hook reads the freed reference count and,
+    depending on what that memory holds by then, decrements it and frees the block again: glibc
+    aborts ("corrupted double-linked list") about one run in 10-28 (valgrind: invalid reads inside
+    finalizePythonInterpreter of a block freed by the exit handlers).
     Calling the exported ``finalizePythonInterpreter`` once before exit leaves both exit paths an
     empty pointer. Returns whether the library exports it (other binaries are left alone).
     """

@@ -66,7 +66,7 @@ def test_binaries_without_the_symbol_are_left_alone():
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
-def test_no_invalid_write_or_free_at_exit_under_valgrind(tmp_path):
+def test_no_use_after_free_at_exit_under_valgrind(tmp_path):
     from tests.models.fmi3.build import build_fmi3_fmus
 
     fmu = build_fmi3_fmus(tmp_path)["Feedthrough3"]
@@ -78,10 +78,30 @@ def test_no_invalid_write_or_free_at_exit_under_valgrind(tmp_path):
         "s.instantiate(); s.setup(0.0, None); s.enter_initialization(); s.exit_initialization()\n"
         "s.do_step(0.0, 0.1)\n"
         "s.terminate(); s.free()\n")
-    run = subprocess.run(["valgrind", "--error-exitcode=99", "--errors-for-leak-kinds=none",
+    run = subprocess.run(["valgrind", "--errors-for-leak-kinds=none",
                           sys.executable, str(script), str(fmu)],
                          cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PYTHONMALLOC": "malloc",
                                         "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True, timeout=900)
-    report = run.stderr
-    assert "Invalid write" not in report and "Invalid free" not in report, report[-4000:]
+    errors = _invalid_accesses(run.stderr)
+    # before the fix: invalid reads inside finalizePythonInterpreter of the PyState block the exit
+    # handlers had freed (the decrement that follows is the write glibc aborts on); glibc's own
+    # dl-load strncmp reads are valgrind noise, present with and without the fix
+    ours = [e for e in errors if "finalizePythonInterpreter" in e or "Invalid write" in e or "Invalid free" in e]
+    assert not ours, "\n\n".join(ours)[-4000:]
+
+
+def _invalid_accesses(report: str) -> list[str]:
+    """The valgrind error blocks of ``report`` that start with "Invalid"."""
+    blocks, current = [], []
+    for line in report.splitlines():
+        text = line.split("== ", 1)[-1] if line.startswith("==") else line
+        if not text.strip():
+            if current:
+                blocks.append("\n".join(current))
+            current = []
+        else:
+            current.append(text)
+    if current:
+        blocks.append("\n".join(current))
+    return [b for b in blocks if b.startswith("Invalid")]
