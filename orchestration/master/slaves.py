@@ -507,6 +507,21 @@ class InProcessSlave(Slave):
 
     # -- end ------------------------------------------------------------------------------------
 
+    @staticmethod
+    def _free_fmi3(fmu: Any) -> None:
+        """fmi3FreeInstance, then the pythonfmu3 finalizer, then unload: FMPy's freeInstance unloads
+        the library itself, after which the finalizer can no longer be looked up or called
+        (release_embedded_python)."""
+        try:
+            fmu.fmi3FreeInstance(fmu.component)
+        except Exception:
+            pass
+        release_embedded_python(fmu.dll)
+        try:
+            fmu.freeLibrary()
+        except Exception:
+            pass
+
     def terminate(self) -> None:
         if self._fmu is not None:
             try:
@@ -516,13 +531,13 @@ class InProcessSlave(Slave):
 
     def free(self) -> None:
         if self._fmu is not None:
-            try:
-                self._fmu.freeInstance()
-            except Exception:
-                pass
             if self.fmi_version == "3.0":
-                # before the handle goes: the library must still be loaded (release_embedded_python)
-                release_embedded_python(self._fmu.dll)
+                self._free_fmi3(self._fmu)
+            else:
+                try:
+                    self._fmu.freeInstance()
+                except Exception:
+                    pass
             self._fmu = None
         if self._own_dir:
             shutil.rmtree(self.unzipdir, ignore_errors=True)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.master import slaves
 from orchestration.master.slaves import InProcessSlave, release_embedded_python
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,12 +25,22 @@ class _Library:
 
 
 class _Fmu:
+    """FMPy's FMU3Slave as far as free goes: its freeInstance also unloads the library."""
+
     def __init__(self, calls: list[str], exports: bool):
         self.dll = _Library(calls, exports)
+        self.component = object()
         self._calls = calls
 
+    def fmi3FreeInstance(self, component) -> None:
+        self._calls.append("fmi3FreeInstance")
+
+    def freeLibrary(self) -> None:
+        self._calls.append("freeLibrary")
+
     def freeInstance(self) -> None:
-        self._calls.append("freeInstance")
+        self.fmi3FreeInstance(self.component)
+        self.freeLibrary()
 
 
 def _slave(calls: list[str], version: str, exports: bool) -> InProcessSlave:
@@ -41,26 +50,24 @@ def _slave(calls: list[str], version: str, exports: bool) -> InProcessSlave:
     return slave
 
 
-def test_free_finalizes_a_pythonfmu3_binary_before_dropping_it(monkeypatch):
+def test_free_finalizes_a_pythonfmu3_binary_before_unloading_it():
     calls: list[str] = []
     slave = _slave(calls, "3.0", exports=True)
-    seen: list[object] = []
-    real = slaves.release_embedded_python
-    # the handle must still be held by the slave when the finalizer runs
-    monkeypatch.setattr(slaves, "release_embedded_python",
-                        lambda lib: (seen.append(slave._fmu), real(lib))[1])
     slave.free()
-    assert calls == ["freeInstance", "finalize"]
-    assert seen and seen[0] is not None
+    # the library is unloaded only after the finalizer ran
+    assert calls == ["fmi3FreeInstance", "finalize", "freeLibrary"]
     assert slave._fmu is None
     slave.free()                                   # once: a second free calls nothing
-    assert calls == ["freeInstance", "finalize"]
+    assert calls == ["fmi3FreeInstance", "finalize", "freeLibrary"]
 
 
 def test_binaries_without_the_symbol_are_left_alone():
     calls: list[str] = []
     _slave(calls, "3.0", exports=False).free()
-    assert calls == ["freeInstance"]
+    assert calls == ["fmi3FreeInstance", "freeLibrary"]
+    calls.clear()
+    _slave(calls, "2.0", exports=True).free()      # FMI 2.0: FMPy's freeInstance as before
+    assert calls == ["fmi3FreeInstance", "freeLibrary"]
     assert release_embedded_python(_Library([], exports=False)) is False
 
 
