@@ -146,6 +146,7 @@ class VariableInfo:
     group: str = ""                # the vector or scalar this element belongs to
     index: int | None = None       # position in the group's array, None for a scalar
     value_reference: int = -1
+    nominal: float | None = None   # FMI's nominal (Real only): the scale error control uses
 
 
 
@@ -227,14 +228,18 @@ class Fmi2Slave(_PythonFmuSlave):
              description: str, *, frame: str | None = None, size: int | None = None,
              minimum: float | None = None, maximum: float | None = None,
              depends_on: Iterable[str] = (), variability: str | None = None,
-             labels: Sequence[str] | None = None) -> None:
+             labels: Sequence[str] | None = None, nominal: float | None = None) -> None:
         """Declare a Real scalar (size None) or vector ``name[0..size-1]``.
 
         ``frame`` ("NED" or "body") is appended to every element's description together with the
         axis; ``depends_on`` lists input groups an output depends on within the same step (direct
-        feedthrough); ``labels`` replaces the indices in the names (e.g. "0,1" for a tensor)."""
+        feedthrough); ``labels`` replaces the indices in the names (e.g. "0,1" for a tensor);
+        ``nominal`` is written as the FMI ``nominal`` attribute of every element (FMI 2.0 section
+        2.2.7: the scale a master's error control uses; 1 when absent)."""
         if unit not in UNITS:
             raise ValueError(f"unit {unit!r} of {name} is not in fmus._base.UNITS")
+        if nominal is not None and not (np.isfinite(nominal) and nominal > 0.0):
+            raise ValueError(f"nominal {nominal!r} of {name} must be finite and > 0 (FMI 2.0 section 2.2.7)")
         if causality == "parameter":
             # every parameter has a range: the adapter's, else a ceiling by unit (PARAMETER_CEILINGS)
             ceiling = MAX_GRAVITY if name.split(".")[-1] == "gravity" else PARAMETER_CEILINGS[unit]
@@ -246,7 +251,7 @@ class Fmi2Slave(_PythonFmuSlave):
         if size is None:
             self.v[name] = float(start) if start is not None else 0.0
             self._register(Real, name, name, None, causality, description, unit, minimum, maximum,
-                           deps, variability)
+                           deps, variability, nominal=nominal)
             return
         values = np.zeros(size) if start is None else np.array(start, dtype=float).reshape(size).copy()
         self.v[name] = values
@@ -255,7 +260,7 @@ class Fmi2Slave(_PythonFmuSlave):
             where = f" [{frame}, {axes[i]}]" if axes and size <= 3 else (f" [{frame}]" if frame else "")
             label = labels[i] if labels else str(i)
             self._register(Real, f"{name}[{label}]", name, i, causality, description + where, unit,
-                           minimum, maximum, deps, variability)
+                           minimum, maximum, deps, variability, nominal=nominal)
 
     def integer(self, name: str, causality: str, start: int, description: str, *,
                 minimum: int | None = None, maximum: int | None = None, depends_on: Iterable[str] = ()) -> None:
@@ -273,11 +278,12 @@ class Fmi2Slave(_PythonFmuSlave):
         self._register(String, name, name, None, causality, description, None, None, None, (), None)
 
     def _register(self, cls, scalar: str, group: str, index: int | None, causality: str,
-                  description: str, unit: str | None, minimum, maximum, depends_on, variability) -> None:
+                  description: str, unit: str | None, minimum, maximum, depends_on, variability, *,
+                  nominal: float | None = None) -> None:
         if variability is None:
             variability = {"parameter": "fixed"}.get(causality, "continuous" if cls is Real else "discrete")
         info = VariableInfo(scalar, cls.__name__, causality, description, unit, minimum, maximum,
-                            depends_on, variability, group, index)
+                            depends_on, variability, group, index, nominal=nominal)
 
         lazy = type(self).lazy_outputs.get(group)
         if lazy:
@@ -1005,6 +1011,8 @@ class Fmi2Slave(_PythonFmuSlave):
                 type_attrib["min"] = number(info.minimum)
             if info.maximum is not None:
                 type_attrib["max"] = number(info.maximum)
+            if info.nominal is not None:
+                type_attrib["nominal"] = _xml_number(info.nominal)
             if info.causality != "output":
                 type_attrib["start"] = _xml_value(self._get_scalar(info, info.index))
             SubElement(sv, info.kind, type_attrib)

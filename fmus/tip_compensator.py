@@ -31,6 +31,9 @@ _POS = tuple(f"joint{k}.position" for k in range(1, N_JOINTS + 1))
 _RATE = tuple(f"joint{k}.rate" for k in range(1, N_JOINTS + 1))
 _FORCE = tuple(f"joint{k}.force" for k in range(1, N_JOINTS + 1))
 _COMMAND = tuple(f"joint{k}.command" for k in range(1, N_JOINTS + 1))
+#: scale of the joint commands for a master's error control (FMI nominal): a crane's joint torques
+#: are of order 1e6 N.m (knuckle_boom preset), so the default nominal 1 would ask for N.m accuracy
+TORQUE_NOMINAL = 1e6
 MEASURED = BASE + _POS + _RATE + _FORCE + ("load.force", "mode")
 
 
@@ -62,7 +65,10 @@ class TipCompensator(Fmi2Slave):
                                                    "(joint numbers from 1, comma-separated)")
         self.string("free_joints", P, "", "Joints whose generalised force is measured (joint<k>.force): passive "
                                           "swing joints, a hoist spring; the others are taken as rigid")
-        self.integer("tip_attachment", P, 1, "The attachment (number from 1) whose point is held still",
+        # defaults that initialise on the preset crane: the knuckle boom's jib tip (attachment 2; the
+        # knuckle pin, 1, is not moved by joint 3, a singular tip Jacobian) and the joints held (mode
+        # 0) until a system switches compensation on
+        self.integer("tip_attachment", P, 2, "The attachment (number from 1) whose point is held still",
                      minimum=1, maximum=3)
         self.integer("load_attachment", P, 0, "The attachment (number from 1) that load.force acts on; 0: none",
                      minimum=0, maximum=3)
@@ -93,12 +99,13 @@ class TipCompensator(Fmi2Slave):
                                                     "for free joints")
         self.real("load.force", I, [0.0] * 3, "N", "Measured force on the load attachment (e.g. the wire at the jib "
                                                  "tip)", frame="NED", size=3)
-        self.integer("mode", I, 1, "0: hold the actuated joints where they are; 1: hold the tip still in the earth "
+        self.integer("mode", I, 0, "0: hold the actuated joints where they are; 1: hold the tip still in the earth "
                                    "frame", minimum=0, maximum=1)
         # outputs
         for k in range(1, N_JOINTS + 1):
             self.real(f"joint{k}.command", O, None, "1", f"Torque (N.m) or force (N) command of joint {k}; 0 for a "
-                      "joint that is not actuated", depends_on=MEASURED)
+                      "joint that is not actuated", depends_on=MEASURED,
+                      nominal=TORQUE_NOMINAL)
         # the tip's kinematics need only the base's pose (and velocities) and the joint encoders; the
         # target is the tip itself in mode 0 and latched from it when mode 1 starts
         pose = ("base.position", "base.quaternion") + _POS

@@ -143,7 +143,9 @@ class _Buffer:
 def _worker_main(conn, workdir: str | None = None) -> None:   # pragma: no cover (child process)
     """Serve frames of requests for the FMU instances of this worker until the master closes the
     socket or says ``close``.  ``workdir``: the worker's temporary folder (its FMUs are unzipped
-    there), made and removed by the master, so that nothing is left behind if the worker is killed."""
+    there), made and removed by the master, so that nothing is left behind if the worker is killed;
+    removed here too when the socket closes, so that nothing is left behind if the master is killed
+    (SIGKILL: no master left to remove it, the worker sees EOF and ends)."""
     if workdir is not None:
         tempfile.tempdir = workdir
     # Ctrl+C in a terminal goes to the whole process group: the master decides what to do
@@ -160,7 +162,10 @@ def _worker_main(conn, workdir: str | None = None) -> None:   # pragma: no cover
     try:
         _serve(fd)
     except OSError:
-        return
+        pass
+    finally:
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _serve(fd: int, slots: list[_Hosted] | None = None) -> None:   # pragma: no cover (child process)

@@ -42,6 +42,29 @@ TYPE_CODES = {"Real": 0, "Float64": 0, "Integer": 1, "Int32": 1, "Enumeration": 
 _SHIFT = 32
 
 
+def release_embedded_python(library: Any) -> bool:
+    """Let a pythonfmu3 binary drop its embedded-interpreter state now, while it is still loaded.
+
+    pythonfmu3 0.3.x (``pythonfmu-export/src/pythonfmu/PySlaveInstance.cpp``) keeps a static
+    ``std::shared_ptr<PyState>`` and resets it in ``finalizePythonInterpreter``, which it also runs
+    from an ``__attribute__((destructor))`` at library unload. At process exit the C++ static
+    destructor frees the state first, then the unload hook reads the freed reference count and,
+    depending on what that memory holds by then, decrements it and frees the block again: glibc
+    aborts ("corrupted double-linked list") about one run in 10-28 (valgrind: invalid reads inside
+    finalizePythonInterpreter of a block freed by the exit handlers).
+    Calling the exported ``finalizePythonInterpreter`` once before exit leaves both exit paths an
+    empty pointer. Returns whether the library exports it (other binaries are left alone).
+    """
+    try:
+        finalize = library.finalizePythonInterpreter
+    except AttributeError:
+        return False
+    finalize.restype = None
+    finalize.argtypes = []
+    finalize()
+    return True
+
+
 def typed_reference(kind: str, value_reference: int) -> int:
     """The value reference with its FMI type in the upper bits (numeric types only)."""
     return (TYPE_CODES[kind] << _SHIFT) | int(value_reference)
@@ -484,6 +507,21 @@ class InProcessSlave(Slave):
 
     # -- end ------------------------------------------------------------------------------------
 
+    @staticmethod
+    def _free_fmi3(fmu: Any) -> None:
+        """fmi3FreeInstance, then the pythonfmu3 finalizer, then unload: FMPy's freeInstance unloads
+        the library itself, after which the finalizer can no longer be looked up or called
+        (release_embedded_python)."""
+        try:
+            fmu.fmi3FreeInstance(fmu.component)
+        except Exception:
+            pass
+        release_embedded_python(fmu.dll)
+        try:
+            fmu.freeLibrary()
+        except Exception:
+            pass
+
     def terminate(self) -> None:
         if self._fmu is not None:
             try:
@@ -493,10 +531,13 @@ class InProcessSlave(Slave):
 
     def free(self) -> None:
         if self._fmu is not None:
-            try:
-                self._fmu.freeInstance()
-            except Exception:
-                pass
+            if self.fmi_version == "3.0":
+                self._free_fmi3(self._fmu)
+            else:
+                try:
+                    self._fmu.freeInstance()
+                except Exception:
+                    pass
             self._fmu = None
         if self._own_dir:
             shutil.rmtree(self.unzipdir, ignore_errors=True)

@@ -50,7 +50,7 @@ def add_controller(s: System, fmu_dir: Path, mechanism: str, n_joints: int, valu
     the crane's joint encoders (and free joints' forces) to it, its commands to the crane's setpoints."""
     s.add_component(Component("compensator", Path(fmu_dir) / "TipCompensator.fmu",
                               {"mechanism": mechanism, "actuated_joints": ",".join(map(str, ACTUATED)),
-                               "free_joints": ",".join(map(str, free)), **values}))
+                               "free_joints": ",".join(map(str, free)), "mode": 1, **values}))
     for var in MOTION:
         _connect_vec(s, f"ship.hardpoint1.{var}", f"compensator.base.{var}")
     _connect_vec(s, "ship.hardpoint1.quaternion", "compensator.base.quaternion", 4)
