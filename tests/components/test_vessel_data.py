@@ -27,13 +27,19 @@ needs_data = pytest.mark.skipif(not SUPPLY.exists(), reason="MSS data not presen
 
 
 def assert_same(a: vd.VesselData, b: vd.VesselData) -> None:
-    """Every field bit-for-bit equal."""
+    """Every field bit-for-bit equal, but the RAO phases: those come from arctan2 in the MSS reader,
+    which numpy computes with SIMD kernels whose last bit depends on the numpy build and the processor
+    (1 ulp, 4.4e-16 rad, on 470 of the supply vessel's 7776 force-RAO phases with numpy 2.4 against
+    the bundled file): equal within 4 ulp of pi."""
     for f in fields(vd.VesselData):
         x, y = getattr(a, f.name), getattr(b, f.name)
         if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
             assert x is not None and y is not None, f.name
             assert x.dtype == y.dtype == np.float64, f.name
-            assert np.array_equal(x, y), f.name
+            if f.name.endswith("_phase"):
+                assert np.allclose(x, y, rtol=0.0, atol=4 * np.spacing(np.pi)), f.name
+            else:
+                assert np.array_equal(x, y), f.name
         else:
             assert x == y, f.name
 

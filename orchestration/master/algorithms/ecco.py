@@ -29,12 +29,14 @@ The PI controller (step_control.py) sets the next step; no step is repeated.  Pa
 libcosim's EccoConfiguration; the step limits default to 1/100 of the run's first step (its base
 step, or cycle) and that step itself.
 
-**No crawl.** A step at the minimum step whose error is still above 1 cannot be helped by the
-controller, which would keep every following step at the minimum: the bonds whose term is above 1
-are named in a StepSizeWarning (with the Gauss-Seidel order where it hands a slave its source's
-end-of-step outputs, :meth:`AdaptiveAlgorithm.order_hint`) and leave the error indicator from then
-on, as error control's variables do (error_control.py).  Not with ``conventions="libcosim"``, which
-keeps libcosim's behaviour.
+**At the minimum step.** A step at the minimum step whose error is still above 1 cannot be helped
+by the controller: the bonds whose term is above 1 are named once each in a StepSizeWarning (with
+the Gauss-Seidel order where it hands a slave its source's end-of-step outputs,
+:meth:`AdaptiveAlgorithm.order_hint`) and the run goes on at the minimum step, never below it, for
+as long as the tolerance asks for it (ECCO repeats no step, so a bond left out of the indicator would
+be left uncontrolled for the rest of the run: on the quarter car of docs/algorithms_benchmark.md,
+tight tolerances then lost their accuracy).  ``uncontrolled`` lists the bonds named.  Not with
+``conventions="libcosim"``, which keeps libcosim's behaviour.
 
 ``conventions="libcosim"`` sets what libcosim's ecco_algorithm does, so that our master takes its
 steps on the same system (docs/algorithms.md): energy level ``residual``; steps in whole
@@ -213,27 +215,25 @@ class EccoAlgorithm(AdaptiveAlgorithm):
             row[f"{b.name}.energy_residual"] = dE
         terms = residuals * h / (self.atol + self.rtol * ref)
         self._terms = terms
-        active = terms[self._active]
-        return (math.sqrt(float(np.mean(np.square(active)))) if active.size else 0.0), row
+        return math.sqrt(float(np.mean(np.square(terms)))), row
 
     def _at_floor(self, t: float, h: float, error: float) -> None:
-        """A step at the minimum step above the tolerance: its bonds leave the indicator (module docstring)."""
+        """A step at the minimum step above the tolerance: its bonds named, once each (module docstring)."""
         c = self.controller
         if self.conventions == "libcosim" or not (error > 1.0 and c.min_step and h <= c.min_step * (1 + 1e-9)):
             return
         missed = np.flatnonzero(self._active & (self._terms > 1.0))
         if not missed.size:
             return
-        self._active[missed] = False
-        names = [self.bonds[k].name for k in missed]
-        self.uncontrolled.extend(names)
+        self._active[missed] = False          # named: not named again
+        self.uncontrolled.extend(self.bonds[k].name for k in missed)
         listed = ", ".join(f"{self.bonds[k].name} ({self._terms[k]:.3g})" for k in missed[:5])
         hint = "".join(dict.fromkeys(self.order_hint(i) for k in missed[:2] for (i, _, _) in self.bonds[k].sides))
         warnings.warn(
             f"ecco: at t = {t:.6g} s the energy residual of power bond {listed} (over its tolerance, in "
             f"brackets) is above the tolerance at the minimum step {h:.3g} s: a smaller step is not allowed, so "
-            f"these bonds are left out of the error indicator from now on instead of holding every step at the "
-            f"minimum (set min_step or rtol/atol to change this).{hint}", StepSizeWarning, stacklevel=3)
+            f"the run goes on at the minimum step while the tolerance is missed (set min_step or rtol/atol to "
+            f"change this).{hint}", StepSizeWarning, stacklevel=3)
 
     def step(self, t: float, h: float) -> float:
         if self.time_resolution:
