@@ -415,15 +415,18 @@ class Line:
             return None
         return CompiledLine(self, lib)
 
+    def _fluid_batch(self, n: int) -> tuple:
+        """The fluid for the kernel's next call and how many of the n sub-steps it may take with it:
+        all n in still water, one where the fluid moves with the nodes and time."""
+        if self.current_profile is not None or self.sea is not None:
+            return (*self._fluid(self.r, self.t), 1)
+        return None, None, None, n
+
     def _compiled_steps(self, h: float, n: int, dl: tuple = (0.0, 0.0)) -> None:
         """n implicit sub-steps of h by the kernel (the fluid from _fluid at the start of each);
         a step it leaves (a snap, see line.c) is taken by the reference _implicit_step."""
         while n > 0:
-            U = Af = zs = None
-            k = n
-            if self.current_profile is not None or self.sea is not None:
-                U, Af, zs = self._fluid(self.r, self.t)
-                k = 1                                      # the fluid moves with the nodes and time
+            U, Af, zs, k = self._fluid_batch(n)
             done, rc = self._compiled.run(self, h, k, dl, U, Af, zs)
             for _ in range(done):
                 self.t = self.t + h
@@ -1221,11 +1224,7 @@ class Line:
         the kernel leaves (a snap in waves, a haul-in eating the winch element) _payout_substep's."""
         from components.kernels.line import PAYOUT_AFTER
         while n > 0:
-            U = Af = zs = None
-            k = n
-            if self.current_profile is not None or self.sea is not None:
-                U, Af, zs = self._fluid(self.r, self.t)
-                k = 1                                      # the fluid moves with the nodes and time
+            U, Af, zs, k = self._fluid_batch(n)
             done, rc = self._compiled.run(self, h, k, None, U, Af, zs)
             if done:
                 self.length_limited = False                # _payout's, for the kernel's steps

@@ -33,4 +33,4 @@ def test_maxima_are_the_thesis_values(case):
     z = x[:, 0] - x[:, 0].mean()
     f = np.fft.rfftfreq(len(z), 0.01)
     peak = f[np.argmax(np.abs(np.fft.rfft(z))[1:]) + 1]
-    assert 1.0 / peak == pytest.approx(tp, rel=0.25)
+    assert tp == pytest.approx(1.0 / peak, rel=0.25)
