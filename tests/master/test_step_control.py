@@ -223,7 +223,7 @@ def test_ecco_at_its_minimum_step_names_the_bond_and_never_goes_below(fmu_dir):
     assert res.time[-1] == pytest.approx(0.1, abs=1e-12)
     named = [str(w.message) for w in caught if issubclass(w.category, StepSizeWarning)]
     assert len(named) == 1 and "power bond hook" in named[0] and "minimum step" in named[0]
-    assert alg.uncontrolled == ["hook"]
+    assert alg.missed_at_minimum == ["hook"]
     steps = np.array([row["step"] for row in alg.log])
     assert steps.min() >= alg.controller.min_step * (1 - 1e-9)
     assert np.count_nonzero(steps <= alg.controller.min_step * (1 + 1e-9)) > 0.9 * len(steps)

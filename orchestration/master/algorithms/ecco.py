@@ -35,7 +35,7 @@ the Gauss-Seidel order where it hands a slave its source's end-of-step outputs,
 :meth:`AdaptiveAlgorithm.order_hint`) and the run goes on at the minimum step, never below it, for
 as long as the tolerance asks for it (ECCO repeats no step, so a bond left out of the indicator would
 be left uncontrolled for the rest of the run: on the quarter car of docs/algorithms_benchmark.md,
-tight tolerances then lost their accuracy).  ``uncontrolled`` lists the bonds named.  Not with
+tight tolerances then lost their accuracy).  ``missed_at_minimum`` lists the bonds named.  Not with
 ``conventions="libcosim"``, which keeps libcosim's behaviour.
 
 ``conventions="libcosim"`` sets what libcosim's ecco_algorithm does, so that our master takes its
@@ -154,8 +154,7 @@ class EccoAlgorithm(AdaptiveAlgorithm):
                           "it steps at its first step size", stacklevel=2)
         self.energy_residual = {b.name: 0.0 for b in self.bonds}
         self._peak = np.zeros(len(self.bonds))
-        self._active = np.ones(len(self.bonds), dtype=bool)
-        self.uncontrolled: list[str] = []
+        self.missed_at_minimum: list[str] = []
         self._clock_ns = round(execution.time * 1e9)
         self._steps = 0
         self._prev_error = 1.0        # libcosim's ecco_algorithm starts its memory at 1
@@ -176,7 +175,7 @@ class EccoAlgorithm(AdaptiveAlgorithm):
                 "conventions": self.conventions, "time_resolution": self.time_resolution, "refresh": self.refresh,
                 "cycle": getattr(self, "cycle", 1), **self.controller.settings(),
                 "bonds": [b.name for b in getattr(self, "bonds", [])],
-                "uncontrolled": list(getattr(self, "uncontrolled", []))}
+                "missed_at_minimum": list(getattr(self, "missed_at_minimum", []))}
 
     def bond_powers(self) -> list[tuple[float, float]]:
         """Each bond's (P_a, P_b) after the step: each side's inputs as they were held over its step
@@ -222,11 +221,10 @@ class EccoAlgorithm(AdaptiveAlgorithm):
         c = self.controller
         if self.conventions == "libcosim" or not (error > 1.0 and c.min_step and h <= c.min_step * (1 + 1e-9)):
             return
-        missed = np.flatnonzero(self._active & (self._terms > 1.0))
-        if not missed.size:
+        missed = [k for k in np.flatnonzero(self._terms > 1.0) if self.bonds[k].name not in self.missed_at_minimum]
+        if not missed:
             return
-        self._active[missed] = False          # named: not named again
-        self.uncontrolled.extend(self.bonds[k].name for k in missed)
+        self.missed_at_minimum.extend(self.bonds[k].name for k in missed)
         listed = ", ".join(f"{self.bonds[k].name} ({self._terms[k]:.3g})" for k in missed[:5])
         hint = "".join(dict.fromkeys(self.order_hint(i) for k in missed[:2] for (i, _, _) in self.bonds[k].sides))
         warnings.warn(
