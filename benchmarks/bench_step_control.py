@@ -300,6 +300,9 @@ SHIPPED = {
                             ["platform.platform.euler[0]", "platform.platform.euler[1]", "platform.leg1.force"]),
     "motion_platform_nmpc": ("motion_platform/motion_platform_nmpc.ssd", "motion_platform/events_nmpc.yaml",
                              ["platform.platform.euler[0]", "platform.platform.euler[1]", "platform.leg1.force"]),
+    "block_turnover": ("block_turnover/block_turnover.ssd", "block_turnover/events.yaml",
+                       ["block.sling1.tension", "block.sling5.tension", "block.contact.force",
+                        "block.quaternion[2]"]),
 }
 ALGORITHMS = ("fixed", "ecco", "error-control")
 #: further runs by label: (algorithm, options) -- error control with Jacobi where the file sets

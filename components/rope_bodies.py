@@ -25,7 +25,7 @@ from components.rigid_body import RigidBody
 from components.rotations import cross
 from components.rope_contact import ContactNode, EdgeMesh, Rope, RopeContact, RopeContactResult
 
-__all__ = ["Body", "RopeBodies"]
+__all__ = ["Body", "EndContact", "RopeBodies"]
 
 
 @dataclass
@@ -43,6 +43,46 @@ class Body:
         return self.rigid.position, self.rigid.rotation_matrix
 
 
+@dataclass
+class EndContact:
+    """The hook block at a world-point rope end, a sphere of ``radius`` [m] about the end that the
+    bodies push off with a linear spring-damper (penalty contact; stiffness [N/m], damping [N s/m]):
+
+        delta = radius - max_f (n_f . x_b + d_f),    F_end = max(0, k delta + c delta') n
+
+    with x_b the end in the body frame, (n_f, d_f) the body's face planes and n the normal of the
+    nearest one, delta' = -n . (v_end - v_body(point)).  The largest face distance is the distance
+    to the body inside it and over a face; off an edge or a corner it is less, so the hook meets an
+    edge a little early (the body grown by the radius with sharp corners, not rounded ones).  The
+    body takes -F_end at the foot of the end on that face.  A crane hook swung against the block it
+    lifts (Lee 2020 sec. 4.1's turnover in waves) is pushed off instead of ending the run; an end
+    that still reaches inside a body is refused (RopeEndInsideBody), since its ropes have no path.
+    """
+    rope: int
+    end: int
+    radius: float
+    stiffness: float
+    damping: float
+
+    def load(self, x: np.ndarray, u: np.ndarray, pose: tuple[np.ndarray, np.ndarray],
+             velocity: tuple[np.ndarray, np.ndarray], halfspaces: np.ndarray
+             ) -> Optional[tuple[np.ndarray, np.ndarray]]:
+        """(force on the end, NED [N]; contact point, NED [m]) against one body, or None."""
+        p, R = pose
+        xb = (np.asarray(x, dtype=float) - p) @ R
+        dist = halfspaces[:, :3] @ xb + halfspaces[:, 3]
+        f = int(np.argmax(dist))
+        delta = self.radius - float(dist[f])
+        if delta <= 0.0:
+            return None
+        n = R @ halfspaces[f, :3]
+        point = p + R @ (xb - dist[f] * halfspaces[f, :3])
+        v_body = velocity[0] + cross(velocity[1], point - p)
+        rate = -float(n @ (np.asarray(u, dtype=float) - v_body))
+        magnitude = max(0.0, self.stiffness * delta + self.damping * rate)
+        return magnitude * n, point
+
+
 class _NoEdges:
     """Stand-in mesh of a body the ropes cannot touch (no edges, no faces)."""
     edges: list = []
@@ -57,12 +97,17 @@ class RopeBodies:
     """Bodies + ropes advanced together (module docstring).
 
     substep [s]: the body integration step; coupling_step [s] (>= substep, a multiple of it): how
-    often the rope wrench is re-evaluated from fresh poses.
+    often the rope wrench is re-evaluated from fresh poses.  end_contacts: world-point ends whose
+    hook block the bodies push (``EndContact``); their loads join the rope wrench.
     """
 
     def __init__(self, bodies: Sequence[Body], ropes: Sequence[Rope], substep: float = 1e-3,
-                 coupling_step: Optional[float] = None, midpoint: bool = True) -> None:
+                 coupling_step: Optional[float] = None, midpoint: bool = True,
+                 end_contacts: Sequence[EndContact] = ()) -> None:
         self.bodies = list(bodies)
+        self.end_contacts = list(end_contacts)
+        #: force of each end contact on its end (the hook), NED [N], at the last evaluation
+        self.end_contact_force = [np.zeros(3) for _ in self.end_contacts]
         for r in ropes:
             if r.bodies is None:
                 r.bodies = [i for i, b in enumerate(self.bodies) if b.mesh is not None]
@@ -142,9 +187,11 @@ class RopeBodies:
                                  f"for the integration step")
 
     def evaluate_now(self) -> RopeContactResult:
-        """The rope loads at the current state (no prediction), e.g. for outputs."""
-        return self.contact.update(self._poses(0.0), ends=self._ends(0.0), velocities=self._velocities(),
-                                   end_velocities=self._end_velocities())
+        """The rope and end-contact loads at the current state (no prediction), e.g. for outputs."""
+        poses, ends = self._poses(0.0), self._ends(0.0)
+        res = self.contact.update(poses, ends=ends, velocities=self._velocities(),
+                                  end_velocities=self._end_velocities())
+        return self._add_end_contacts(res, poses, ends)
 
     def accelerations(self, res: RopeContactResult) -> list[Optional[tuple[np.ndarray, np.ndarray]]]:
         """(CG acceleration, angular acceleration), NED, of each rigid body (None for a fixed one)
@@ -167,15 +214,41 @@ class RopeBodies:
             out.append((a, R @ w_dot))
         return out
 
+    def _add_end_contacts(self, res: RopeContactResult, poses: list, ends: Optional[list]) -> RopeContactResult:
+        """The rope loads ``res`` with the end contacts' loads added to the bodies' (the result's
+        arrays are fresh from each update, so they are added in place); each contact's force on its
+        end goes to ``end_contact_force``."""
+        if not self.end_contacts:
+            return res
+        velocities = self._velocities()
+        end_v = self._end_velocities()
+        for c, ec in enumerate(self.end_contacts):
+            f_end = np.zeros(3)
+            if ends is not None and ends[ec.rope][ec.end] is not None:
+                x, u = ends[ec.rope][ec.end], end_v[ec.rope][ec.end]
+                for i, b in enumerate(self.bodies):
+                    if b.mesh is None or not len(b.mesh.halfspaces):
+                        continue
+                    hit = ec.load(x, u, poses[i], velocities[i], b.mesh.halfspaces)
+                    if hit is None:
+                        continue
+                    force, point = hit
+                    f_end += force
+                    res.body_force[i] -= force
+                    res.body_moment[i] -= cross(point - poses[i][0], force)
+            self.end_contact_force[c] = f_end
+        return res
+
     def _evaluate(self) -> RopeContactResult:
         # midpoint: the wrench held over the hold interval is evaluated at the poses predicted for
         # its middle, which makes the explicit coupling second order (energy error O(h^2) instead
         # of the O(h) drift of a wrench taken at the start of the interval)
         h = self._h                              # this step's sub-step (dt / n, at most substep)
         ahead = 0.5 * self.n_hold * h if self.midpoint else 0.0
-        poses = self._poses(ahead)
-        res = self.contact.update(poses, ends=self._ends(ahead), velocities=self._velocities(),
+        poses, ends = self._poses(ahead), self._ends(ahead)
+        res = self.contact.update(poses, ends=ends, velocities=self._velocities(),
                                   end_velocities=self._end_velocities())
+        res = self._add_end_contacts(res, poses, ends)
         for i, b in enumerate(self.bodies):
             if b.rigid is None:
                 continue

@@ -13,7 +13,7 @@ import numpy as np
 
 from components.convex import Box
 from components.rigid_body import RigidBody, RigidBodyParameters
-from components.rope_bodies import Body, RopeBodies
+from components.rope_bodies import Body, EndContact, RopeBodies
 from components.rope_contact import (MAX_STRAIN, PENETRATION_TOL, EdgeMesh, Rope, RopeEnd, RopeEndInsideBody,
                                      RopeOverstretched)
 from components.rotations import quat_from_euler_zyx, quat_to_euler_zyx
@@ -61,11 +61,19 @@ class RiggedBlock(Fmi2Slave):
         self.real("initial.position", P, [0.0, 0.0, 0.0], "m", "Initial position of the CG", frame="NED", size=3)
         self.real("initial.euler", P, [0.0, 0.0, 0.0], "rad",
                   "Initial attitude as zyx Euler angles (roll, pitch, yaw) of the body frame relative to NED", size=3)
+        self.real("hook_contact.stiffness", P, 2e7, "N/m",
+                  "Stiffness of a hook block pressed against the block (hook<k>.radius > 0)", minimum=0.0)
+        self.real("hook_contact.damping", P, 5e5, "N.s/m",
+                  "Damping of a hook block pressed against the block (hook<k>.radius > 0)", minimum=0.0)
         for k in range(1, N_HOOKS + 1):
+            self.real(f"hook{k}.radius", P, 0.0, "m",
+                      f"Radius of crane hook {k}'s block, which the block pushes off (0: a point the block refuses "
+                      "to reach)", minimum=0.0)
             self.real(f"hook{k}.position", I, [0.0, 0.0, 0.0], "m", f"Position of crane hook {k}", frame="NED", size=3)
             self.real(f"hook{k}.velocity", I, [0.0, 0.0, 0.0], "m/s", f"Velocity of crane hook {k}", frame="NED",
                       size=3)
-            self.real(f"hook{k}.force", O, None, "N", f"Force of the slings on crane hook {k}", frame="NED", size=3,
+            self.real(f"hook{k}.force", O, None, "N",
+                      f"Force of the slings and of the block's contact on crane hook {k}", frame="NED", size=3,
                       depends_on=HOOK_INPUTS)
         self.real("position", O, None, "m", "Position of the CG", frame="NED", size=3)
         self.real("velocity", O, None, "m/s", "Velocity of the CG", frame="NED", size=3)
@@ -82,6 +90,8 @@ class RiggedBlock(Fmi2Slave):
             self.real(f"sling{j}.contact_nodes", O, None, "1", f"Edges of the block sling {j} bends over",
                       depends_on=HOOK_INPUTS)
         self.real("contact.force", O, None, "N", "Largest force of one sling contact node on the block",
+                  depends_on=HOOK_INPUTS)
+        self.real("contact.hook_force", O, None, "N", "Largest force of the block pressing on a crane hook",
                   depends_on=HOOK_INPUTS)
         self.real("contact.penetration", O, None, "m",
                   "Deepest point of any sling inside the block (<= 1e-6: no sling passes through)",
@@ -123,8 +133,12 @@ class RiggedBlock(Fmi2Slave):
         mu_e, mu_r = float(v["friction.edge"]), float(v["friction.rope"])
         self._rope_hook = []
         ropes = []
+        contacts: dict[int, EndContact] = {}        # one per hook, driven through its first sling
         for j in self._slings():
             k = int(v[f"sling{j}.hook"])
+            if v[f"hook{k}.radius"] > 0.0 and k not in contacts:
+                contacts[k] = EndContact(len(ropes), 0, float(v[f"hook{k}.radius"]),
+                                         float(v["hook_contact.stiffness"]), float(v["hook_contact.damping"]))
             ropes.append(Rope(RopeEnd(v[f"hook{k}.position"].copy()), RopeEnd(v[f"sling{j}.lug"].copy(), 0),
                               v[f"sling{j}.length"], v[f"sling{j}.ea"], mu_edge=(mu_e, mu_e), mu_rope=(mu_r, mu_r),
                               damping=v[f"sling{j}.damping"]))
@@ -132,7 +146,9 @@ class RiggedBlock(Fmi2Slave):
         # a cost-aware bound on one doStep's work (the base class refuses longer steps, saying so)
         self.max_substeps_per_step = max(1, MAX_SLING_SUBSTEPS_PER_STEP // max(1, len(ropes)))
         mesh = EdgeMesh.from_shape(Box(0.5 * v["size"]))
-        self.model = self._guard(lambda: RopeBodies([Body(mesh, body)], ropes, substep=v["substep"]))
+        self._contact_hook = list(contacts)
+        self.model = self._guard(lambda: RopeBodies([Body(mesh, body)], ropes, substep=v["substep"],
+                                                    end_contacts=list(contacts.values())))
         self.model.time = self.time
         self._drive_hooks()
 
@@ -186,6 +202,10 @@ class RiggedBlock(Fmi2Slave):
             if len(res.contact_force[r]):
                 fmax = max(fmax, float(np.linalg.norm(res.contact_force[r], axis=1).max()))
         v["contact.force"] = fmax
+        v["contact.hook_force"] = 0.0
+        for k, f in zip(self._contact_hook, self.model.end_contact_force):
+            v[f"hook{k}.force"] += f
+            v["contact.hook_force"] = max(v["contact.hook_force"], float(np.linalg.norm(f)))
         v["contact.penetration"] = max(0.0, self.model.contact.max_penetration())
 
     def get_model_state(self) -> dict:

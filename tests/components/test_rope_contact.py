@@ -24,7 +24,7 @@ from scipy.optimize import brentq
 
 from components.convex import Box, ConvexMesh
 from components.rigid_body import RigidBody, RigidBodyParameters
-from components.rope_bodies import Body, RopeBodies
+from components.rope_bodies import Body, EndContact, RopeBodies
 from components.rope_contact import (ContactNode, EdgeMesh, Rope, RopeContact, RopeEnd, RopeEndInsideBody,
                                      RopeOverstretched, segment_depth, segment_depths)
 from components.rotations import quat_from_euler_zyx, skew
@@ -214,6 +214,57 @@ def test_a_world_end_inside_a_body_is_refused():
     # ends 20 m apart on a 9 m rope: strain 1.2, beyond MAX_STRAIN
     with pytest.raises(RopeOverstretched, match="the ends of rope 0 are 20 m apart, 2.222 times"):
         rc.update([(np.zeros(3), np.eye(3))], ends=[(np.array([-10.0, 0.0, 5.0]), np.array([10.0, 0.0, 5.0]))])
+
+
+def _block_and_hook(velocity: float, damping: float, radius: float = 1.0, k: float = 2e6):
+    """A 1000 kg cube (2 m), weightless, moving along +x at ``velocity`` toward a hook held at x = 2.1 m
+    (its block a sphere of ``radius``, 0.1 m away); a slack rope (20 m, ends 1.1 m apart) ties the hook to the
+    cube's +x face."""
+    rb = RigidBody(RigidBodyParameters(mass=1000.0, inertia=1000.0 * 4.0 / 6.0 * np.eye(3), gravity=0.0),
+                   velocity=(velocity, 0.0, 0.0), compiled=False)
+    rope = Rope(RopeEnd(np.array([2.1, 0.0, 0.0])), RopeEnd(np.array([1.0, 0.0, 0.0]), 0), 20.0, 1e8)
+    s = RopeBodies([Body(EdgeMesh.from_shape(Box((1.0, 1.0, 1.0))), rb)], [rope], substep=1e-3,
+                   end_contacts=[EndContact(0, 0, radius, k, damping)])
+    s.set_end_motion(0, 0, np.array([2.1, 0.0, 0.0]), np.zeros(3))
+    return s, rb
+
+
+def test_a_hook_block_pushes_a_body_off():
+    """EndContact: a hook 0.25 m into its 1 m radius (the face 0.75 m away) pushes the body with
+    k delta along the face normal and takes the opposite force, at the face; a cube thrown at it
+    without damping comes back at its speed, having gone in v sqrt(m / k) (undamped linear spring);
+    with damping it comes back slower; no moment where the hook is in line with the CG."""
+    s, rb = _block_and_hook(0.0, 0.0)
+    s.set_end_motion(0, 0, np.array([1.75, 0.0, 0.0]), np.zeros(3))
+    res = s.evaluate_now()
+    assert s.end_contact_force[0] == pytest.approx([2e6 * 0.25, 0.0, 0.0], abs=1e-9)
+    assert res.body_force[0] == pytest.approx([-2e6 * 0.25, 0.0, 0.0], abs=1e-9)
+    assert res.body_moment[0] == pytest.approx(np.zeros(3), abs=1e-9)
+    s.set_end_motion(0, 0, np.array([1.75, 0.5, 0.0]), np.zeros(3))        # off the CG line: a moment
+    res = s.evaluate_now()
+    assert res.body_moment[0] == pytest.approx(np.cross([1.0, 0.5, 0.0], [-5e5, 0.0, 0.0]), abs=1e-6)
+
+    for damping, rebound in ((0.0, 1.0), (2e4, None)):
+        s, rb = _block_and_hook(1.0, damping)
+        x_max = -np.inf
+        for _ in range(300):                     # contact from 0.1 s, about pi sqrt(m / k) = 70 ms long
+            s.step(1e-3)
+            x_max = max(x_max, float(rb.position[0]))
+        if rebound is None:
+            assert -0.9 < rb.velocity[0] < -0.3                  # e = exp(-zeta pi / sqrt(1 - zeta^2)), zeta 0.22
+        else:
+            assert rb.velocity[0] == pytest.approx(-1.0, rel=1e-3)
+            assert x_max - 0.1 == pytest.approx(1.0 * math.sqrt(1000.0 / 2e6), rel=1e-2)
+        assert abs(rb.angular_velocity_body).max() < 1e-12
+
+
+def test_a_hook_that_still_reaches_inside_is_refused():
+    """A hook block too soft for the blow (k 100 N/m) lets the hook's centre into the body: refused
+    by name, as a hook without a block is."""
+    s, _ = _block_and_hook(1.0, 0.0, k=100.0)
+    with pytest.raises(RopeEndInsideBody, match="end A of rope 0"):
+        for _ in range(3000):
+            s.step(1e-3)
 
 
 # ------------------------------------------------------------------------ 2.5 box drop on a rope
