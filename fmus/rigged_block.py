@@ -213,7 +213,8 @@ class RiggedBlock(Fmi2Slave):
 
     def set_model_state(self, state: dict) -> None:
         if "model" in state:
-            self.initialize_model()
+            if self.model is None or not self.same_parameters:
+                self.initialize_model()
             self.model.set_state(state["model"])
         else:
             self.model = None
