@@ -48,3 +48,6 @@ def pytest_collection_modifyitems(config, items):
         on_ray = any(isinstance(v, str) and v.startswith("ray") for v in params.values())
         if on_ray or "ray_local" in item.fixturenames or item.get_closest_marker("cluster"):
             item.add_marker(pytest.mark.ray)
+            # one worker runs them all (pytest-xdist --dist loadgroup): two Ray instances or clusters
+            # started at once on the 2-core machine compete for ports and CPUs
+            item.add_marker(pytest.mark.xdist_group("ray"))

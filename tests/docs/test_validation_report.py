@@ -188,8 +188,8 @@ def test_pytest_marker_selects_and_records_end_to_end(tmp_path):
     out = tmp_path / "records.jsonl"
     env = dict(os.environ, **{vr.ENV_OUT: str(out)})
     test = "tests/components/test_rigid_body.py"
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "validation", test,
-                        "-k", "sms_4_3_1 or rotation_helpers"], cwd=ROOT, env=env, capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-m", "validation",
+                        test, "-k", "sms_4_3_1 or rotation_helpers"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "1 passed" in r.stdout and "deselected" in r.stdout          # rotation_helpers is not a validation test
     records = read_records(out)
