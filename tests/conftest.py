@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import build_fmus
@@ -51,3 +52,12 @@ def pytest_collection_modifyitems(config, items):
             # one worker runs them all (pytest-xdist --dist loadgroup): two Ray instances or clusters
             # started at once on the 2-core machine compete for ports and CPUs
             item.add_marker(pytest.mark.xdist_group("ray"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    # a pytest-xdist worker sends each report to the controller through execnet, which cannot
+    # serialise numpy scalars: record_property values become Python numbers
+    outcome = yield
+    report = outcome.get_result()
+    report.user_properties = [(k, v.item() if isinstance(v, np.generic) else v) for k, v in report.user_properties]

@@ -229,8 +229,8 @@ def test_harmonic_response_matches_the_frequency_domain_rao(vessel, radiation, r
                       f"{row[1]:.3f} rad/s", reference="frequency-domain phase", ours=f"{row[6]:.2f} deg off",
                       error=row[6], tolerance=5.0, tol_kind="abs", unit="deg",
                       source="frequency-domain RAO from the same A(w), B(w), C, force RAOs")
-    record_property("worst_amplitude_error", worst_amp)
-    record_property("worst_phase_error_deg", worst_phase)
+    record_property("worst_amplitude_error", float(worst_amp))
+    record_property("worst_phase_error_deg", float(worst_phase))
     assert len(report) >= 24
     print("\nheading  omega  dof  |RAO| FD  |RAO| TD  amp err  phase err")
     for row in report:
