@@ -39,6 +39,14 @@ def pytest_configure(config):
     _validation_record.configure(config)
 
 
+def _module_fixtures(item) -> list[str]:
+    """The module-scoped fixtures a test uses (built once per module, where its tests run)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return []
+    return [name for name, defs in info.name2fixturedefs.items() if defs and defs[-1].scope == "module"]
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     _validation_record.mark_items(items, config)
@@ -52,6 +60,10 @@ def pytest_collection_modifyitems(config, items):
             # one worker runs them all (pytest-xdist --dist loadgroup): two Ray instances or clusters
             # started at once on the 2-core machine compete for ports and CPUs
             item.add_marker(pytest.mark.xdist_group("ray"))
+        elif _module_fixtures(item):
+            # the tests of a module with a module-scoped fixture (portable FMUs built for the module,
+            # a scenario run once) go to one worker, so that it is built once, not once per worker
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 @pytest.hookimpl(hookwrapper=True)

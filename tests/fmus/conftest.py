@@ -57,11 +57,12 @@ def cosim_host(tmp_path_factory) -> Path:
     return exe
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def portable_fmu_dir(tmp_path_factory) -> Path:
     """The FMUs the portable tests drive (the offshore lift's five and the Contact; test_fmu_portable.py),
-    built with build_fmus.py --portable, once per session: the other adapters share the same build
-    path, and building them all (a runtime in each) cost 160 s of the suite."""
+    built with build_fmus.py --portable, once for the module that uses them (its tests share one
+    pytest-xdist worker, tests/conftest.py): the other adapters share the same build path, and
+    building them all (a runtime in each) cost 160 s of the suite."""
     out = tmp_path_factory.mktemp("portable_fmus")
     build_fmus.build_all(out, ["Cable", "Contact", "Crane", "Payload", "Ship", "Winch"], portable=True)
     return out
