@@ -125,7 +125,7 @@ LOWER_RATE = 0.1
 TURN_SEGMENT = 1.0         # s: the turning paths as rates held over 1 s intervals
 #: The crawlers' hooks end 7 m beyond the lug (toward +x): the sling wraps the block's bottom edge
 #: and clears its 9 m depth (4.5 m to the face) on the way up, the hook 2.5 m outside the block.
-#: In 10-12 s waves the block's swing covers those 2.5 m and meets a hook (docs/block_turnover.md).
+#: In 10-12 s waves the block's swing covers those 2.5 m and meets a hook block (HOOK_RADIUS below).
 CRAWLER_END_OFFSET = 7.0
 
 #: The hook blocks, as spheres the block pushes off (components/rope_bodies.py EndContact): in
