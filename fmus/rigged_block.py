@@ -34,6 +34,9 @@ class RiggedBlock(Fmi2Slave):
                    "and slide along them and along themselves with Coulomb friction")
     default_stop_time = 20.0
     default_step_size = 0.01
+    # the search for sling points inside the block is a check for people and tests, about as
+    # costly as the contact update itself: formed only when read, once per step and input change
+    lazy_outputs = {"contact.penetration": "update_penetration"}
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -206,7 +209,14 @@ class RiggedBlock(Fmi2Slave):
         for k, f in zip(self._contact_hook, self.model.end_contact_force):
             v[f"hook{k}.force"] += f
             v["contact.hook_force"] = max(v["contact.hook_force"], float(np.linalg.norm(f)))
-        v["contact.penetration"] = max(0.0, self.model.contact.max_penetration())
+
+    def update_penetration(self) -> None:
+        """Deepest sling point inside the block at the present state and hook inputs."""
+        if self._inputs_changed:
+            # the slings' paths follow the hooks: bring them to the inputs first
+            self._inputs_changed = False
+            self.update_outputs()
+        self.v["contact.penetration"] = max(0.0, self.model.contact.max_penetration())
 
     def get_model_state(self) -> dict:
         return {} if self.model is None else {"model": self.model.get_state()}
