@@ -104,6 +104,11 @@ class StepSizeWarning(UserWarning):
     """An adaptive algorithm could not meet its tolerance and went on (never a stall)."""
 
 
+class SlowProgressWarning(UserWarning):
+    """An adaptive algorithm meets its tolerance only with steps far below the run's step: the run
+    goes on, slowly, and is told what sets the steps."""
+
+
 class AdaptiveAlgorithm(Algorithm):
     """An algorithm that proposes its own steps (Execution.run calls :meth:`start`, then steps with
     ``next_step`` until the stop time).
