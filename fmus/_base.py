@@ -26,6 +26,7 @@ import math
 import traceback
 import uuid
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 from xml.etree.ElementTree import Element, SubElement
@@ -208,6 +209,7 @@ class Fmi2Slave(_PythonFmuSlave):
         self._in_init = False                     # between enterInitializationMode and exit
         self._init_dirty = True                   # something was set since outputs were last built
         self._stale: set[str] = set()             # lazy output methods to run before the next read
+        self._lazy_methods = frozenset(type(self).lazy_outputs.values())   # every one (stale after a step)
         self._lazy_groups: dict[str, tuple] = {}  # lazy output method -> its output groups (checked)
         self.input_version = 0                    # counts input changes (adapters skip re-applying)
         # input groups set since the last step (or the end of initialisation), whatever the
@@ -359,7 +361,7 @@ class Fmi2Slave(_PythonFmuSlave):
         """An input took a new value: feedthrough and lazy outputs are out of date."""
         self._inputs_changed = True
         self.input_version += 1
-        self._stale = set(type(self).lazy_outputs.values())
+        self._stale = set(self._lazy_methods)
 
     def _get_scalar(self, info: VariableInfo, index: int | None):
         value = self.v[info.group]
@@ -449,7 +451,7 @@ class Fmi2Slave(_PythonFmuSlave):
             with np.errstate(all="ignore"):
                 self.initialize_model()
                 self.update_outputs()
-                for method in set(type(self).lazy_outputs.values()):
+                for method in self._lazy_methods:
                     getattr(self, method)()
         except Exception as exc:  # reported again, with the final values, at exitInitializationMode
             self.warning(f"outputs cannot be computed yet in initialisation mode: {exc}")
@@ -586,7 +588,7 @@ class Fmi2Slave(_PythonFmuSlave):
             return
         v = self.v
         changed = inputs_changed = False
-        for group, where, start, stop, is_input in segments:
+        for group, where, start, stop, is_input, whole in segments:
             if is_input and group not in self.changed_inputs:
                 self.changed_inputs.add(group)
                 # a value the step carried on is in force again, even if set to what it was
@@ -599,7 +601,10 @@ class Fmi2Slave(_PythonFmuSlave):
             else:
                 new = values[start:stop]
                 array = v[group]
-                if _same_floats(array[where].tolist(), new):
+                # the whole vector read without a slice (most inputs are set whole): a slice costs
+                # as much as the comparison; == does not tell 0.0 from -0.0, _same_floats does
+                held = array.tolist() if whole else array[where].tolist()
+                if held == new and (0.0 not in held or _same_floats(held, new)):
                     continue
                 array[where] = new
             changed = True
@@ -610,9 +615,9 @@ class Fmi2Slave(_PythonFmuSlave):
             self._input_changed()
 
     def _compile_set(self, vrs: tuple) -> tuple:
-        """Where the values of one setReal go: (group, slice or None, first, last + 1, is input)
-        per run of contiguous elements; (position, min, max) of every bounded variable; whether a
-        fixed parameter is among them."""
+        """Where the values of one setReal go: (group, slice or None, first, last + 1, is input,
+        whether the slice is the whole vector) per run of contiguous elements; (position, min, max)
+        of every bounded variable; whether a fixed parameter is among them."""
         if len(self._set_plans) > _MAX_PLANS:
             self._set_plans.clear()
         segments: list[list] = []
@@ -638,7 +643,8 @@ class Fmi2Slave(_PythonFmuSlave):
             else:
                 where = None if info.index is None else slice(info.index, info.index + 1)
                 segments.append([info.group, where, k, k + 1, is_input])
-        return tuple(tuple(s) for s in segments), tuple(bounded), fixed
+        return tuple((*s, s[1] is not None and s[1].start == 0 and s[1].stop == len(self.v[s[0]]))
+                     for s in segments), tuple(bounded), fixed
 
     @_guarded(lambda vrs: [0] * len(vrs))
     def get_integer(self, vrs):
@@ -693,7 +699,7 @@ class Fmi2Slave(_PythonFmuSlave):
             self.initialized = True
             self.changed_inputs.clear()
             self.update_outputs()
-            self._stale = set(type(self).lazy_outputs.values())
+            self._stale = set(self._lazy_methods)
         except Exception as exc:  # a bug or an unforeseen bad combination: report, don't crash the host
             self._fail(f"initialisation failed: {exc}")
             return
@@ -732,7 +738,7 @@ class Fmi2Slave(_PythonFmuSlave):
                 self.changed_inputs.clear()
                 self.update_outputs()
             self._inputs_changed = False
-            self._stale = set(type(self).lazy_outputs.values())
+            self._stale = set(self._lazy_methods)
         except Exception as exc:
             self._fail(f"step at t = {current_time} s failed: {exc}")
             return True
@@ -793,8 +799,11 @@ class Fmi2Slave(_PythonFmuSlave):
 
     def _check_groups(self, split: tuple[list[str], list[str]], when: str) -> None:
         vectors, scalars = split
-        if (not vectors or np.isfinite(np.concatenate([self.v[g] for g in vectors])).all()) and \
-                all(math.isfinite(self.v[g]) for g in scalars):
+        v = self.v
+        # a sum of floats is finite only if every term is (one that overflows with finite terms
+        # only goes through the search below, which finds nothing)
+        total = sum([v[g] for g in scalars]) + sum(chain.from_iterable([v[g].tolist() for g in vectors]))
+        if math.isfinite(total):
             return
         for group in vectors + scalars:
             value = self.v[group]
@@ -859,7 +868,7 @@ class Fmi2Slave(_PythonFmuSlave):
         self.initialized = bool(state["initialized"])
         self.failure = state["failure"]
         self.set_model_state(state["model"])
-        self._stale = set(type(self).lazy_outputs.values())
+        self._stale = set(self._lazy_methods)
         self.changed_inputs.clear()
 
     def _state_problem(self, state) -> str | None:

@@ -48,6 +48,20 @@ class _LinkGroup:
     #: the targets' declared (min, max), None when none is declared: extrapolated values are clamped
     bounds: tuple[np.ndarray, np.ndarray] | None = None
 
+    def __post_init__(self) -> None:
+        # src_pos and dst_pos as slices where they are runs of consecutive positions (a vector
+        # connected element by element): compute_inputs reads and writes them every step, and a
+        # slice costs a fraction of an index array on a few values (the same values)
+        self.src_at, self.dst_at = _as_slice(self.src_pos), _as_slice(self.dst_pos)
+
+
+def _as_slice(positions: np.ndarray) -> slice | np.ndarray:
+    """``positions`` as the slice that selects the same elements if they are consecutive and
+    ascending, else as they are."""
+    if len(positions) and np.array_equal(positions, np.arange(positions[0], positions[0] + len(positions))):
+        return slice(int(positions[0]), int(positions[0]) + len(positions))
+    return positions
+
 
 class _SyncedList(list):
     """A per-slave list (outputs, history, slave_time) that first collects the pending remote step
@@ -285,11 +299,11 @@ class Execution:
             else:
                 y = _extrapolate(self.history[g.source], extrapolation, t + 0.5 * h)
                 extrapolated = True
-            values = y[g.src_pos]
+            values = y[g.src_at]
             values = values if g.identity else g.factor * values + g.offset
             if extrapolated and g.bounds is not None:
                 values = np.clip(values, g.bounds[0], g.bounds[1])
-            u[g.dst_pos] = values
+            u[g.dst_at] = values
         for pos, value in self.overrides[i].items():
             u[pos] = value
         for pos, value in self.biases[i].items():

@@ -382,7 +382,10 @@ class InProcessSlave(Slave):
         """(value references as a ctypes array, a value buffer, vrs, the buffer as a ctypes double
         pointer, per-type groups or None): made once per vrs array (the execution keeps its arrays),
         so a call converts nothing (``data_as`` alone costs microseconds). Groups are (kind,
-        positions, value references) for arrays with other types than Real."""
+        positions, value references, reader) for arrays with other types than Real; an FMI 2.0
+        group's reader is (fmi2Get<Type>, its references as a ctypes array, a ctypes value buffer)
+        made once, so that a master recording a Boolean does not pay FMPy's typed call (new ctypes
+        arrays and a list per call) for every other value of the FMU at every step."""
         key = id(vrs)
         cached = self._buffers.get(key)
         if cached is None or cached[2] is not vrs:
@@ -399,10 +402,22 @@ class InProcessSlave(Slave):
                 groups = []
                 for code in np.unique(codes):
                     at = np.flatnonzero(codes == code)
-                    groups.append((kind_of[int(code)], at, [int(v) for v in plain[at]]))
+                    kind = kind_of[int(code)]
+                    group_vrs = [int(v) for v in plain[at]]
+                    groups.append((kind, at, group_vrs, self._raw_reader(kind, group_vrs)))
             cached = (vr_array, values, vrs, values.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), groups)
             self._buffers[key] = cached
         return cached
+
+    def _raw_reader(self, kind: str, vrs: list[int]):
+        """(fmi2Get<Type>, the references as a ctypes array, a ctypes value buffer) of an FMI 2.0
+        numeric type, None otherwise (FMPy's typed call is used then)."""
+        if self.fmi_version != "2.0":
+            return None
+        name, ctype = {"Real": ("fmi2GetReal", ctypes.c_double), "Integer": ("fmi2GetInteger", ctypes.c_int),
+                       "Enumeration": ("fmi2GetInteger", ctypes.c_int),
+                       "Boolean": ("fmi2GetBoolean", ctypes.c_int)}[kind]
+        return self._fmu._functions[name], (ctypes.c_uint * len(vrs))(*vrs), (ctype * len(vrs))()
 
     def get_reals(self, vrs: np.ndarray) -> np.ndarray:
         """The values of ``vrs`` (typed references, module docstring) as float64."""
@@ -411,7 +426,14 @@ class InProcessSlave(Slave):
             return np.zeros(0)
         vr_array, values, _, pointer, groups = self._buffer(vrs)
         if groups is not None or self._get_real is None:
-            for kind, at, plain in (groups or [("Real", np.arange(n), [int(v) for v in vr_array])]):
+            for kind, at, plain, *raw in (groups or [("Real", np.arange(n), [int(v) for v in vr_array])]):
+                if raw and raw[0] is not None:
+                    function, group_vrs, buffer = raw[0]
+                    status = function(self._component, group_vrs, len(buffer), buffer)
+                    if status > 1:
+                        self._check(status, f"get {kind}")
+                    values[at] = buffer       # as FMPy's typed call gives them: each value as float
+                    continue
                 got = self._call(f"get {kind}", self._typed_call(kind, False), plain)
                 values[at] = [float(v) for v in got]
             return values.copy()
@@ -430,7 +452,7 @@ class InProcessSlave(Slave):
             return
         vr_array, buffer, _, pointer, groups = self._buffer(vrs)
         if groups is not None or self._get_real is None:
-            for kind, at, plain in (groups or [("Real", np.arange(n), [int(v) for v in vr_array])]):
+            for kind, at, plain, *_ in (groups or [("Real", np.arange(n), [int(v) for v in vr_array])]):
                 try:
                     typed = [self._convert(kind, v) for v in np.asarray(values)[at]]
                 except ValueError as exc:
