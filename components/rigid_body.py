@@ -648,15 +648,52 @@ class RigidBody:
 
     def outputs(self) -> dict:
         """Every output at once, bit for bit what the properties and attachment_*() give:
-        position, velocity, quaternion, euler, cg_position, cg_velocity, cg_acceleration,
-        angular_velocity_ned, angular_velocity_body, angular_acceleration_ned,
-        submerged_fraction, and (lists in attachment order) attachment_positions,
-        attachment_velocities, attachment_accelerations.  Arrays are fresh.
+        :meth:`motion_outputs` and :meth:`acceleration_outputs` in one dict.  Arrays are fresh."""
+        out = self.motion_outputs()
+        out.update(self.acceleration_outputs())
+        return out
 
-        Same equations, same floating-point operations in the same order; R, the rates and
-        omega x v are computed once instead of once per output, the cross products are
-        rotations.cross written out, and R.dot(x) stands for the properties' R @ x (both are
-        one BLAS gemv of a 3x3 matrix and a 3-vector; .dot costs a third)."""
+    def motion_outputs(self) -> dict:
+        """The outputs of the state alone, bit for bit what the properties and attachment_*()
+        give: position, velocity, quaternion, euler, cg_position, cg_velocity,
+        angular_velocity_ned, angular_velocity_body, and (lists in attachment order)
+        attachment_positions, attachment_velocities.  Arrays are fresh.
+
+        Same equations, same floating-point operations in the same order; R is computed once
+        instead of once per output, the cross products are rotations.cross written out, and
+        R.dot(x) stands for the properties' R @ x (both are one BLAS gemv of a 3x3 matrix and a
+        3-vector; .dot costs a third)."""
+        y = self._y
+        rot = quat_to_matrix(y[3:7]).dot
+        vx, vy, vz = y[7:10].tolist()
+        wx, wy, wz = y[10:13].tolist()
+        mx, my, mz = (-self._cg).tolist()
+        r_cg = y[0:3]
+        positions, velocities = [], []
+        for arm, (px, py, pz) in self._arm_rows:
+            positions.append(r_cg + rot(arm))
+            # omega x rho
+            cx, cy, cz = wy * pz - wz * py, wz * px - wx * pz, wx * py - wy * px
+            velocities.append(rot(np.array([vx + cx, vy + cy, vz + cz])))
+        return {
+            "position": r_cg - rot(self._cg),
+            "velocity": rot(np.array([vx + (wy * mz - wz * my), vy + (wz * mx - wx * mz), vz + (wx * my - wy * mx)])),
+            "quaternion": y[3:7].copy(),
+            "euler": quat_to_euler_zyx(y[3:7]),
+            "cg_position": r_cg.copy(),
+            "cg_velocity": rot(y[7:10]),
+            "angular_velocity_ned": rot(y[10:13]),
+            "angular_velocity_body": y[10:13].copy(),
+            "attachment_positions": positions,
+            "attachment_velocities": velocities,
+        }
+
+    def acceleration_outputs(self) -> dict:
+        """The outputs that depend on the loads too, bit for bit what the properties and
+        attachment_acceleration() give: cg_acceleration, angular_acceleration_ned,
+        submerged_fraction and (a list in attachment order) attachment_accelerations; the rates
+        (the derivative) are formed here, not for the motion alone (a master that reads no
+        acceleration does not pay for them).  Written as :meth:`motion_outputs` is."""
         y, d = self._y, self._rates()
         R = quat_to_matrix(y[3:7])
         rot = R.dot
@@ -664,39 +701,24 @@ class RigidBody:
         wx, wy, wz = y[10:13].tolist()
         dvx, dvy, dvz = d[7:10].tolist()
         dwx, dwy, dwz = d[10:13].tolist()
-        mx, my, mz = (-self._cg).tolist()
         # v_dot + omega x v, shared by the CG and every attachment
         bx = dvx + (wy * vz - wz * vy)
         by = dvy + (wz * vx - wx * vz)
         bz = dvz + (wx * vy - wy * vx)
-        r_cg = y[0:3]
-        out = {
-            "position": r_cg - rot(self._cg),
-            "velocity": rot(np.array([vx + (wy * mz - wz * my), vy + (wz * mx - wx * mz), vz + (wx * my - wy * mx)])),
-            "quaternion": y[3:7].copy(),
-            "euler": quat_to_euler_zyx(y[3:7]),
-            "cg_position": r_cg.copy(),
-            "cg_velocity": rot(y[7:10]),
-            "cg_acceleration": rot(np.array([bx, by, bz])),
-            "angular_velocity_ned": rot(y[10:13]),
-            "angular_velocity_body": y[10:13].copy(),
-            "angular_acceleration_ned": rot(d[10:13]),
-            "submerged_fraction": self._submerged_fraction(float(y[2]), *R[2].tolist()),
-        }
-        positions, velocities, accelerations = [], [], []
+        accelerations = []
         for arm, (px, py, pz) in self._arm_rows:
-            positions.append(r_cg + rot(arm))
             # omega x rho, omega_dot x rho, omega x (omega x rho)
             cx, cy, cz = wy * pz - wz * py, wz * px - wx * pz, wx * py - wy * px
-            velocities.append(rot(np.array([vx + cx, vy + cy, vz + cz])))
             accelerations.append(rot(np.array([
                 bx + (dwy * pz - dwz * py) + (wy * cz - wz * cy),
                 by + (dwz * px - dwx * pz) + (wz * cx - wx * cz),
                 bz + (dwx * py - dwy * px) + (wx * cy - wy * cx)])))
-        out["attachment_positions"] = positions
-        out["attachment_velocities"] = velocities
-        out["attachment_accelerations"] = accelerations
-        return out
+        return {
+            "cg_acceleration": rot(np.array([bx, by, bz])),
+            "angular_acceleration_ned": rot(d[10:13]),
+            "submerged_fraction": self._submerged_fraction(float(y[2]), *R[2].tolist()),
+            "attachment_accelerations": accelerations,
+        }
 
     @property
     def submerged_fraction(self) -> float:

@@ -57,8 +57,9 @@ class Crane(Fmi2Slave):
     # the step moves the base on with its velocity and acceleration
     carried_inputs = frozenset(("base.position", "base.quaternion", "base.velocity", "base.angular_velocity"))
     # formed on first read after a step or an input change (fmus/_base.py): a master that reads
-    # the inertia, bias and attachment positions only does not pay for pass 3 of the ABA
-    lazy_outputs = {**{f"attachment{k}.{x}": "update_attachment_motion" for k in range(1, N_ATTACHMENTS + 1)
+    # the inertia, bias and attachment positions only does not pay for pass 3 of the ABA, nor one
+    # that reads one attachment for the others
+    lazy_outputs = {**{f"attachment{k}.{x}": f"update_attachment{k}_motion" for k in range(1, N_ATTACHMENTS + 1)
                        for x in ("position", "velocity")},
                     **{f"attachment{k}.acceleration": "update_accelerations" for k in range(1, N_ATTACHMENTS + 1)},
                     "base.force": "update_accelerations", "base.moment": "update_accelerations"}
@@ -228,8 +229,10 @@ class Crane(Fmi2Slave):
         self._attachment_motion = [None] * N_ATTACHMENTS
         self._load_points = [(att.link, np.asarray(att.point, float))
                              for att in self._mechanism.attachments[:N_ATTACHMENTS]]
-        # (result, crane) the outputs, attachment motion and accelerations were last formed from
-        self._shown = self._motion_shown = self._accelerations_shown = None
+        # (result, crane) the outputs, each attachment's motion and the accelerations were last
+        # formed from
+        self._shown = self._accelerations_shown = None
+        self._motion_shown = [None] * N_ATTACHMENTS
         self._applied = None        # (input_version, base, setpoints, loads) last given to the crane
 
     # ------------------------------------------------------------------ stepping and outputs
@@ -263,7 +266,7 @@ class Crane(Fmi2Slave):
         loads = []
         for name, (link, point) in zip(_FORCE, self._load_points):
             force = v[name]
-            if force.any():
+            if any(force.tolist()):     # np.any's test (NaN counts), without its ~2 us of wrapping
                 loads.append((link, point, force.copy(), _ZERO3))
         self._applied = (self.input_version, base, setpoints, loads)
         c.set_inputs(base, setpoints, loads)
@@ -293,25 +296,32 @@ class Crane(Fmi2Slave):
         if not (last is not None and last[1] is c and last[0]._pass1 is result._pass1):
             self._joint_outputs(act)
 
-    def update_attachment_motion(self) -> None:
-        """Positions and velocities of the attachments (lazy outputs: formed when first read)."""
+    def update_attachment1_motion(self) -> None:
+        self._update_attachment_motion(0)
+
+    def update_attachment2_motion(self) -> None:
+        self._update_attachment_motion(1)
+
+    def update_attachment3_motion(self) -> None:
+        self._update_attachment_motion(2)
+
+    def _update_attachment_motion(self, k: int) -> None:
+        """Position and velocity of attachment k + 1 (lazy outputs: formed when first read)."""
         v, c = self.v, self.crane
         self._apply_inputs()
         result, _ = c.evaluate()
-        last = self._motion_shown
+        last = self._motion_shown[k]
         # the same state, base pose and velocity (only the base acceleration or the loads changed,
-        # Crane.evaluate redid passes 2-3): positions and velocities stand
+        # Crane.evaluate redid passes 2-3): position and velocity stand
         if last is not None and last[1] is c and last[0]._pass1 is result._pass1:
             return
-        self._motion_shown = (result, c)
-        motion = self._attachment_motion
-        for k in range(N_ATTACHMENTS):
-            if k < len(self._attachments):
-                link, r = self._attachments[k]
-                pos, vel, motion[k] = result.point_motion(link, r)
-                v[_POS[k]][:], v[_VEL[k]][:] = pos, vel
-            else:
-                v[_POS[k]][:] = v[_VEL[k]][:] = 0.0
+        self._motion_shown[k] = (result, c)
+        if k < len(self._attachments):
+            link, r = self._attachments[k]
+            pos, vel, self._attachment_motion[k] = result.point_motion(link, r)
+            v[_POS[k]][:], v[_VEL[k]][:] = pos, vel
+        else:
+            v[_POS[k]][:] = v[_VEL[k]][:] = 0.0
 
     def update_accelerations(self) -> None:
         """The base force and moment and the attachments' accelerations (lazy outputs: formed when
@@ -323,7 +333,8 @@ class Crane(Fmi2Slave):
         if last is not None and last[0] is result and last[1] is c:
             return
         self._accelerations_shown = (result, c)
-        self.update_attachment_motion()                     # v_P of the attachments
+        for k in range(N_ATTACHMENTS):
+            self._update_attachment_motion(k)               # v_P of the attachments
         W = result.base_wrench
         v["base.force"][:] = W[0:3]
         v["base.moment"][:] = W[3:6]

@@ -20,12 +20,13 @@ INPUTS = ("cg.force", "cg.moment", "water.velocity", "water.elevation",
 TENSOR_LABELS = ("0,0", "1,1", "2,2", "0,1", "0,2", "1,2")
 _FORCES = tuple(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1))
 _OUTPUTS = (("position", "position"), ("velocity", "velocity"), ("quaternion", "quaternion"), ("euler", "euler"),
-            ("cg.position", "cg_position"), ("cg.velocity", "cg_velocity"), ("cg.acceleration", "cg_acceleration"),
-            ("angular_velocity", "angular_velocity_ned"), ("angular_velocity_body", "angular_velocity_body"),
-            ("angular_acceleration", "angular_acceleration_ned"))
+            ("cg.position", "cg_position"), ("cg.velocity", "cg_velocity"),
+            ("angular_velocity", "angular_velocity_ned"), ("angular_velocity_body", "angular_velocity_body"))
+_ACCELERATION_OUTPUTS = (("cg.acceleration", "cg_acceleration"), ("angular_acceleration", "angular_acceleration_ned"))
 SAFETY = 0.8          # sub-steps at most this fraction of the RK4 stability limit
-_ATTACHMENT_OUTPUTS = tuple((f"attachment{k}.position", f"attachment{k}.velocity", f"attachment{k}.acceleration")
+_ATTACHMENT_OUTPUTS = tuple((f"attachment{k}.position", f"attachment{k}.velocity")
                             for k in range(1, N_ATTACHMENTS + 1))
+_ATTACHMENT_ACCELERATIONS = tuple(f"attachment{k}.acceleration" for k in range(1, N_ATTACHMENTS + 1))
 
 
 class Payload(Fmi2Slave):
@@ -34,6 +35,11 @@ class Payload(Fmi2Slave):
                    "optional buoyancy, added mass and drag switching smoothly through the free surface")
     default_stop_time = 20.0
     default_step_size = 0.01
+    # the outputs that depend on the inputs (the body's derivative, the water line) are formed on
+    # first read after a step or an input change (fmus/_base.py): a master that reads the motion
+    # only, as a cable coupling does, does not pay for the derivative at every step
+    lazy_outputs = {group: "update_accelerations" for group in (
+        "cg.acceleration", "angular_acceleration", "submerged_fraction", *_ATTACHMENT_ACCELERATIONS)}
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -191,13 +197,21 @@ class Payload(Fmi2Slave):
 
     def update_outputs(self) -> None:
         v = self.v
-        self._apply_inputs()
-        out = self.body.outputs()    # one pass: R, the rates and omega x v computed once
+        out = self.body.motion_outputs()    # one pass: R computed once
         for name, key in _OUTPUTS:
             v[name][:] = out[key]
-        for k, (position, velocity, acceleration) in enumerate(_ATTACHMENT_OUTPUTS):
+        for k, (position, velocity) in enumerate(_ATTACHMENT_OUTPUTS):
             v[position][:] = out["attachment_positions"][k]
             v[velocity][:] = out["attachment_velocities"][k]
+
+    def update_accelerations(self) -> None:
+        """The accelerations and the submerged fraction (lazy outputs: formed when first read)."""
+        v = self.v
+        self._apply_inputs()
+        out = self.body.acceleration_outputs()    # one pass: R, the rates and omega x v computed once
+        for name, key in _ACCELERATION_OUTPUTS:
+            v[name][:] = out[key]
+        for k, acceleration in enumerate(_ATTACHMENT_ACCELERATIONS):
             v[acceleration][:] = out["attachment_accelerations"][k]
         v["submerged_fraction"] = float(out["submerged_fraction"])
 
