@@ -210,9 +210,14 @@ class Crane:
         return free, engaged
 
     def _at_a_stop(self, dt: float) -> bool:
-        """A joint is beyond an end stop, or gets there within dt at its present rate."""
-        q = self.q + np.minimum(self.qd * dt, 0.0), self.q + np.maximum(self.qd * dt, 0.0)
-        return bool(np.any(q[0] < self._lo) or np.any(q[1] > self._hi))
+        """A joint is beyond an end stop, or gets there within dt at its present rate:
+        q + min(qd dt, 0) < lower or q + max(qd dt, 0) > upper for any joint (in floats, joint by
+        joint: eight numpy calls on 7-vectors cost more than the loop; NaN compares false either way)."""
+        for q, qd, lower, upper in zip(self.q.tolist(), self.qd.tolist(), self._lo.tolist(), self._hi.tolist()):
+            x = qd * dt
+            if q + min(x, 0.0) < lower or q + max(x, 0.0) > upper:
+                return True
+        return False
 
     # ------------------------------------------------------------------ inputs
 

@@ -2,6 +2,8 @@
 a state given to fmi2SetFMUstate, and the bound on the work of one doStep."""
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from components.line import Line, LineWorkExceeded
@@ -23,21 +25,22 @@ STEP_WORK = 2.0
 ITERATION_FACTOR = 8.0
 
 
-def bounded_line_step(line: Line, h: float, drivers: str) -> None:
+def bounded_line_step(line: Line, h: float, drivers: Callable[[], str]) -> None:
     """``line.step(h)`` within the bound on one doStep's work: refused up front when its estimate
     (sub-steps x the cost of one over the line's nodes, components.line.Line.step_cost) is over
     STEP_WORK, stopped when its iterations take ITERATION_FACTOR times the estimate (at least
-    STEP_WORK).  ``drivers``: the parameters and inputs the work grows with, for the message."""
+    STEP_WORK).  ``drivers()``: the parameters and inputs the work grows with, for the message
+    (formed only for one: the text costs more than a step of a short line)."""
     n, cost = line.step_cost(h)
     if cost > STEP_WORK:
         raise ValueError(f"a doStep of {h:g} s would take {n} sub-steps of {h / n:.3g} s over {line.N} "
                          f"elements, about {cost:.3g} s of work, more than the {STEP_WORK:g} s one doStep may do "
-                         f"({drivers}): use communication steps of at most {h * STEP_WORK / cost:.3g} s, or fewer "
+                         f"({drivers()}): use communication steps of at most {h * STEP_WORK / cost:.3g} s, or fewer "
                          f"elements")
     line.work_limit = max(ITERATION_FACTOR * cost, STEP_WORK)
     try:
         line.step(h)
     except LineWorkExceeded as exc:
-        raise ValueError(f"{exc} ({drivers}): use shorter communication steps or sub-steps") from None
+        raise ValueError(f"{exc} ({drivers()}): use shorter communication steps or sub-steps") from None
     finally:
         line.work_limit = None

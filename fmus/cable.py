@@ -296,7 +296,7 @@ class Cable(Fmi2Slave):
     def step_model(self, t: float, h: float) -> None:
         self.line.t = t
         self._apply_inputs(h, self.changed_inputs)
-        bounded_line_step(self.line, h, self._work_drivers())
+        bounded_line_step(self.line, h, self._work_drivers)
         self._applied_version = self.input_version
         if self.line.length_limited and not self._limit_warned:
             self._limit_warned = True

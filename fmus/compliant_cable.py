@@ -196,7 +196,7 @@ class CompliantCable(Fmi2Slave):
         self._apply(h, self.changed_inputs)
         before = self.line.l.sum()
         paid = {end: self.line.payout[end] * h for end in ("a", "b")}
-        bounded_line_step(self.line, h, self._work_drivers())
+        bounded_line_step(self.line, h, self._work_drivers)
         # what the winches hold now (a length limit of the line holds back some of the pay-out)
         short = (before + sum(paid.values())) - self.line.l.sum()
         for end in ("a", "b"):

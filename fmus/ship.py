@@ -39,9 +39,13 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
-def _sym(values: np.ndarray) -> np.ndarray:
-    a = values
-    return np.array([[a[0], a[3], a[4]], [a[3], a[1], a[5]], [a[4], a[5], a[2]]])
+# I_A (6x6) from its 21 inputs as they lie in the loads (linear 6, coupling 9, angular 6): the
+# index of each entry, so that one fancy index forms it. The symmetric blocks' inputs are entries
+# 0,0 1,1 2,2 0,1 0,2 1,2 (SYM), the coupling block's row-major (FULL); the lower-left block is the
+# coupling block transposed.
+_S = ((0, 3, 4), (3, 1, 5), (4, 5, 2))
+_IA_ENTRIES = np.array([[_S[i][j] for j in range(3)] + [6 + 3 * i + j for j in range(3)] for i in range(3)]
+                       + [[6 + 3 * j + i for j in range(3)] + [15 + _S[i][j] for j in range(3)] for i in range(3)])
 
 
 HARDPOINT_WAVE = {k: f"hardpoint{k}.wave_elevation" for k in range(1, N_HARDPOINTS + 1)}
@@ -261,19 +265,14 @@ class Ship(Fmi2Slave):
             forces = np.array([v[f"hardpoint{k}.force"] for k in range(1, N_HARDPOINTS + 1)])
             moments = np.array([v[f"hardpoint{k}.moment"] for k in range(1, N_HARDPOINTS + 1)])
             current = v["current.velocity"].copy()
-        blocks = (v["hardpoint1.inertia_linear"], v["hardpoint1.inertia_coupling"], v["hardpoint1.inertia_angular"],
-                  v["hardpoint1.bias_force"], v["hardpoint1.bias_moment"])
         IA = bias = None
-        if loads[n:n + 27].any():
+        if any(loads[n:n + 27].tolist()):    # np.any's test, without its wrapping
             if previous is not None and s._articulated and _same(loads[n:n + 21], previous[n:n + 21]):
                 IA = s.IA       # only the bias changed
             else:
-                IA = np.zeros((6, 6))
-                IA[0:3, 0:3] = _sym(blocks[0])
-                IA[0:3, 3:6] = blocks[1].reshape(3, 3)
-                IA[3:6, 0:3] = IA[0:3, 3:6].T
-                IA[3:6, 3:6] = _sym(blocks[2])
-            bias = np.concatenate([blocks[3], blocks[4]])
+                IA = loads[n:n + 21][_IA_ENTRIES]
+            # a view: the loads applied are never written to (the next inputs are a new array)
+            bias = loads[n + 21:n + 27]
         s.set_loads(forces, moments, current, IA, bias)
 
     def step_model(self, t: float, h: float) -> None:

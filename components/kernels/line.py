@@ -67,7 +67,7 @@ class CompiledLine:
             self._work = np.zeros(self._work_size(n))
             self.T = np.zeros(n - 1)
             self._out = np.zeros(n + 5)
-            ctx[0], ctx[14] = n, kernels.address(self._work)
+            ctx[0], ctx[14], ctx[15] = n, kernels.address(self._work), kernels.address(self.T)
             self._n = n
         arrays = (line.l, line.c_el, line.m_node, line.l_node, line._man_l, line._mat_l, line._rhoA_l)
         held = self._arrays
@@ -116,7 +116,6 @@ class CompiledLine:
         n = line.r.shape[0]
         ctx, P = self._ctx, self._P
         self._bind(line)
-        ctx[15] = kernels.address(self.T)
         P[H], P[NSTEP] = h, n_steps
         P[UA] = line.payout["a"] if "a" in line.winch_ends else 0.0
         P[UB] = line.payout["b"] if "b" in line.winch_ends else 0.0
