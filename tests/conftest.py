@@ -10,12 +10,12 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from pathlib import Path
+from pathlib import Path  # noqa: E402  (after the thread limits above)
 
-import numpy as np
-import pytest
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
-import build_fmus
+import build_fmus  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # the project's shared folder (reference digests, vessel data) sits beside the checkout, in CI too
@@ -42,10 +42,23 @@ def payload_fmu(fmu_dir) -> Path:
 from tests.support.validation_record import validation  # noqa: E402,F401  (the fixture)
 from tests.support.ray_fixtures import ray_local  # noqa: E402,F401  (a local Ray on loopback, for the tests that ask)
 from tests.support import validation_record as _validation_record  # noqa: E402
+from tests.support import xdist_groups as _xdist_groups  # noqa: E402
 
 
 def pytest_configure(config):
     _validation_record.configure(config)
+    _xdist_groups.configure(config)
+
+
+def pytest_unconfigure(config):
+    _xdist_groups.unconfigure(config)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    # the xdist_group marks below as work units: pytest-xdist 3.8's own grouping is lost on pytest 9.2
+    # (tests/support/xdist_groups.py)
+    return _xdist_groups.make_scheduler(config, log)
 
 
 def _module_fixtures(item) -> list[str]:
@@ -73,6 +86,7 @@ def pytest_collection_modifyitems(config, items):
             # the tests of a module with a module-scoped fixture (portable FMUs built for the module,
             # a scenario run once) go to one worker, so that it is built once, not once per worker
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    _xdist_groups.record(config, items)
 
 
 @pytest.hookimpl(hookwrapper=True)
