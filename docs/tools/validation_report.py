@@ -211,6 +211,15 @@ def git_commit(root: Path = ROOT) -> str:
         return "unknown"
 
 
+def records_commit(records: Sequence[ValidationRecord]) -> str:
+    """The commit the records were made at (several: all of them, a mixed file), or this checkout's
+    when they carry none (records of an older recorder)."""
+    made = sorted({r.commit for r in records if r.commit})
+    if not made:
+        return f"{git_commit()} (this checkout; the records do not name theirs)"
+    return ", ".join(made) + ("" if len(made) == 1 else " (records of several checkouts)")
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -386,6 +395,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         records = read_records(args.records)
         outcomes = read_junit(args.junit) if args.junit else []
         code = 0
+        meta["commit"] = records_commit(records)
     else:
         with tempfile.TemporaryDirectory(prefix="validation_") as tmp:
             rec_path, junit = Path(tmp) / "records.jsonl", Path(tmp) / "junit.xml"

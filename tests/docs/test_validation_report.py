@@ -183,6 +183,26 @@ def test_render_from_records_and_exit_status(tmp_path, capsys):
     assert vr.main(["--records", str(good), "--out", str(out)]) == 0
 
 
+def test_report_from_records_names_the_commit_they_were_made_at(tmp_path, monkeypatch):
+    """A report rendered later (e.g. from a clean clone's CI records) names the records' commit, not
+    the checkout that renders it; records without one fall back to the checkout, said so."""
+    path = tmp_path / "records.jsonl"
+    monkeypatch.setenv(vr.ENV_OUT, str(path))
+    Recorder(test="tests/test_x.py::test_y").record(case="c", reference=1.0, ours=1.0, tolerance=0.1)
+    made = json.loads(path.read_text())["commit"]
+    assert made.rstrip("+") == validation_record.checkout_commit().rstrip("+") and len(made.rstrip("+")) == 12
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    elsewhere.write_text(path.read_text().replace(made, "0123456789ab"))
+    out = tmp_path / "report.md"
+    assert vr.main(["--records", str(elsewhere), "--out", str(out)]) == 0
+    assert "* git commit: 0123456789ab\n" in out.read_text()
+    old = tmp_path / "old.jsonl"
+    old.write_text(path.read_text().replace(f', "commit": "{made}"', ""))
+    assert read_records(old)[0].commit == ""
+    vr.main(["--records", str(old), "--out", str(out)])
+    assert "(this checkout; the records do not name theirs)" in out.read_text()
+
+
 def test_pytest_marker_selects_and_records_end_to_end(tmp_path):
     """A real validation test in a subprocess: -m validation selects it, its records reach the file."""
     out = tmp_path / "records.jsonl"

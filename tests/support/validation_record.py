@@ -31,9 +31,11 @@ fixture (``validation.records``) and are printed with ``pytest -s``.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
+import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,7 @@ import pytest
 
 
 ENV_OUT = "MARINE_COSIM_VALIDATION_OUT"
+ROOT = Path(__file__).resolve().parents[2]
 TOL_KINDS = ("rel", "abs")
 # the report's order of the component tables; others follow alphabetically
 ORDER = ("payload", "ship", "crane", "cable", "winch", "contact", "co-simulation", "reference scenarios",
@@ -107,6 +110,9 @@ class ValidationRecord:
     component: str = "other"
     test: str = ""
     note: str = ""
+    #: the checkout the record was made in (``git describe``-like short sha; '' unknown), so that a
+    #: report rendered later from the records names the code that produced them, not its own checkout
+    commit: str = ""
     passed: bool = field(init=False)
 
     def __post_init__(self):
@@ -130,13 +136,13 @@ class ValidationRecord:
     @classmethod
     def from_json(cls, d: dict) -> "ValidationRecord":
         keys = ("case", "reference", "ours", "error", "tolerance", "tol_kind", "unit", "source", "component",
-                "test", "note")
+                "test", "note", "commit")
         return cls(**{k: d[k] for k in keys if k in d})
 
 
 def make_record(case: str, reference: Any, ours: Any, tolerance: float, tol_kind: str = "rel", unit: str = "",
                 source: str = "", error: float | None = None, component: str = "other", test: str = "",
-                note: str = "") -> ValidationRecord:
+                note: str = "", commit: str = "") -> ValidationRecord:
     """A record with its error computed from reference and ours (or the given ``error``)."""
     if tol_kind not in TOL_KINDS:
         raise ValueError(f"tol_kind must be one of {TOL_KINDS}, not {tol_kind!r}")
@@ -145,7 +151,7 @@ def make_record(case: str, reference: Any, ours: Any, tolerance: float, tol_kind
     err = compute_error(reference, ours, tol_kind) if error is None else float(error)
     return ValidationRecord(case=case, reference=reference, ours=ours, error=err, tolerance=tolerance,
                             tol_kind=tol_kind, unit=unit, source=source, component=component, test=test,
-                            note=note)
+                            note=note, commit=commit)
 
 
 def append_record(path: str | os.PathLike, record: ValidationRecord) -> None:
@@ -200,6 +206,20 @@ COMPONENTS = {
 }
 
 
+@functools.lru_cache(maxsize=1)
+def checkout_commit(root: Path = ROOT) -> str:
+    """The commit of the checkout the tests run in (12 hex digits, "+" when tracked files differ
+    from it), '' when git cannot tell (an exported tree)."""
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True,
+                             check=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, check=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return sha + ("+" if dirty else "")
+
+
 class Recorder:
     """What the ``validation`` fixture gives a test: ``record(...)`` appends one record."""
 
@@ -213,7 +233,8 @@ class Recorder:
                source: str = "", error: float | None = None, component: str | None = None,
                note: str = "") -> ValidationRecord:
         rec = make_record(case, reference, ours, tolerance, tol_kind, unit, source, error,
-                          component or self.component, self.test, note)
+                          component or self.component, self.test, note,
+                          checkout_commit() if self.out is not None else "")
         self.records.append(rec)
         if self.out is not None:
             append_record(self.out, rec)
