@@ -154,7 +154,11 @@ def _linkage(x: np.ndarray, geo: SarrusGeometry):
 def inverse_kinematics(x: np.ndarray, geo: SarrusGeometry) -> LegState:
     """Leg lengths of poses x = [z, phi, theta] (shape (3,) or (N, 3)); never raises (see ``problem``)."""
     x = np.atleast_2d(np.asarray(x, float))
-    A, knee, D, length, dist, L2sq, kr, kh = _linkage(x, geo)
+    return _leg_state(x, geo, *_linkage(x, geo))
+
+
+def _leg_state(x, geo, A, knee, D, length, dist, L2sq, kr, kh) -> LegState:
+    """inverse_kinematics' checks on the linkage of poses x (N, 3)."""
     L1 = geo.arm_lower
     problem = np.zeros(len(x), dtype=int)
     problem[(dist > L1 + np.sqrt(L2sq)).any(axis=1)] = 2
@@ -166,7 +170,11 @@ def inverse_kinematics(x: np.ndarray, geo: SarrusGeometry) -> LegState:
 
 def leg_lengths(x: np.ndarray, geo: SarrusGeometry) -> np.ndarray:
     """ell (3,) of one pose; PlatformError when the geometry fails or a cylinder leaves its stroke."""
-    st = inverse_kinematics(x, geo)
+    return _checked_lengths(x, inverse_kinematics(x, geo), geo)
+
+
+def _checked_lengths(x: np.ndarray, st: LegState, geo: SarrusGeometry) -> np.ndarray:
+    """leg_lengths from the inverse kinematics st of the one pose x."""
     if st.problem[0]:
         raise PlatformError(f"platform pose z = {x[0]:.4g} m, roll = {math.degrees(x[1]):.4g} deg, pitch = "
                             f"{math.degrees(x[2]):.4g} deg: {PROBLEMS[st.problem[0]]}")
@@ -196,16 +204,30 @@ def leg_jacobian(x: np.ndarray, geo: SarrusGeometry, order: int = 2) -> np.ndarr
     x = np.asarray(x, float)
     xs = np.atleast_2d(x)
     n = len(xs)
-    if order == 4:
-        pert = (xs[:, None, :] + _PERT4[None]).reshape(-1, 3)
-        ell = _linkage(pert, geo)[3].reshape(n, 12, 3)             # the lengths, without the checks
-        J = ((8.0 * (ell[:, 0:3] - ell[:, 3:6]) - (ell[:, 6:9] - ell[:, 9:12])) * (1.0 / (12.0 * _DX4)))
-        J = J.transpose(0, 2, 1)
-    else:
-        pert = (xs[:, None, :] + _PERT[None]).reshape(-1, 3)
-        ell = _linkage(pert, geo)[3].reshape(n, 6, 3)              # the lengths, without the checks
-        J = ((ell[:, :3] - ell[:, 3:]) * (0.5 / _DX)).transpose(0, 2, 1)
+    pert = (xs[:, None, :] + (_PERT4 if order == 4 else _PERT)[None]).reshape(-1, 3)
+    J = _differences(_linkage(pert, geo)[3], n, order)             # the lengths, without the checks
     return J[0] if x.ndim == 1 else J
+
+
+def _differences(ell: np.ndarray, n: int, order: int) -> np.ndarray:
+    """leg_jacobian's difference quotients from the lengths (n * 12 or n * 6, 3) of its perturbed poses."""
+    if order == 4:
+        ell = ell.reshape(n, 12, 3)
+        J = ((8.0 * (ell[:, 0:3] - ell[:, 3:6]) - (ell[:, 6:9] - ell[:, 9:12])) * (1.0 / (12.0 * _DX4)))
+        return J.transpose(0, 2, 1)
+    ell = ell.reshape(n, 6, 3)
+    return ((ell[:, :3] - ell[:, 3:]) * (0.5 / _DX)).transpose(0, 2, 1)
+
+
+def kinematics_and_jacobian(x: np.ndarray, geo: SarrusGeometry, order: int = 2) -> tuple[LegState, np.ndarray]:
+    """inverse_kinematics(x) and leg_jacobian(x, order) of one pose x (3,) in one evaluation of the
+    linkage (the pose and its perturbations as one batch; the values of the two calls: the
+    linkage's arithmetic is row by row)."""
+    x = np.asarray(x, float)
+    xs = np.concatenate([x[None], x[None] + (_PERT4 if order == 4 else _PERT)])
+    A, knee, D, length, dist, L2sq, kr, kh = _linkage(xs, geo)
+    st = _leg_state(xs[:1], geo, A[:1], knee[:1], D[:1], length[:1], dist[:1], L2sq[:1], kr[:1], kh[:1])
+    return st, _differences(length[1:], 1, order)[0]
 
 
 def forward_kinematics(ell: np.ndarray, geo: SarrusGeometry, guess: np.ndarray, max_iter: int = 4,
@@ -213,16 +235,23 @@ def forward_kinematics(ell: np.ndarray, geo: SarrusGeometry, guess: np.ndarray, 
     """Pose x from measured leg lengths by Newton-Raphson (thesis 4-25, 4-26: at most 4 iterations,
     ||ell - ell(x)|| <= 1e-2 m, warm-started from ``guess``); returns (x, iterations). PlatformError
     if it does not converge."""
+    x, it, _ = forward_kinematics_jacobian(ell, geo, guess, max_iter, tol)
+    return x, it
+
+
+def forward_kinematics_jacobian(ell: np.ndarray, geo: SarrusGeometry, guess: np.ndarray, max_iter: int = 4,
+                                tol: float = 1e-2) -> tuple[np.ndarray, int, np.ndarray]:
+    """forward_kinematics with the (three-point) leg Jacobian at the pose found: (x, iterations, J)."""
     x = np.asarray(guess, float).copy()
     ell = np.asarray(ell, float)
     for it in range(max_iter + 1):
-        st = inverse_kinematics(x, geo)
+        st, J = kinematics_and_jacobian(x, geo)
         r = ell - st.length[0]
         if np.linalg.norm(r) <= tol:
-            return x, it
+            return x, it, J
         if it == max_iter:
             break
-        x = x + np.linalg.solve(leg_jacobian(x, geo), r)
+        x = x + np.linalg.solve(J, r)
     raise PlatformError(f"forward kinematics did not converge in {max_iter} iterations from {guess} "
                         f"(residual {np.linalg.norm(r):.3g} m)")
 
@@ -314,28 +343,43 @@ class Platform(Crane):
         self.geometry = geometry
         self.cylinders = cylinders
         self.command = np.zeros(3)
+        self._kinematics = None                        # (pose bytes, lengths, Jacobian) of the last pose
         leg_lengths(self.q, geometry)                  # the start pose must be valid
 
     def set_command(self, command: np.ndarray) -> None:
         self.command = np.asarray(command, float).copy()
         self._last = None
 
-    def actuator_torques(self, q, qd, z):
-        leg_lengths(q, self.geometry)                  # PlatformError if the pose is impossible
-        J = leg_jacobian(q, self.geometry, order=4)
+    def leg_kinematics(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(ell, J) at pose q: the leg lengths (PlatformError if the pose is impossible) and the
+        five-point leg Jacobian, checked for singularity. The last pose's are kept: the outputs
+        (evaluated again after each new force command, and their leg lengths and rates) and the next
+        step's first RK4 stage all ask for the pose the last stage ended at (the linkage was
+        evaluated 16 times a step, now 4: one batch per pose)."""
+        key = q.tobytes()
+        kept = self._kinematics
+        if kept is not None and kept[0] == key:
+            return kept[1], kept[2]
+        st, J = kinematics_and_jacobian(q, self.geometry, order=4)
+        ell = _checked_lengths(q, st, self.geometry)
         cond = np.linalg.cond(J)
         if not cond < 1e8:
             raise PlatformError(f"the legs are singular at z = {q[0]:.4g} m, roll = {math.degrees(q[1]):.4g} deg, "
                                 f"pitch = {math.degrees(q[2]):.4g} deg (leg Jacobian condition number {cond:.3g}): "
                                 "the cylinders cannot hold the platform there")
+        self._kinematics = (key, ell, J)
+        return ell, J
+
+    def actuator_torques(self, q, qd, z):
+        _, J = self.leg_kinematics(q)
         f, saturated = self.cylinders.force(self.command)
         return J.T.dot(f), saturated
 
     def legs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(length, rate, force, saturated) of the three legs at the present state."""
-        J = leg_jacobian(self.q, self.geometry, order=4)
+        ell, J = self.leg_kinematics(self.q)
         f, sat = self.cylinders.force(self.command)
-        return leg_lengths(self.q, self.geometry), J.dot(self.qd), f, sat
+        return ell, J.dot(self.qd), f, sat
 
     def get_state(self) -> dict:
         return {**super().get_state(), "command": self.command.copy()}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from components.crane import BaseMotion
-from components.platform import Platform as PlatformModel, euler_from_matrix, leg_jacobian, leg_lengths
+from components.platform import Platform as PlatformModel, euler_from_matrix
 from components.stability import MIN_SUBSTEP
 from fmus._base import Fmi2Slave
 from fmus._platform import check_platform, cylinders, declare_platform, geometry, inertia
@@ -164,8 +164,8 @@ class MotionPlatform(Fmi2Slave):
         v["platform.position"][:] = T[:3, 3]
         v["platform.euler"][:] = euler_from_matrix(Rn)
         v["platform.top"][:] = T[:3, 3] + Rn[:, 2] * -100.0
-        ell = leg_lengths(p.q, p.geometry)
-        rate = leg_jacobian(p.q, p.geometry, order=4).dot(p.qd)
+        ell, J = p.leg_kinematics(p.q)          # those of the evaluation above (the same pose)
+        rate = J.dot(p.qd)
         f, _ = p.cylinders.force(p.command)
         for k in range(3):
             leg = f"leg{k + 1}"

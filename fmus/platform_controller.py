@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from components.nmpc import NMPC, MPCSettings, ShipPlatformModel, euler_matrix, platform_hrp
-from components.platform import forward_kinematics, leg_jacobian
+from components.platform import forward_kinematics_jacobian, leg_jacobian
 from components.platform_control import QuasiStaticPID
 from components.radiation import fit_radiation
 from components.vessel_data import load_vessel
@@ -171,8 +171,8 @@ class PlatformController(Fmi2Slave):
         """The NMPC's state from the measurements: ship pose and body velocity, the platform's pose
         (forward kinematics) and rates (J^-1 ell')."""
         v = self.v
-        self.x, _ = forward_kinematics(self._legs("length"), self.geo, self.x, max_iter=20, tol=1e-9)
-        xd = np.linalg.solve(leg_jacobian(self.x, self.geo), self._legs("rate"))
+        self.x, _, J = forward_kinematics_jacobian(self._legs("length"), self.geo, self.x, max_iter=20, tol=1e-9)
+        xd = np.linalg.solve(J, self._legs("rate"))
         return np.concatenate([v["ship.position"], v["ship.euler"], v["ship.velocity_body"],
                                v["ship.angular_velocity_body"], self.x, xd])
 
