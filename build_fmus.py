@@ -34,11 +34,14 @@ import logging
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import sysconfig
 import tempfile
 import zipfile
+import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -254,21 +257,94 @@ def _settings_text(settings: dict[str, str]) -> bytes:
     return "".join(f"{k}={v}\n" for k, v in settings.items()).encode()
 
 
-def _write_entry(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
-    info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
-    info.compress_type = zipfile.ZIP_DEFLATED
-    info.external_attr = (0o755 if executable else 0o644) << 16
-    archive.writestr(info, data, compresslevel=9)
+@dataclass(frozen=True)
+class Deflated:
+    """An archive member's data as it is stored: raw deflate at level 9, with its CRC-32 and size."""
+    crc: int
+    size: int
+    data: bytes
+
+
+@dataclass
+class BuildCache:
+    """The work the FMUs of one build share, done once for all of them. The portable FMUs of a build
+    carry mostly the same runtime (libpython, numpy, scipy), and deflating it at level 9 for every FMU
+    was 60 % of a portable build, compiling its .pyc another 13 %. Each FMU still gets its own full
+    copy of everything it needs; the cache lives only as long as one build, so its sources cannot
+    change under it."""
+    deflated: dict[bytes, Deflated] = field(default_factory=dict)      # sha256 of a member's data -> it
+    compiled: dict[Path, bytes] = field(default_factory=dict)          # runtime .py -> its .pyc
+    stripped: dict[Path, bytes] = field(default_factory=dict)          # binary -> stripped copy
+    ldd: dict[tuple[Path, Path], str] = field(default_factory=dict)    # (binary, base) -> ldd's output
+    unit_files: dict[tuple[Path, Path], list[tuple[Path, Path]]] = field(default_factory=dict)
+
+    def deflate(self, data: bytes) -> Deflated:
+        """``data`` deflated, compressed only the first time the build meets these bytes."""
+        key = hashlib.sha256(data).digest()
+        if key not in self.deflated:
+            self.deflated[key] = deflate(data)
+        return self.deflated[key]
+
+
+def deflate(data: bytes) -> Deflated:
+    """``data`` compressed as zipfile compresses a ZIP_DEFLATED member at compresslevel 9."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return Deflated(zlib.crc32(data), len(data), compressor.compress(data) + compressor.flush())
+
+
+ZIP_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
+ZIP_CENTRAL_HEADER = struct.Struct("<4s4B4HL2L5H2L")
+ZIP_END_RECORD = struct.Struct("<4s4H2LH")
+ZIP_VERSION = 20                                   # deflate, no zip64: what zipfile writes for these
+ZIP_SYSTEM = 0 if sys.platform == "win32" else 3   # zipfile.ZipInfo's create_system
+ZIP_SIZE_LIMIT = int(zipfile.ZIP64_LIMIT / 1.05)   # beyond this zipfile would write zip64 records
+
+
+def _dos_date_time(date_time: tuple[int, ...] = ZIP_DATE) -> tuple[int, int]:
+    year, month, day, hour, minute, second = date_time
+    return hour << 11 | minute << 5 | second // 2, (year - 1980) << 9 | month << 5 | day
+
+
+def write_archive(target: Path, entries: dict[str, tuple[bytes, bool]], cache: BuildCache | None = None) -> None:
+    """Write ``entries`` (name -> (data, executable)) to the zip ``target`` in name order, byte for byte
+    as zipfile writes them (ZIP_DEFLATED at level 9, dated ZIP_DATE, mode 755 or 644). zipfile cannot
+    store data compressed beforehand, and with ``cache`` a member's data is compressed once per build
+    however many FMUs carry it."""
+    deflated = (cache or BuildCache()).deflate
+    dos_time, dos_date = _dos_date_time()
+    central = []
+    with open(target, "wb") as out:
+        for name in sorted(entries):
+            data, executable = entries[name]
+            member = deflated(data)
+            offset = out.tell()
+            if member.size > ZIP_SIZE_LIMIT or len(member.data) > ZIP_SIZE_LIMIT or offset > zipfile.ZIP64_LIMIT:
+                raise ValueError(f"{target.name}: {name} would need zip64 records, which write_archive does not write")
+            encoded, flags = (name.encode(), 0) if name.isascii() else (name.encode("utf-8"), 0x800)
+            sizes = (member.crc, len(member.data), member.size)
+            out.write(ZIP_LOCAL_HEADER.pack(b"PK\x03\x04", ZIP_VERSION, 0, flags, zipfile.ZIP_DEFLATED, dos_time,
+                                            dos_date, *sizes, len(encoded), 0) + encoded + member.data)
+            mode = 0o755 if executable else 0o644
+            central.append(ZIP_CENTRAL_HEADER.pack(b"PK\x01\x02", ZIP_VERSION, ZIP_SYSTEM, ZIP_VERSION, 0, flags,
+                                                   zipfile.ZIP_DEFLATED, dos_time, dos_date, *sizes, len(encoded),
+                                                   0, 0, 0, 0, mode << 16, offset) + encoded)
+        start = out.tell()
+        if len(central) > 0xFFFF or start > zipfile.ZIP64_LIMIT:
+            raise ValueError(f"{target.name}: too many or too large members for an archive without zip64 records")
+        out.write(b"".join(central))
+        out.write(ZIP_END_RECORD.pack(b"PK\x05\x06", 0, 0, len(central), len(central), out.tell() - start, start, 0))
 
 
 def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir: Path,
               root: Path = ROOT, portable: bool = False, runtime_base: Path | None = None,
-              kernels: Path | None = None) -> Path:
+              kernels: Path | None = None, cache: BuildCache | None = None) -> Path:
     """Build ``out/<model>.fmu`` from ``script`` and the sources under ``root``; ``portable``
     bundles the Python runtime (``loader`` must then be :func:`compile_process_loader`'s);
     ``kernels`` is the compiled kernels' library (:func:`compile_kernels`), shipped if the model
-    imports them."""
+    imports them; ``cache`` holds the work shared with the other FMUs of the same build."""
     from pythonfmu.builder import FmuBuilder
+
+    cache = cache or BuildCache()
 
     stage = workdir / f"stage_{model}"
     stage.mkdir()
@@ -298,7 +374,7 @@ def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir:
     model_class = CLASS_PATTERN.search(script.read_text()).group(1)
     settings = {"mode": "inprocess", "package": package, "module": entry.stem, "class": model_class}
     if portable:
-        entries.update(runtime_entries(stage, package, entry, model_class, workdir, runtime_base))
+        entries.update(runtime_entries(stage, package, entry, model_class, workdir, runtime_base, cache))
         for name in [n for n in entries if n.startswith("binaries/win64/")]:
             del entries[name]   # pythonfmu's DLL needs a Python on the target: not portable
         digest = hashlib.sha256()
@@ -314,10 +390,7 @@ def build_fmu(model: str, script: Path, out: Path, loader: Path | None, workdir:
         entries["resources/python_env.txt"] = (_settings_text(python_environment()), False)
     entries["resources/loader.txt"] = (_settings_text(settings), False)
     target = out / f"{model}.fmu"
-    with zipfile.ZipFile(target, "w") as archive:
-        for name in sorted(entries):
-            data, executable = entries[name]
-            _write_entry(archive, name, data, executable)
+    write_archive(target, entries, cache)
     return target
 
 
@@ -439,11 +512,19 @@ def _is_binary(path: Path) -> bool:
     return path.suffix == ".so" or ".so." in path.name
 
 
-def _needed_libraries(binary: Path, base: Path, bundled: set[str]) -> list[Path]:
+def _ldd(binary: Path, base: Path, cache: BuildCache) -> str:
+    """ldd's answer for ``binary`` with the runtime's libraries (``base``/lib) first, asked once per build."""
+    if (binary, base) not in cache.ldd:
+        cache.ldd[binary, base] = subprocess.run(["ldd", str(binary)], capture_output=True, text=True,
+                                                 env=_base_env(base)).stdout
+    return cache.ldd[binary, base]
+
+
+def _needed_libraries(binary: Path, base: Path, bundled: set[str], cache: BuildCache | None = None) -> list[Path]:
     """Shared libraries ``binary`` needs beyond glibc, as this machine resolves them with the
     runtime's own libraries (``base``/lib) first; one ldd cannot find is fine if it is ``bundled``
     (a wheel's library found through the RPATH of the module that loads both)."""
-    out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, env=_base_env(base)).stdout
+    out = _ldd(binary, base, cache or BuildCache())
     missing = [line.split()[0] for line in out.splitlines() if "not found" in line]
     if set(missing) - bundled:
         raise RuntimeError(f"{binary} needs libraries found neither in {base / 'lib'} nor on this machine:\n{out}")
@@ -457,11 +538,23 @@ def _needed_libraries(binary: Path, base: Path, bundled: set[str]) -> list[Path]
     return found
 
 
-def runtime_files(modules: dict, libraries: list[str], base: Path | None = None) -> dict[str, Path]:
+def _unit_files(unit: Path, top: Path, cache: BuildCache) -> list[tuple[Path, Path]]:
+    """(file, path relative to ``top``) of the file ``unit`` or of the files below the folder ``unit``,
+    those not skipped, in path order; one walk per build, however many models bundle the unit."""
+    if (unit, top) not in cache.unit_files:
+        found = [unit] if unit.is_file() else sorted(unit.rglob("*")) if unit.is_dir() else []
+        cache.unit_files[unit, top] = [(src, src.relative_to(top)) for src in found
+                                       if src.is_file() and not _skipped(src.relative_to(top))]
+    return cache.unit_files[unit, top]
+
+
+def runtime_files(modules: dict, libraries: list[str], base: Path | None = None,
+                  cache: BuildCache | None = None) -> dict[str, Path]:
     """Path under resources/runtime -> file of this machine: the interpreter of ``base``, the stdlib
     modules and extension modules the model imports, numpy, the imported sub-packages of scipy,
     and the libraries (other than glibc) they need, looked for in ``base``/lib first."""
     base = base_prefix(base)
+    cache = cache or BuildCache()
     version = python_version()
     stdlib = base / "lib" / version
     libpython = next((base / "lib").glob(f"lib{version}.so.1*"))
@@ -479,10 +572,8 @@ def runtime_files(modules: dict, libraries: list[str], base: Path | None = None)
             if top == "site-packages":
                 continue
             unit = stdlib / top if (stdlib / top).is_dir() and top != "lib-dynload" else path
-            for src in ([unit] if unit.is_file() else sorted(unit.rglob("*"))):
-                rel = src.relative_to(stdlib)
-                if src.is_file() and not _skipped(rel):
-                    files[f"lib/{version}/{rel.as_posix()}"] = src
+            for src, rel in _unit_files(unit, stdlib, cache):
+                files[f"lib/{version}/{rel.as_posix()}"] = src
             continue
         for site_dir in sites:
             if path.is_relative_to(site_dir):
@@ -498,11 +589,10 @@ def runtime_files(modules: dict, libraries: list[str], base: Path | None = None)
                     if item in taken:
                         continue
                     taken.add(item)
-                    for src in ([item] if item.is_file() else sorted(item.rglob("*")) if item.is_dir() else []):
-                        rel = src.relative_to(site_dir)
+                    for src, rel in _unit_files(item, site_dir, cache):
                         # every Python module of an imported sub-package (cheap, and a module imported
                         # on first use is there), but only the extension modules the model loaded
-                        if src.is_file() and not _skipped(rel) and (not _is_binary(src) or src in loaded):
+                        if not _is_binary(src) or src in loaded:
                             files[f"site-packages/{rel.as_posix()}"] = src
                 break
     for lib in libraries:   # the vendored BLAS and Fortran runtimes of the wheels
@@ -514,21 +604,32 @@ def runtime_files(modules: dict, libraries: list[str], base: Path | None = None)
     names = {src.name for src in bundled}
     for rel, src in list(files.items()):
         if src.suffix == ".so" or ".so." in src.name:
-            for dep in _needed_libraries(src, base, names):
+            for dep in _needed_libraries(src, base, names, cache):
                 if dep.resolve() not in bundled:   # a wheel's vendored library is found by its RPATH
                     files.setdefault(f"lib/{dep.name}", dep.resolve())
     return files
 
 
-def _compiled(source: Path) -> bytes:
-    """``source`` as a .pyc that loads without its .py (legacy location, unchecked)."""
+def _compiled(source: Path, cache: BuildCache) -> bytes:
+    """``source`` as a .pyc that loads without its .py (legacy location, unchecked); once per build."""
     import importlib._bootstrap_external as external
 
-    code = compile(source.read_bytes(), source.name, "exec", dont_inherit=True, optimize=0)
-    return bytes(external._code_to_hash_pyc(code, importlib.util.source_hash(source.read_bytes()), checked=False))
+    if source not in cache.compiled:
+        text = source.read_bytes()
+        code = compile(text, source.name, "exec", dont_inherit=True, optimize=0)
+        cache.compiled[source] = bytes(external._code_to_hash_pyc(code, importlib.util.source_hash(text),
+                                                                  checked=False))
+    return cache.compiled[source]
 
 
-def _stripped(path: Path, workdir: Path) -> bytes:
+def _stripped(path: Path, workdir: Path, cache: BuildCache) -> bytes:
+    """``path`` (a binary) without its symbols, stripped once per build."""
+    if path not in cache.stripped:
+        cache.stripped[path] = _strip(path, workdir)
+    return cache.stripped[path]
+
+
+def _strip(path: Path, workdir: Path) -> bytes:
     strip = shutil.which("strip")
     if not strip:
         return path.read_bytes()
@@ -541,27 +642,29 @@ def _stripped(path: Path, workdir: Path) -> bytes:
 
 
 def runtime_entries(stage: Path, package: str, entry: Path, model_class: str, workdir: Path,
-                    base: Path | None = None) -> dict[str, tuple[bytes, bool]]:
+                    base: Path | None = None, cache: BuildCache | None = None) -> dict[str, tuple[bytes, bool]]:
     """The archive entries of resources/runtime for one model: .pyc only, the interpreter's
-    binaries stripped."""
+    binaries stripped. The imports are traced for each model (each bundles only what it imports);
+    ``cache`` shares the per-file work with the other models of the build."""
     base = base_prefix(base)
+    cache = cache or BuildCache()
     modules, libraries = trace_imports(stage, package, entry, model_class, base)
     entries: dict[str, tuple[bytes, bool]] = {}
     python_build = base / "lib"
-    for rel, src in sorted(runtime_files(modules, libraries, base).items()):
+    for rel, src in sorted(runtime_files(modules, libraries, base, cache).items()):
         name = f"resources/runtime/{rel}"
         if src.suffix == ".py":
-            entries[name[:-3] + ".pyc"] = (_compiled(src), False)
+            entries[name[:-3] + ".pyc"] = (_compiled(src, cache), False)
         elif src.suffix == ".pyc":
             continue
         elif rel.startswith("bin/"):
-            entries[name] = (_stripped(src, workdir), True)
+            entries[name] = (_stripped(src, workdir, cache), True)
         elif _is_binary(src):
             # the interpreter's own libraries carry debug symbols; the wheels' binaries were
             # rewritten by auditwheel (patchelf), and strip breaks those ("ELF load command
             # address/offset not page-aligned"), so they stay as they are
             own = src.is_relative_to(python_build)
-            entries[name] = (_stripped(src, workdir) if own else src.read_bytes(), False)
+            entries[name] = (_stripped(src, workdir, cache) if own else src.read_bytes(), False)
         else:
             entries[name] = (src.read_bytes(), False)
     entries[f"resources/runtime/lib/{python_version()}/lib-dynload/.keep"] = (b"", False)
@@ -727,11 +830,12 @@ def build_all(out: Path, names: list[str] | None = None, portable: bool = False,
         workdir = Path(tmp)
         loader = compile_process_loader(workdir) if portable else compile_loader(workdir)
         kernels = compile_kernels(workdir)
+        cache = BuildCache()   # the models of this build share their runtime's files
         for model, script in adapters.items():
             if names and model not in names:
                 continue
             path = build_fmu(model, script, out, loader, workdir, portable=portable, runtime_base=runtime_base,
-                             kernels=kernels)
+                             kernels=kernels, cache=cache)
             log.info("built %s", path)
             built.append(path)
     return built
