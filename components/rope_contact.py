@@ -67,6 +67,7 @@ sling round a block corner, a wire over a sheave polygon).  ``max_penetration`` 
 from __future__ import annotations
 
 import math
+from itertools import accumulate
 from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
@@ -90,10 +91,15 @@ _MIN_SEGMENT = 1e-6          # m: no node is inserted closer than this to a segm
 
 @dataclass(frozen=True)
 class Edge:
-    """A body edge: end points a, b and unit inward normal n_in, all in the body frame."""
+    """A body edge: end points a, b and unit inward normal n_in, all in the body frame
+    (d = b - a, kept since every node position and edge direction needs it)."""
     a: np.ndarray
     b: np.ndarray
     n_in: np.ndarray
+    d: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "d", self.b - self.a)
 
 
 class EdgeMesh:
@@ -165,21 +171,27 @@ def segment_depth(p0: np.ndarray, p1: np.ndarray, H: np.ndarray) -> float:
 
 
 def segment_depths(p0: np.ndarray, p1: np.ndarray, H: np.ndarray) -> np.ndarray:
-    """``segment_depth`` of the segments p0[i]-p1[i] ((m, 3) arrays) at once."""
+    """``segment_depth`` of the segments p0[i]-p1[i] ((m, 3) arrays) at once.
+
+    Liang-Barsky: with num_f = n_f . p0 + d_f (> 0: p0 outside face f) and den_f = n_f . (p1 - p0),
+    the segment p0 + t (p1 - p0) is inside face f for t <= t_f = -num_f / den_f where den_f > 0 and
+    for t >= t_f where den_f < 0; inside the body on [t0, t1] = [max(0, t_f | den_f < 0),
+    min(1, t_f | den_f > 0)], empty if t0 > t1, and nowhere if parallel to a face it is outside of.
+    The reductions take their bounds as ``initial`` and their masks as ``where`` (no temporaries:
+    the arrays are small and called for often, so numpy's per-call overhead is the cost)."""
     if not len(H):
         return np.full(len(p0), -1.0)                    # no faces: nothing to be inside
-    n, d = H[:, :3], H[:, 3]
+    nT, d = H[:, :3].T, H[:, 3]
     dp = p1 - p0
-    num = p0 @ n.T + d                                  # (m, faces): > 0 outside the face
-    den = dp @ n.T
+    num = p0 @ nT + d                                   # (m, faces): > 0 outside the face
+    den = dp @ nT
     parallel = np.abs(den) < 1e-300
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(parallel, 0.0, -num / np.where(parallel, 1.0, den))
-    t1 = np.minimum(1.0, np.min(np.where(den > 0.0, t, np.inf), axis=1, initial=np.inf))
-    t0 = np.maximum(0.0, np.max(np.where(den < 0.0, t, -np.inf), axis=1, initial=-np.inf))
-    away = np.where(parallel & (num > 0.0), num, 0.0).max(axis=1, initial=0.0)   # parallel and outside
+    t = np.divide(-num, den, out=np.zeros_like(num), where=~parallel)   # 0 where parallel
+    t1 = np.min(t, axis=1, where=den > 0.0, initial=1.0)
+    t0 = np.max(t, axis=1, where=den < 0.0, initial=0.0)
+    away = np.max(num, axis=1, where=parallel & (num > 0.0), initial=0.0)   # parallel and outside
     xm = p0 + (0.5 * (t0 + t1))[:, None] * dp
-    depth = -np.max(xm @ n.T + d, axis=1, initial=-np.inf)
+    depth = -np.max(xm @ nT + d, axis=1)
     return np.where(away > 0.0, -away, np.where(t0 > t1, -1.0, depth))
 
 
@@ -267,6 +279,108 @@ def _tensions(X: np.ndarray, sig: np.ndarray, ea: float) -> np.ndarray:
     return ea * np.maximum(0.0, l / ds - 1.0)
 
 
+# Scalar forms of the per-node arithmetic.  A rope's contact update handles a few 3-vectors at a
+# time, where a numpy call costs microseconds for nanoseconds of arithmetic; these helpers do the same
+# operations on Python floats in the order numpy does them (so the results are the same to the last
+# bit): np.linalg.norm and 1-d dot products sum x0 + x1 + x2 left to right, einsum("ij,ij->i") a row
+# of three as (x0 + x2) + x1.
+
+def _sub3(a: Sequence[float], b: Sequence[float]) -> list[float]:
+    return [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+
+
+def _norm3(a: Sequence[float]) -> float:
+    """|a|, as np.linalg.norm."""
+    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+
+
+def _dot3(a: Sequence[float], b: Sequence[float]) -> float:
+    """a . b, as a 1-d numpy dot product."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _edot3(a: Sequence[float], b: Sequence[float]) -> float:
+    """a . b, as einsum("ij,ij->i") sums a row of three."""
+    return (a[0] * b[0] + a[2] * b[2]) + a[1] * b[1]
+
+
+def _lengths(pts: Sequence[Sequence[float]]) -> list[float]:
+    """Segment lengths |X_{j+1} - X_j| of a polyline (as np.linalg.norm(np.diff(X, axis=0), axis=1))."""
+    return [_norm3(_sub3(b, a)) for a, b in zip(pts[:-1], pts[1:])]
+
+
+def _node_pull(ea: float, pts: Sequence[Sequence[float]], sig: Sequence[float]
+               ) -> tuple[list[float], float, float, float, float]:
+    """The rope's force on a contact node from its two segments ([Lee20] eq. 64),
+    F = T_next u_next - T_prev u_prev with T = EA max(0, l / ds - 1): (F, T_prev, T_next, l_prev,
+    l_next) from the three points (previous node, node, next node) and their material coordinates."""
+    d0, d1 = _sub3(pts[1], pts[0]), _sub3(pts[2], pts[1])
+    l0, l1 = _norm3(d0), _norm3(d1)
+    t0 = ea * max(0.0, l0 / max(sig[1] - sig[0], _MIN_SEGMENT * 1e-3) - 1.0)
+    t1 = ea * max(0.0, l1 / max(sig[2] - sig[1], _MIN_SEGMENT * 1e-3) - 1.0)
+    k0, k1 = (t0 / l0 if l0 > 0 else 0.0), (t1 / l1 if l1 > 0 else 0.0)
+    return [k1 * d1[0] - k0 * d0[0], k1 * d1[1] - k0 * d0[1], k1 * d1[2] - k0 * d0[2]], t0, t1, l0, l1
+
+
+def _newton_weights(X: np.ndarray, sig: np.ndarray, rope: Rope) -> np.ndarray:
+    """The segment weights w_j of RopeContact._newton_edges' sum w_j l_j: one tension along a
+    frictionless rope (1: the shortest rope), else the tensions (+ 1e-9 max T, so that a slack
+    segment still has a direction to be short in)."""
+    if rope.mu_rope[0] == 0.0:
+        return np.ones(len(X) - 1)
+    T = _tensions(X, sig, rope.ea)
+    return T + 1e-9 * float(T.max()) if T.max() > 0.0 else np.ones_like(T)
+
+
+def _newton_step(X: np.ndarray, sig: np.ndarray, D: np.ndarray, rope: Rope) -> list[float]:
+    """The Newton step ds of RopeContact._newton_edges for n nodes: -H^-1 grad with
+    grad_j = D_j . (w_{j-1} u_{j-1} - w_j u_j) and the tridiagonal H of d_j^T P d_k / l."""
+    n = len(D)
+    d = np.diff(X, axis=0)
+    l = np.linalg.norm(d, axis=1)
+    u = d / np.where(l > 0, l, 1.0)[:, None]
+    w = _newton_weights(X, sig, rope)
+    # node j (row j - 1) lies on segments j - 1 and j; D_j^T P_k D_i = c_k (D_j.D_i - (u_k.D_j)(u_k.D_i))
+    grad = np.einsum("ij,ij->i", D, w[:-1, None] * u[:-1] - w[1:, None] * u[1:])
+    c = w / np.maximum(l, 1e-12)
+    uD_prev = np.einsum("ij,ij->i", u[:-1], D)          # u_{j-1} . D_j
+    uD_next = np.einsum("ij,ij->i", u[1:], D)           # u_j . D_j
+    DD = np.einsum("ij,ij->i", D, D)
+    H = np.diag(c[:-1] * (DD - uD_prev ** 2) + c[1:] * (DD - uD_next ** 2))
+    # segment j (1 <= j < n) joins nodes j and j + 1: u_j . D_{j+1} = uD_prev[j]
+    off = -c[1:-1] * (np.einsum("ij,ij->i", D[:-1], D[1:]) - uD_next[:-1] * uD_prev[1:])
+    H[np.arange(n - 1), np.arange(1, n)] = off
+    H[np.arange(1, n), np.arange(n - 1)] = off
+    H += np.eye(n) * (1e-12 * (1.0 + np.abs(H).max()))
+    try:
+        return (-np.linalg.solve(H, grad)).tolist()
+    except np.linalg.LinAlgError:
+        return (-grad / np.maximum(np.diag(H), 1e-300)).tolist()
+
+
+def _newton_step_one(pts: list, sig: list, D: list, rope: Rope) -> float:
+    """``_newton_step`` of a single node in scalars (same operations, same order):
+    ds = -grad / H, grad = D . (w_0 u_0 - w_1 u_1), H = sum_k w_k / l_k (D.D - (u_k.D)^2)
+    (+ 1e-12 (1 + |H|))."""
+    d0, d1 = _sub3(pts[1], pts[0]), _sub3(pts[2], pts[1])
+    l0, l1 = _norm3(d0), _norm3(d1)
+    u0 = [x / (l0 if l0 > 0 else 1.0) for x in d0]
+    u1 = [x / (l1 if l1 > 0 else 1.0) for x in d1]
+    if rope.mu_rope[0] == 0.0:
+        w0 = w1 = 1.0
+    else:
+        ea, floor = rope.ea, _MIN_SEGMENT * 1e-3
+        t0 = ea * max(0.0, l0 / max(sig[1] - sig[0], floor) - 1.0)
+        t1 = ea * max(0.0, l1 / max(sig[2] - sig[1], floor) - 1.0)
+        top = max(t0, t1)
+        w0, w1 = (t0 + 1e-9 * top, t1 + 1e-9 * top) if top > 0.0 else (1.0, 1.0)
+    grad = _edot3(D, [w0 * u0[0] - w1 * u1[0], w0 * u0[1] - w1 * u1[1], w0 * u0[2] - w1 * u1[2]])
+    c0, c1 = w0 / max(l0, 1e-12), w1 / max(l1, 1e-12)
+    uD_prev, uD_next, DD = _edot3(u0, D), _edot3(u1, D), _edot3(D, D)
+    h = c0 * (DD - uD_prev * uD_prev) + c1 * (DD - uD_next * uD_next)
+    return -grad / (h + 1e-12 * (1.0 + abs(h)))
+
+
 class RopeContact:
     """Ropes and the convex bodies they wrap (body poses given from outside at each update).
 
@@ -278,19 +392,50 @@ class RopeContact:
         self.meshes = list(meshes)
         self.ropes = list(ropes)
         self._poses: list[tuple[np.ndarray, np.ndarray]] = [(np.zeros(3), np.eye(3))] * len(self.meshes)
+        # NED positions of the rope ends (A, B) per rope (id), valid until the poses (``_set_poses``)
+        # or the ends change (``_ends_x``): the ends stay put through an update's many points() calls
+        self._end_cache: dict[int, tuple[tuple, tuple[np.ndarray, np.ndarray]]] = {}
+        self._layouts: dict[tuple[int, ...], tuple[np.ndarray, ...]] = {}     # _layout's
+        # node id -> (node, (body, edge, s), NED position) at the present poses (_node_x)
+        self._node_cache: dict[int, tuple[ContactNode, tuple[int, int, float], np.ndarray]] = {}
+        self._edge_cache: dict[tuple[int, int], tuple[np.ndarray, float, list[float]]] = {}     # _edge_ned's
         #: rope updates whose insert / equilibrate / remove passes ran out (``_MAX_PASSES``) without
         #: settling; 0 in a healthy run
         self.pass_limit_hits = 0
 
+    def _set_poses(self, poses: Sequence[tuple[ArrayLike, ArrayLike]]) -> None:
+        self._poses = [(np.asarray(p, dtype=float), np.asarray(R, dtype=float)) for p, R in poses]
+        self._end_cache.clear()
+        self._node_cache.clear()
+        self._edge_cache.clear()
+
     # ------------------------------------------------------------------ geometry
     def _node_x(self, n: ContactNode) -> np.ndarray:
+        """NED position of a contact node, x = p + R (a + s (b - a)).  Kept per node until the node
+        moves or the poses change: the points of a rope are read several times per update (insert,
+        equilibrate, remove, detection, loads) and most of its nodes have not moved in between.
+        The array is shared: callers copy it (into X), never change it."""
+        hit = self._node_cache.get(id(n))
+        if hit is not None and hit[0] is n and hit[1] == (n.body, n.edge, n.s):
+            return hit[2]
         e = self.meshes[n.body].edges[n.edge]
         p, R = self._poses[n.body]
-        return p + R @ (e.a + n.s * (e.b - e.a))
+        x = p + R @ (e.a + n.s * e.d)
+        self._node_cache[id(n)] = (n, (n.body, n.edge, n.s), x)
+        return x
+
+    def _edge_ned(self, body: int, edge: int) -> tuple[np.ndarray, float, list[float]]:
+        """(R (b - a), its length, R n_in as a list) of an edge at the present pose, kept until the
+        poses change (Newton and the removal test ask for the same edges many times per update)."""
+        hit = self._edge_cache.get((body, edge))
+        if hit is None:
+            e, R = self.meshes[body].edges[edge], self._poses[body][1]
+            D = R @ e.d
+            hit = self._edge_cache[(body, edge)] = (D, math.sqrt(_edot3(D, D)), (R @ e.n_in).tolist())
+        return hit
 
     def _edge_dir(self, n: ContactNode) -> np.ndarray:
-        e = self.meshes[n.body].edges[n.edge]
-        d = self._poses[n.body][1] @ (e.b - e.a)
+        d = self._poses[n.body][1] @ self.meshes[n.body].edges[n.edge].d
         return d / np.linalg.norm(d)
 
     def _end_x(self, end: RopeEnd) -> np.ndarray:
@@ -299,22 +444,34 @@ class RopeContact:
         p, R = self._poses[end.body]
         return p + R @ end.point
 
+    def _ends_x(self, rope: Rope) -> tuple[np.ndarray, np.ndarray]:
+        """(end A, end B) of a rope, NED: kept until the poses change or an end (or its point) is
+        replaced."""
+        key = (rope, rope.end_a, rope.end_b, rope.end_a.point, rope.end_b.point)
+        hit = self._end_cache.get(id(rope))
+        if hit is None or any(a is not b for a, b in zip(hit[0], key)):
+            hit = self._end_cache[id(rope)] = (key, (self._end_x(rope.end_a), self._end_x(rope.end_b)))
+        return hit[1]
+
     def points(self, rope: Rope) -> np.ndarray:
         """Node positions of a rope, ends included (NED, current poses)."""
-        return np.array([self._end_x(rope.end_a), *(self._node_x(n) for n in rope.nodes), self._end_x(rope.end_b)])
+        xa, xb = self._ends_x(rope)
+        if not rope.nodes:
+            return np.array((xa, xb))
+        return np.array([xa, *(self._node_x(n) for n in rope.nodes), xb])
 
     @staticmethod
-    def _sigmas(rope: Rope) -> np.ndarray:
-        return np.array([0.0, *(n.sigma for n in rope.nodes), rope.length])
+    def _sigma_list(rope: Rope) -> list[float]:
+        return [0.0, *(n.sigma for n in rope.nodes), rope.length]
+
+    @classmethod
+    def _sigmas(cls, rope: Rope) -> np.ndarray:
+        return np.array(cls._sigma_list(rope))
 
     def _node_force(self, rope: Rope, X: np.ndarray, sig: np.ndarray, j: int) -> tuple[np.ndarray, float, float]:
         """(F on contact node j (1-based in X), T_prev, T_next)."""
-        d0, d1 = X[j] - X[j - 1], X[j + 1] - X[j]
-        l0, l1 = float(np.linalg.norm(d0)), float(np.linalg.norm(d1))
-        t0 = rope.ea * max(0.0, l0 / max(sig[j] - sig[j - 1], _MIN_SEGMENT * 1e-3) - 1.0)
-        t1 = rope.ea * max(0.0, l1 / max(sig[j + 1] - sig[j], _MIN_SEGMENT * 1e-3) - 1.0)
-        f = (t1 / l1 if l1 > 0 else 0.0) * d1 - (t0 / l0 if l0 > 0 else 0.0) * d0
-        return f, t0, t1
+        f, t0, t1, _, _ = _node_pull(rope.ea, X[j - 1:j + 2].tolist(), sig[j - 1:j + 2].tolist())
+        return np.array(f), t0, t1
 
     # ------------------------------------------------------------------ node equilibrium
     def _slide_edge(self, rope: Rope, X: np.ndarray, sig: np.ndarray, j: int) -> bool:
@@ -389,43 +546,19 @@ class RopeContact:
         hand_offs = 0
         D = D_len = None
         for _ in range(30):
-            d = np.diff(X, axis=0)
-            l = np.linalg.norm(d, axis=1)
-            u = d / np.where(l > 0, l, 1.0)[:, None]
-            if rope.mu_rope[0] == 0.0:
-                w = np.ones(n + 1)           # one tension along a frictionless rope: shortest rope
-            else:
-                T = _tensions(X, sig, rope.ea)
-                w = T + 1e-9 * float(T.max()) if T.max() > 0.0 else np.ones_like(T)
             if D is None:                    # the edges' NED directions (new after a hand-off)
-                D = np.array([self._poses[nd.body][1] @ (self.meshes[nd.body].edges[nd.edge].b
-                                                        - self.meshes[nd.body].edges[nd.edge].a) for nd in rope.nodes])
-                D_len = np.sqrt(np.einsum("ij,ij->i", D, D))
-            # node j (row j - 1) lies on segments j - 1 and j; D_j^T P_k D_i = c_k (D_j.D_i - (u_k.D_j)(u_k.D_i))
-            grad = np.einsum("ij,ij->i", D, w[:-1, None] * u[:-1] - w[1:, None] * u[1:])
-            c = w / np.maximum(l, 1e-12)
-            uD_prev = np.einsum("ij,ij->i", u[:-1], D)          # u_{j-1} . D_j
-            uD_next = np.einsum("ij,ij->i", u[1:], D)           # u_j . D_j
-            DD = np.einsum("ij,ij->i", D, D)
-            H = np.diag(c[:-1] * (DD - uD_prev ** 2) + c[1:] * (DD - uD_next ** 2))
-            if n > 1:
-                # segment j (1 <= j < n) joins nodes j and j + 1: u_j . D_{j+1} = uD_prev[j]
-                off = -c[1:-1] * (np.einsum("ij,ij->i", D[:-1], D[1:]) - uD_next[:-1] * uD_prev[1:])
-                H[np.arange(n - 1), np.arange(1, n)] = off
-                H[np.arange(1, n), np.arange(n - 1)] = off
-            H += np.eye(n) * (1e-12 * (1.0 + np.abs(H).max()))
+                edges = [self._edge_ned(nd.body, nd.edge) for nd in rope.nodes]
+                D, D_len = np.array([e[0] for e in edges]), [e[1] for e in edges]
             if n == 1:
-                ds = [-float(grad[0]) / float(H[0, 0])]
+                # one node (a sling over one edge, the common case): the same step in scalars
+                ds = [_newton_step_one(X.tolist(), sig.tolist(), D[0].tolist(), rope)]
             else:
-                try:
-                    ds = (-np.linalg.solve(H, grad)).tolist()
-                except np.linalg.LinAlgError:
-                    ds = (-grad / np.maximum(np.diag(H), 1e-300)).tolist()
+                ds = _newton_step(X, sig, D, rope)
             step = 0.0
             handed = False
             for j, nd in enumerate(rope.nodes, start=1):
                 s_new = min(1.0, max(0.0, nd.s + ds[j - 1]))
-                step = max(step, abs(s_new - nd.s) * float(D_len[j - 1]))
+                step = max(step, abs(s_new - nd.s) * D_len[j - 1])
                 nd.s = s_new
                 X[j] = self._node_x(nd)
                 if s_new in (0.0, 1.0) and abs(ds[j - 1]) > 0.0:
@@ -557,10 +690,13 @@ class RopeContact:
         frictionless_rope = rope.mu_rope[0] == 0.0
 
         def uniform_strain() -> None:               # sigma in proportion to length
-            l = np.linalg.norm(np.diff(X, axis=0), axis=1)
-            sig[1:-1] = rope.length * np.cumsum(l)[:-1] / max(float(l.sum()), 1e-300)
+            # sigma_j = L0 (l_0 + ... + l_{j-1}) / sum l, the running sums left to right as np.cumsum;
+            # the total as np.sum adds (pairwise from 8 terms on)
+            l = _lengths(X.tolist())
+            run = list(accumulate(l))
+            total = max(run[-1] if len(l) < 8 else float(np.sum(l)), 1e-300)
             for k, node in enumerate(rope.nodes):
-                node.sigma = float(sig[k + 1])
+                node.sigma = sig[k + 1] = rope.length * run[k] / total
 
         for _ in range(_MAX_SWEEPS):
             if frictionless_rope:
@@ -594,13 +730,12 @@ class RopeContact:
         if not rope.nodes:
             return False
         X = self.points(rope)
-        sig = self._sigmas(rope)
+        pts, sig = X.tolist(), self._sigma_list(rope)
         for j in range(1, len(rope.nodes) + 1):
             node = rope.nodes[j - 1]
-            f, _, _ = self._node_force(rope, X, sig, j)
-            n_in = self._poses[node.body][1] @ self.meshes[node.body].edges[node.edge].n_in
-            short = min(float(np.linalg.norm(X[j] - X[j - 1])), float(np.linalg.norm(X[j + 1] - X[j])))
-            press = float(f @ n_in)
+            f, _, _, l0, l1 = _node_pull(rope.ea, pts[j - 1:j + 2], sig[j - 1:j + 2])
+            short = min(l0, l1)
+            press = _dot3(f, self._edge_ned(node.body, node.edge)[2])          # F . n_in
             if press <= 0.0 or short < _MIN_SEGMENT:     # (a node run into its neighbour merges)
                 # the node leaves its edge only where the merged segment clears the body: a slack
                 # rope presses on nothing, yet it must not pass through the body either (it lies on
@@ -625,16 +760,22 @@ class RopeContact:
     def _bodies(self, rope: Rope) -> Sequence[int]:
         return range(len(self.meshes)) if rope.bodies is None else rope.bodies
 
-    def _deep(self, ropes: Sequence[Rope], X: Sequence[np.ndarray]) -> list[dict[int, np.ndarray]]:
-        """Per rope, per body it may touch: which segments reach deeper than PENETRATION_TOL into the
-        body (one segment_depths call per body for the segments of all ``ropes``, at ``X``)."""
-        out: list[dict[int, np.ndarray]] = [{} for _ in ropes]
+    def _body_depths(self, ropes: Sequence[Rope], X: Sequence[np.ndarray]):
+        """(body, indices into ``ropes`` of the ropes that may touch it, segment_depths of all their
+        segments at ``X`` in rope order) per body: one segment_depths call per body, not per rope."""
         for b in sorted({b for rope in ropes for b in self._bodies(rope)}):
             mine = [i for i, rope in enumerate(ropes) if b in self._bodies(rope)]
             p, R = self._poses[b]
             P0 = np.concatenate([X[i][:-1] for i in mine]) - p
             P1 = np.concatenate([X[i][1:] for i in mine]) - p
-            deep = segment_depths(P0 @ R, P1 @ R, self.meshes[b].halfspaces) > PENETRATION_TOL
+            yield b, mine, segment_depths(P0 @ R, P1 @ R, self.meshes[b].halfspaces)
+
+    def _deep(self, ropes: Sequence[Rope], X: Sequence[np.ndarray]) -> list[dict[int, np.ndarray]]:
+        """Per rope, per body it may touch: which segments reach deeper than PENETRATION_TOL into the
+        body (at ``X``)."""
+        out: list[dict[int, np.ndarray]] = [{} for _ in ropes]
+        for b, mine, depth in self._body_depths(ropes, X):
+            deep = depth > PENETRATION_TOL
             start = 0
             for i in mine:
                 out[i][b] = deep[start:start + len(X[i]) - 1]
@@ -644,12 +785,15 @@ class RopeContact:
     def _insert(self, rope: Rope, deep: Optional[dict[int, np.ndarray]] = None) -> bool:
         """Insert a node where a segment penetrates a body; True if one was inserted.  ``deep``:
         the detection at the present node positions (``_deep``), if already made."""
-        X = self.points(rope)
-        bodies = self._bodies(rope)
+        X = None
         if deep is None:
+            X = self.points(rope)
             deep = self._deep([rope], [X])[0]
         if not any(d.any() for d in deep.values()):
             return False
+        if X is None:
+            X = self.points(rope)
+        bodies = self._bodies(rope)
         sig = self._sigmas(rope)
         cap = sum(len(self.meshes[b].edges) for b in bodies)
         for j in range(len(X) - 1):
@@ -735,7 +879,7 @@ class RopeContact:
         at rest).  Raises RopeEndInsideBody for a world-point end inside a body the rope may touch
         (no rope path exists), RopeOverstretched for ends further apart than (1 + MAX_STRAIN) L0,
         and ValueError for a rope that would wrap more edges than its bodies have."""
-        self._poses = [(np.asarray(p, dtype=float), np.asarray(R, dtype=float)) for p, R in poses]
+        self._set_poses(poses)
         for i, (p, R) in enumerate(self._poses):
             if not (np.all(np.isfinite(p)) and np.all(np.isfinite(R))):
                 raise ValueError(f"the pose of body {i} is not finite (position {p.tolist()}): its motion blew up "
@@ -746,17 +890,23 @@ class RopeContact:
                     rope.end_a.point = np.asarray(xa, dtype=float)
                 if xb is not None:
                     rope.end_b.point = np.asarray(xb, dtype=float)
+            self._end_cache.clear()
         self._check_ends()
-        for r, rope in enumerate(self.ropes):
+        if self.ropes:
             # a chord far beyond any wire's breaking strain: refused before the contact search,
-            # whose work on such geometry (a body flung through space) is large
-            chord = float(np.linalg.norm(self._end_x(rope.end_b) - self._end_x(rope.end_a)))
-            if chord > (1.0 + MAX_STRAIN) * rope.length:
-                raise RopeOverstretched(r, chord, rope.length)
+            # whose work on such geometry (a body flung through space) is large (all ropes at once)
+            ends = np.array([self._ends_x(rope) for rope in self.ropes])          # (ropes, 2, 3)
+            chord = np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1)
+            length = np.array([rope.length for rope in self.ropes])
+            over = np.flatnonzero(chord > (1.0 + MAX_STRAIN) * length)
+            if len(over):
+                r = int(over[0])
+                raise RopeOverstretched(r, float(chord[r]), self.ropes[r].length)
         # (v, skew(w)^T, p) per body: point velocities v + w x (x - p) for the damping
         field = None if velocities is None else [
             (np.asarray(v, dtype=float), skew(w).T, pose[0]) for (v, w), pose in zip(velocities, self._poses)]
-        deep = self._deep(self.ropes, [self.points(rope) for rope in self.ropes])
+        Xs = [self.points(rope) for rope in self.ropes]       # kept up to date for _loads
+        deep = self._deep(self.ropes, Xs)
         # a straight rope clear of every body has nothing to move
         todo = [(r, deep[r]) for r, rope in enumerate(self.ropes)
                 if rope.nodes or any(d.any() for d in deep[r].values())]
@@ -779,35 +929,39 @@ class RopeContact:
             # done when no segment passes through a body at the equilibrium: a node the equilibrium
             # slid (or handed on round a corner) may have left one that does (one detection for all)
             ropes = [r for r, _ in todo]
-            deep = self._deep([self.ropes[r] for r in ropes], [self.points(self.ropes[r]) for r in ropes])
+            for r in ropes:
+                Xs[r] = self.points(self.ropes[r])
+            deep = self._deep([self.ropes[r] for r in ropes], [Xs[r] for r in ropes])
             todo = [(r, d) for r, d in zip(ropes, deep) if any(x.any() for x in d.values())]
             hits.update(r for r, _ in todo if passes[r] >= _MAX_PASSES)
             todo = [(r, d) for r, d in todo if passes[r] < _MAX_PASSES]
         self.pass_limit_hits += len(hits)
-        return self._loads(field, end_velocities)
+        return self._loads(Xs, field, end_velocities)
 
-    def _loads(self, field: Optional[Sequence], end_velocities: Optional[Sequence]) -> RopeContactResult:
-        """Tensions (with damping) and the loads of every rope at the present nodes, all ropes'
-        segments at once: T_j = EA max(0, l_j / ds_j - 1) (+ c de/dt on taut segments), the pull
-        T_j u_j of segment j on its start node, F_j = T_j u_j - T_{j-1} u_{j-1} on the contact
-        nodes, and the sums of forces and moments (about the body origin) per body."""
+    def _loads(self, Xs: list[np.ndarray], field: Optional[Sequence],
+               end_velocities: Optional[Sequence]) -> RopeContactResult:
+        """Tensions (with damping) and the loads of every rope at the present nodes ``Xs`` (the
+        points of each rope), all ropes' segments at once: T_j = EA max(0, l_j / ds_j - 1) (+ c de/dt
+        on taut segments), the pull T_j u_j of segment j on its start node,
+        F_j = T_j u_j - T_{j-1} u_{j-1} on the contact nodes, and the sums of forces and moments
+        (about the body origin) per body."""
         nb = len(self.meshes)
-        Xs = [self.points(rope) for rope in self.ropes]
         if not Xs:
             return RopeContactResult(np.zeros((nb, 3)), np.zeros((nb, 3)), [], [], [], [])
-        counts = np.array([len(X) - 1 for X in Xs])               # segments per rope
-        first = np.concatenate(([0], np.cumsum(counts)[:-1]))      # first segment of each rope
-        X0 = np.concatenate([X[:-1] for X in Xs])
-        d = np.concatenate([X[1:] for X in Xs]) - X0
+        counts, first, rows, rows1, starts, ends = self._layout(tuple(len(X) - 1 for X in Xs))
+        X_all = np.concatenate(Xs)
+        d = X_all[rows1] - X_all[rows]
         l = np.sqrt(np.einsum("ij,ij->i", d, d))
         u = d / np.where(l > 0, l, 1.0)[:, None]
-        ds = np.concatenate([np.diff(self._sigmas(rope)) for rope in self.ropes])
+        ds = []                                  # material length of every segment, rope by rope
+        for rope in self.ropes:
+            sig = self._sigma_list(rope)
+            ds += [b - a for a, b in zip(sig[:-1], sig[1:])]
         ea = np.repeat([rope.ea for rope in self.ropes], counts)
         T = ea * np.maximum(0.0, l / np.maximum(ds, _MIN_SEGMENT * 1e-3) - 1.0)        # as _tensions
-        rows = np.arange(len(X0)) + np.repeat(np.arange(len(Xs)), counts)      # segment k's start node
         body_of = np.array([-1 if b is None else b for rope in self.ropes for b in
                             (rope.end_a.body, *(nd.body for nd in rope.nodes), rope.end_b.body)])
-        X_all = np.concatenate(Xs)
+        on_body = {b: body_of == b for b in set(body_of.tolist()) - {-1}}      # the nodes on each body
         c = np.array([rope.damping for rope in self.ropes])
         damped = (c > 0.0) & (np.maximum.reduceat(T, first) > 0.0)
         if damped.any():
@@ -819,47 +973,58 @@ class RopeContact:
             # damping by its velocity, never by a difference of positions over a step.
             V = np.zeros_like(X_all)
             if field is not None:
-                for b in set(body_of.tolist()) - {-1}:
-                    on = body_of == b
+                for b, on in on_body.items():
                     v, WT, p = field[b]
                     V[on] = v + (X_all[on] - p) @ WT
             if end_velocities is not None:
-                start = 0
-                for rope, X, ev in zip(self.ropes, Xs, end_velocities):
-                    for k, end, at in ((0, rope.end_a, start), (1, rope.end_b, start + len(X) - 1)):
+                for rope, a, z, ev in zip(self.ropes, starts.tolist(), ends.tolist(), end_velocities):
+                    for k, end, at in ((0, rope.end_a, a), (1, rope.end_b, z)):
                         if end.body is None and ev[k] is not None:
                             V[at] = ev[k]
-                    start += len(X)
-            rate = np.add.reduceat(np.einsum("ij,ij->i", u, V[rows + 1] - V[rows]), first) / \
+            rate = np.add.reduceat(np.einsum("ij,ij->i", u, V[rows1] - V[rows]), first) / \
                 np.array([rope.length for rope in self.ropes])
             cr = np.repeat(np.where(damped, c * rate, 0.0), counts)
             T = np.where(T > 0.0, np.maximum(0.0, T + cr), 0.0)
         seg_f = T[:, None] * u                   # pull of each segment on its start node
         # the force on every node of every rope: end A, contact nodes, end B
-        node_f = np.zeros((len(X0) + len(Xs), 3))
+        node_f = np.zeros((len(X_all), 3))
         node_f[rows] += seg_f
-        node_f[rows + 1] -= seg_f
+        node_f[rows1] -= seg_f
         body_force, body_moment = np.zeros((nb, 3)), np.zeros((nb, 3))
-        for b in set(body_of.tolist()) - {-1}:
-            on = body_of == b
+        for b, on in on_body.items():
             f, arm = node_f[on], X_all[on] - self._poses[b][0]
             body_force[b] = f.sum(axis=0)
-            body_moment[b] = np.cross(arm, f).sum(axis=0)
-        end_force, tension, contact_force = [], [], []
-        start = 0
-        for r, X in enumerate(Xs):
-            fr = node_f[start:start + len(X)]
-            end_force.append((fr[0].copy(), fr[-1].copy()))
-            tension.append(T[first[r]:first[r] + counts[r]])
-            contact_force.append(fr[1:-1].copy())
-            start += len(X)
+            # arm x f, written out: np.cross does the same products, at many times the cost
+            (ax, ay, az), (fx, fy, fz) = arm.T, f.T
+            body_moment[b] = np.stack((ay * fz - az * fy, az * fx - ax * fz, ax * fy - ay * fx), axis=1).sum(axis=0)
+        # per rope: (force on end A, on end B), its segments' tensions, its contact nodes' forces
+        end_force = list(zip(node_f[starts], node_f[ends]))
+        first_l, starts_l, ends_l = first.tolist(), starts.tolist(), ends.tolist()
+        tension = [T[a:a + k] for a, k in zip(first_l, counts.tolist())]
+        contact_force = [node_f[a + 1:z] for a, z in zip(starts_l, ends_l)]
         return RopeContactResult(body_force, body_moment, end_force, tension, Xs, contact_force)
+
+    def _layout(self, counts: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+        """Index arrays of the ropes' segments stacked rope after rope, for ``counts`` segments per
+        rope: (counts, first segment of each rope, start node and end node of each segment, first
+        node (end A) and last node (end B) of each rope), nodes stacked the same way.  Kept per layout: the
+        node counts change seldom, the updates are many."""
+        out = self._layouts.get(counts)
+        if out is None:
+            if len(self._layouts) > 1000:          # (ropes whose node counts keep changing)
+                self._layouts.clear()
+            n = np.array(counts)
+            first = np.concatenate(([0], np.cumsum(n)[:-1]))
+            rows = np.arange(int(n.sum())) + np.repeat(np.arange(len(n)), n)
+            starts = first + np.arange(len(n))
+            out = self._layouts[counts] = (n, first, rows, rows + 1, starts, starts + n)
+        return out
 
     def elastic_energy(self, poses: Optional[Sequence] = None) -> float:
         """sum over segments of EA (l - ds)^2 / (2 ds), taut segments only [J] (at ``poses`` if
         given, else at the poses of the last update; the nodes stay where they are on their edges)."""
         if poses is not None:
-            self._poses = [(np.asarray(p, dtype=float), np.asarray(R, dtype=float)) for p, R in poses]
+            self._set_poses(poses)
         e = 0.0
         for rope in self.ropes:
             X = self.points(rope)
@@ -874,15 +1039,9 @@ class RopeContact:
         """The deepest point [m] of any rope segment inside any body it may touch (<= tol when
         no wire passes through a body)."""
         worst = -math.inf
-        for rope in self.ropes:
-            X = self.points(rope)
-            bodies = range(len(self.meshes)) if rope.bodies is None else rope.bodies
-            for b in bodies:
-                if not len(self.meshes[b].halfspaces):
-                    continue
-                p, R = self._poses[b]
-                Q = (X - p) @ R
-                worst = max(worst, float(np.max(segment_depths(Q[:-1], Q[1:], self.meshes[b].halfspaces))))
+        for b, _, depth in self._body_depths(self.ropes, [self.points(rope) for rope in self.ropes]):
+            if len(self.meshes[b].halfspaces):
+                worst = max(worst, float(np.max(depth)))
         return worst
 
 
