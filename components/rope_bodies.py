@@ -122,16 +122,18 @@ class RopeBodies:
         self._fresh = True            # the rope wrench was evaluated at the current poses
         # world-point ends that move (crane hooks): rope index -> [(x, v) of end A or None, of B]
         self._moving_ends: dict[int, list] = {}
+        self._end_stack: Optional[tuple] = None       # _ends' arrays of the driven ends
         self.result: RopeContactResult = self._evaluate()
 
     @property
     def ropes(self) -> list[Rope]:
         return self.contact.ropes
 
-    def _poses(self, ahead: float) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Body poses extrapolated ``ahead`` [s] with the current velocities."""
+    def _poses(self, ahead: float, velocities: Optional[list] = None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Body poses extrapolated ``ahead`` [s] with the current velocities (``_velocities()``,
+        if already at hand)."""
         out = []
-        for b, (v, w) in zip(self.bodies, self._velocities()):
+        for b, (v, w) in zip(self.bodies, self._velocities() if velocities is None else velocities):
             p, R = b.pose()
             if b.rigid is not None and ahead > 0.0:
                 p = p + ahead * v
@@ -148,17 +150,28 @@ class RopeBodies:
         The wrench is evaluated afresh at the next step."""
         slot = self._moving_ends.setdefault(rope, [None, None])
         slot[end] = (np.asarray(position, dtype=float).copy(), np.asarray(velocity, dtype=float).copy(), self.time)
+        self._end_stack = None
         self._fresh = False
         self._k -= self._k % self.n_hold          # a new hold interval starts here
 
     def _ends(self, ahead: float) -> Optional[list]:
+        """The driven ends ``ahead`` [s] from now, x = x0 + (t - t0) v, per rope (A, B) (None: not
+        driven); all ends in one array expression, the stack of (x0, v, t0) kept until an end is
+        set again."""
         if not self._moving_ends:
             return None
-        out = []
-        for r in range(len(self.ropes)):
-            slot = self._moving_ends.get(r, [None, None])
-            out.append(tuple(None if e is None else e[0] + (self.time + ahead - e[2]) * e[1] for e in slot))
-        return out
+        if self._end_stack is None:
+            keys = [(r, k) for r in range(len(self.ropes))
+                    for k, e in enumerate(self._moving_ends.get(r, (None, None))) if e is not None]
+            slots = [self._moving_ends[r][k] for r, k in keys]
+            self._end_stack = (keys, np.array([e[0] for e in slots]), np.array([e[1] for e in slots]),
+                               np.array([e[2] for e in slots]))
+        keys, x0, v, t0 = self._end_stack
+        x = x0 + ((self.time + ahead) - t0)[:, None] * v
+        out = [[None, None] for _ in self.ropes]
+        for (r, k), xk in zip(keys, x):
+            out[r][k] = xk
+        return [tuple(o) for o in out]
 
     def _velocities(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """(velocity of the body origin, angular velocity), NED, per body (zero for a fixed one)."""
@@ -188,10 +201,11 @@ class RopeBodies:
 
     def evaluate_now(self) -> RopeContactResult:
         """The rope and end-contact loads at the current state (no prediction), e.g. for outputs."""
-        poses, ends = self._poses(0.0), self._ends(0.0)
-        res = self.contact.update(poses, ends=ends, velocities=self._velocities(),
-                                  end_velocities=self._end_velocities())
-        return self._add_end_contacts(res, poses, ends)
+        # the bodies' velocities and the ends' once per evaluation (each is a few rotations)
+        velocities, end_v = self._velocities(), self._end_velocities()
+        poses, ends = self._poses(0.0, velocities), self._ends(0.0)
+        res = self.contact.update(poses, ends=ends, velocities=velocities, end_velocities=end_v)
+        return self._add_end_contacts(res, poses, ends, velocities, end_v)
 
     def accelerations(self, res: RopeContactResult) -> list[Optional[tuple[np.ndarray, np.ndarray]]]:
         """(CG acceleration, angular acceleration), NED, of each rigid body (None for a fixed one)
@@ -214,14 +228,14 @@ class RopeBodies:
             out.append((a, R @ w_dot))
         return out
 
-    def _add_end_contacts(self, res: RopeContactResult, poses: list, ends: Optional[list]) -> RopeContactResult:
+    def _add_end_contacts(self, res: RopeContactResult, poses: list, ends: Optional[list], velocities: list,
+                          end_v: Optional[list]) -> RopeContactResult:
         """The rope loads ``res`` with the end contacts' loads added to the bodies' (the result's
         arrays are fresh from each update, so they are added in place); each contact's force on its
-        end goes to ``end_contact_force``."""
+        end goes to ``end_contact_force``.  velocities, end_v: ``_velocities()``,
+        ``_end_velocities()``."""
         if not self.end_contacts:
             return res
-        velocities = self._velocities()
-        end_v = self._end_velocities()
         for c, ec in enumerate(self.end_contacts):
             f_end = np.zeros(3)
             if ends is not None and ends[ec.rope][ec.end] is not None:
@@ -245,10 +259,10 @@ class RopeBodies:
         # of the O(h) drift of a wrench taken at the start of the interval)
         h = self._h                              # this step's sub-step (dt / n, at most substep)
         ahead = 0.5 * self.n_hold * h if self.midpoint else 0.0
-        poses, ends = self._poses(ahead), self._ends(ahead)
-        res = self.contact.update(poses, ends=ends, velocities=self._velocities(),
-                                  end_velocities=self._end_velocities())
-        res = self._add_end_contacts(res, poses, ends)
+        velocities, end_v = self._velocities(), self._end_velocities()
+        poses, ends = self._poses(ahead, velocities), self._ends(ahead)
+        res = self.contact.update(poses, ends=ends, velocities=velocities, end_velocities=end_v)
+        res = self._add_end_contacts(res, poses, ends, velocities, end_v)
         for i, b in enumerate(self.bodies):
             if b.rigid is None:
                 continue
@@ -293,6 +307,7 @@ class RopeBodies:
                        for n in nodes]
         self._moving_ends = {int(r): [None if e is None else (np.array(e[0]), np.array(e[1]), float(e[2]))
                                       for e in slot] for r, slot in state["ends"].items()}
+        self._end_stack = None
         self._fresh = False
         self._k -= self._k % self.n_hold
 
