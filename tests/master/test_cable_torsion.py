@@ -59,12 +59,19 @@ def test_torsion_pendulum_swings_and_keeps_its_energy_for_10_s(fmu_dir):
     assert drift < 3e-4             # the zero-order hold: 5 % by now
 
 
+@pytest.fixture(scope="module")
+def held_drift(fmu_dir) -> float:
+    """The zero-order hold's drift over the 60 s, one run for both methods: without extrapolation
+    the Jacobi and Gauss-Seidel runs are the same run (measured: the recorded angular velocity,
+    twist rate and yaw equal bit for bit over the 60 s)."""
+    return energy_drift(fmu_dir, 60.0, method="jacobi")[0]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["jacobi", "gauss-seidel"])
-def test_torsion_pendulum_keeps_its_energy_within_0_1_percent_over_60_s(fmu_dir, method):
+def test_torsion_pendulum_keeps_its_energy_within_0_1_percent_over_60_s(fmu_dir, method, held_drift):
     """The acceptance of issue 22: 60 s at 0.01 s steps (measured 1.1e-4, both methods); the
     zero-order hold's +35 % measured alongside, so the test sees the coupling, not the physics."""
     drift, _ = energy_drift(fmu_dir, 60.0, method=method, extrapolation=1)
     assert drift < 1e-3
-    held, _ = energy_drift(fmu_dir, 60.0, method=method)
-    assert held == pytest.approx(np.expm1(0.01 * 1.0 * 60.0 / 2.0), rel=0.05)     # h omega^2 T / 2
+    assert held_drift == pytest.approx(np.expm1(0.01 * 1.0 * 60.0 / 2.0), rel=0.05)     # h omega^2 T / 2
