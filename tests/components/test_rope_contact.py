@@ -181,6 +181,75 @@ def test_segment_depths_of_many_segments_are_those_of_each():
             assert deepest <= 0.0
 
 
+def test_scalar_node_arithmetic_is_numpy_to_the_last_bit():
+    """The per-node arithmetic in scalars (a single node's Newton step, the force on a node, segment
+    lengths) gives the vectorised numpy results bit for bit, so the fast paths do not change a
+    trajectory."""
+    from components import rope_contact as rc
+
+    rng = np.random.default_rng(7)
+    for k in range(500):
+        X = 10.0 * rng.normal(size=(3, 3))
+        sig = np.array([0.0, rng.uniform(1.0, 20.0), 25.0])
+        D = 5.0 * rng.normal(size=(1, 3))
+        mu = 0.2 if k % 2 else 0.0
+        rope = Rope(RopeEnd(X[0]), RopeEnd(X[2]), 25.0, 1e8, mu_rope=(mu, mu))
+        assert rc._newton_step_one(X.tolist(), sig.tolist(), D[0].tolist(), rope) == rc._newton_step(X, sig, D, rope)[0]
+        f, t0, t1, l0, l1 = rc._node_pull(rope.ea, X.tolist(), sig.tolist())
+        T = rc._tensions(X, sig, rope.ea)
+        d = np.diff(X, axis=0)
+        l = np.linalg.norm(d, axis=1)
+        assert [t0, t1] == T.tolist() and [l0, l1] == l.tolist() == rc._lengths(X.tolist())
+        assert f == ((T[1] / l[1]) * d[1] - (T[0] / l[0]) * d[0]).tolist()
+        assert rc._edot3(D[0], X[0]) == float(np.einsum("ij,ij->i", D, X[:1])[0])
+
+
+def test_cached_positions_follow_the_poses_the_ends_and_the_nodes():
+    """Node and end positions are kept through an update; a new pose, new ends or a moved node give
+    fresh ones (``points`` equals p + R x computed anew)."""
+    rope = Rope(RopeEnd(np.array([-3.0, 0.0, -3.0])), RopeEnd(np.array([3.0, 0.0, -3.0])), 9.0, 1e8)
+    rc = RopeContact([EdgeMesh.from_shape(Box((1.0, 1.0, 1.0)))], [rope])
+
+    def fresh() -> np.ndarray:
+        p, R = rc._poses[0]
+        nodes = [p + R @ (rc.meshes[0].edges[n.edge].a + n.s * (rc.meshes[0].edges[n.edge].b
+                                                                - rc.meshes[0].edges[n.edge].a)) for n in rope.nodes]
+        return np.array([rope.end_a.point, *nodes, rope.end_b.point])
+
+    rc.update([(np.array([0.0, 0.0, -2.5]), np.eye(3))])       # the rope bent over the top edges
+    assert len(rope.nodes) == 2
+    assert np.array_equal(rc.points(rope), fresh())
+    R = np.array([[1.0, 0.0, 0.0], [0.0, math.cos(0.1), -math.sin(0.1)], [0.0, math.sin(0.1), math.cos(0.1)]])
+    rc.update([(np.array([0.1, 0.0, -2.4]), R)], ends=[(np.array([-3.0, 0.2, -3.1]), None)])
+    assert np.array_equal(rc.points(rope), fresh())
+    rope.nodes[0].s = 0.25                                     # moved by hand: read afresh
+    assert np.array_equal(rc.points(rope), fresh())
+    rope.end_a.point = np.array([-3.0, 0.3, -3.2])             # an end set by hand, too
+    assert np.array_equal(rc.points(rope), fresh())
+    res = rc.update([(np.array([0.1, 0.0, -2.4]), R)])
+    assert np.array_equal(res.points[0], fresh()) and np.array_equal(rc.points(rope), fresh())
+
+
+def test_driven_ends_move_on_at_their_velocity_until_set_again():
+    """RopeBodies' driven ends (all evaluated in one array expression): x0 + (t - t0) v from the time
+    each was set, an end set later joins, undriven ends stay None."""
+    rb = RigidBody(RigidBodyParameters(mass=1000.0, inertia=np.eye(3) * 700.0, gravity=0.0), compiled=False)
+    ropes = [Rope(RopeEnd(np.array([0.0, y, -5.0])), RopeEnd(np.array([0.0, y, -0.5]), 0), 4.6, 1e7)
+             for y in (-0.4, 0.4)]
+    s = RopeBodies([Body(EdgeMesh.from_shape(Box((0.5, 0.5, 0.5))), rb)], ropes, substep=1e-3)
+    s.set_end_motion(0, 0, np.array([0.0, -0.4, -5.0]), np.array([0.1, 0.0, 0.0]))
+    s.step(0.01)
+    ends = s._ends(0.0)
+    assert ends[1] == (None, None)
+    assert np.allclose(ends[0][0], [0.001, -0.4, -5.0], rtol=0.0, atol=1e-15)
+    s.set_end_motion(1, 0, np.array([0.0, 0.4, -5.0]), np.array([0.0, 0.0, -0.2]))
+    s.step(0.01)
+    ends = s._ends(0.005)
+    assert np.allclose(ends[0][0], [0.0025, -0.4, -5.0], rtol=0.0, atol=1e-15)
+    assert np.allclose(ends[1][0], [0.0, 0.4, -5.003], rtol=0.0, atol=1e-15)
+    assert ends[0][1] is None and ends[1][1] is None
+
+
 def test_damping_takes_the_strain_rate_from_the_end_velocities():
     """T = EA e + c de/dt with de/dt = u . (v_B - v_A) / L0 exactly: the velocities given, not a
     difference of positions (a hook moved between updates changes nothing but the elastic part)."""
