@@ -4,6 +4,8 @@ whole turnover, and their largest contact forces against the thesis' (docs/block
     python benchmarks/bench_block_turnover.py                  # calm + cases 1-5, 2 worker processes
     python benchmarks/bench_block_turnover.py --cases 2 5      # some cases only ("0" is calm water)
     python benchmarks/bench_block_turnover.py --jobs 1         # one after the other
+    python benchmarks/bench_block_turnover.py --crawler-end-offset 12   # the crawler hooks out of the
+                                                               # swinging block's reach (a variant plan)
 
 Each case is the committed system and events files with the barge's sea set to the case's regular
 beam waves (orchestration.runs.reference.turnover.wave_parameters).  Writes
@@ -32,24 +34,41 @@ from orchestration.runs.reference import turnover as tv  # noqa: E402
 OUT = ROOT / "benchmarks" / "data"
 
 
-def run_case(case: int, stop: float | None = None) -> dict:
-    """One turnover (case 0: calm water); key figures and the contact-force history."""
+def run_case(case: int, stop: float | None = None, crawler_end_offset: float | None = None) -> dict:
+    """One turnover (case 0: calm water); key figures and the contact-force history.
+    ``crawler_end_offset``: the plan's CRAWLER_END_OFFSET instead of the committed one (the events
+    are generated for it; the system file does not depend on it)."""
     from orchestration.runs.reference import load_reference
     from orchestration.runs.run import RunSettings, run
 
-    out = ROOT / "results" / "block_turnover_waves" / f"case{case}"      # run files (not committed)
+    variant = "" if crawler_end_offset is None else f"_offset{crawler_end_offset:g}"
+    out = ROOT / "results" / f"block_turnover_waves{variant}" / f"case{case}"      # run files (not committed)
     _, _, path = load_reference("block_turnover", None, out, log=lambda m: None)
+    events = tv.FOLDER / "events.yaml"
+    if crawler_end_offset is not None:
+        import yaml
+
+        tv.CRAWLER_END_OFFSET = crawler_end_offset
+        events = out / "events.yaml"
+        events.write_text(yaml.safe_dump(tv.block_turnover_events(), sort_keys=False))
     params = {f"barge.{k}": v for k, v in tv.wave_parameters(case or None).items()}
     cpu = time.process_time()
-    settings = RunSettings(system=str(path), stop=stop, scenario=str(tv.FOLDER / "events.yaml"), variables=tv.RECORD,
+    settings = RunSettings(system=str(path), stop=stop, scenario=str(events), variables=tv.RECORD,
                            memory=True, files=False, parameters=params)
     r = run(settings, log=lambda m: None).results
     figures = tv.summarize_turnover(r)
     figures["cpu_s"] = time.process_time() - cpu
     figures["case"] = case
+    figures["crawler_end_offset_m"] = tv.CRAWLER_END_OFFSET
     figures["wave"] = tv.WAVE_CASES.get(case)
     figures["thesis_contact_force_max_t"] = tv.THESIS_CONTACT_T.get(case)
     t = np.asarray(r.time)
+    force_t = np.asarray(r["block.contact.force"]) / 1e3 / tv.G
+    # by phase: the turn (both ends held), the crawlers lowering, the block on the floating crane alone
+    phases = {"turn": (0.0, tv.PHASES["turn"][1]), "lower": (tv.PHASES["turn"][1], tv.PHASES["lower"][1]),
+              "hold": (tv.PHASES["lower"][1], tv.PHASES["end"])}
+    masks = {name: (t >= a) & (t < b + 1e-9) for name, (a, b) in phases.items()}
+    figures["contact_force_max_by_phase_t"] = {name: float(force_t[m].max()) for name, m in masks.items() if m.any()}
     keep = slice(None, None, 5)
     figures["history"] = {"time": t[keep].tolist(),
                           "contact_force_t": (np.asarray(r["block.contact.force"])[keep] / 1e3 / tv.G).tolist(),
@@ -63,12 +82,16 @@ def main(argv=None) -> int:
     parser.add_argument("--cases", type=int, nargs="*", default=[0, 1, 2, 3, 4, 5])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--stop", type=float, default=None, help="shorten every run (s)")
+    parser.add_argument("--crawler-end-offset", type=float, default=None,
+                        help=f"the crawler hooks' end beyond their lugs (m; the plan's {tv.CRAWLER_END_OFFSET:g})")
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
+    n = len(args.cases)
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(run_case, args.cases, [args.stop] * len(args.cases)))
+        results = list(pool.map(run_case, args.cases, [args.stop] * n, [args.crawler_end_offset] * n))
     table = {str(r["case"]): {k: v for k, v in r.items() if k != "history"} for r in results}
-    (OUT / "block_turnover_waves.json").write_text(json.dumps(table, indent=2, default=float) + "\n")
+    name = "block_turnover_waves" + ("" if args.crawler_end_offset is None else f"_offset{args.crawler_end_offset:g}")
+    (OUT / f"{name}.json").write_text(json.dumps(table, indent=2, default=float) + "\n")
     print(f"{'case':>4} {'T [s]':>6} {'H [m]':>6} {'max contact [t]':>16} {'thesis [t]':>11} {'angle [deg]':>12} "
           f"{'pen [m]':>9} {'cpu [s]':>8}")
     for r in results:
@@ -93,8 +116,8 @@ def main(argv=None) -> int:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(OUT / "block_turnover_waves.png", dpi=110)
-    print(f"written: {OUT / 'block_turnover_waves.json'}, {OUT / 'block_turnover_waves.png'}")
+    fig.savefig(OUT / f"{name}.png", dpi=110)
+    print(f"written: {OUT / (name + '.json')}, {OUT / (name + '.png')}")
     return 0
 
 
