@@ -1,13 +1,13 @@
 """Error control tells a run that crawls what sets its steps (orchestration/master/algorithms/
-error_control.py, ``_watch_progress``): it never stalls, but a tolerance a stiff coupling cannot meet
+step_control.py, ``watch_progress``): it never stalls, but a tolerance a stiff coupling cannot meet
 at the file's step can make a run take hours without a word."""
 from __future__ import annotations
 
 import warnings
 
 from orchestration import simulate
-from orchestration.master.algorithms.error_control import SLOW_FRACTION, ErrorControlAlgorithm
-from orchestration.master.algorithms.step_control import SlowProgressWarning
+from orchestration.master.algorithms.error_control import ErrorControlAlgorithm
+from orchestration.master.algorithms.step_control import SLOW_FRACTION, SlowProgressWarning
 from tests.master.test_step_control import _pendulum
 
 FILE_STEP = 0.01      # _pendulum's base step
@@ -59,3 +59,25 @@ def test_a_run_near_the_files_step_is_not_told(fmu_dir):
     alg.slow_window = 70
     assert _slow_warnings(alg, _pendulum(fmu_dir, stop=0.6)) == []
     assert _mean_step(alg, 70) >= SLOW_FRACTION * FILE_STEP
+
+
+def test_ecco_tells_a_crawl_once_and_names_the_bond(fmu_dir):
+    """ECCO (the same watch, step_control.py): a tolerance of 1e-9 J holds the pendulum's steps at
+    about its 1e-4 s floor, a hundredth of the file's; told once, naming the power bond, not under
+    libcosim's conventions (which keep libcosim's behaviour)."""
+    from orchestration.master.algorithms.ecco import EccoAlgorithm
+
+    def run(alg):
+        alg.slow_window = 20
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            simulate(_pendulum(fmu_dir, bond=True, stop=0.05), algorithm=alg)
+        return [str(w.message) for w in caught if issubclass(w.category, SlowProgressWarning)]
+
+    alg = EccoAlgorithm(rtol=1e-9, atol=1e-9)
+    told = run(alg)
+    assert _mean_step(alg, 100) < SLOW_FRACTION * FILE_STEP
+    assert len(told) == 1, told
+    assert told[0].startswith("ecco: the 20 steps") and "power bond hook set" in told[0]
+    assert "--option rtol=..., now 1e-09" in told[0]
+    assert run(EccoAlgorithm(rtol=1e-9, atol=1e-9, conventions="libcosim")) == []

@@ -38,6 +38,12 @@ be left uncontrolled for the rest of the run: on the quarter car of docs/algorit
 tight tolerances then lost their accuracy).  ``missed_at_minimum`` lists the bonds named.  Not with
 ``conventions="libcosim"``, which keeps libcosim's behaviour.
 
+**A run that crawls.** Above the minimum step a tolerance can still hold the steps far below the
+file's: when ``slow_window`` accepted steps in a row average under a tenth of the run's first step,
+a SlowProgressWarning (once per run, step_control.py) names the bond that set most of them, with
+the Gauss-Seidel order hint, and says how to trade accuracy for time.  Not with
+``conventions="libcosim"``.
+
 ``conventions="libcosim"`` sets what libcosim's ecco_algorithm does, so that our master takes its
 steps on the same system (docs/algorithms.md): energy level ``residual``; steps in whole
 nanoseconds (the controller's gain h truncated, times n_ns / 1e9, a step (t_ns + h_ns) / 1e9 -
@@ -233,6 +239,23 @@ class EccoAlgorithm(AdaptiveAlgorithm):
             f"the run goes on at the minimum step while the tolerance is missed (set min_step or rtol/atol to "
             f"change this).{hint}", StepSizeWarning, stacklevel=3)
 
+    def _watch(self, t: float, h: float) -> None:
+        """The slow-progress watch (step_control.py) with the bond whose term was largest; not under
+        libcosim's conventions, which keep libcosim's behaviour."""
+        if self.conventions == "libcosim":
+            return
+        terms = getattr(self, "_terms", None)
+        worst = self.bonds[int(np.argmax(terms))].name if terms is not None and len(terms) else ""
+        self.watch_progress(t, h, worst)
+
+    def slow_setter(self, name: str, count: int) -> tuple[str, str]:
+        bond = next(b for b in self.bonds if b.name == name)
+        hint = "".join(dict.fromkeys(self.order_hint(i) for (i, _, _) in bond.sides))
+        return f"; power bond {name} set {count} of them (its energy residual reaches the tolerance there)", hint
+
+    def slow_advice(self) -> str:
+        return f"loosen the tolerance (--option rtol=..., now {self.rtol:g}) or use --algorithm fixed"
+
     def step(self, t: float, h: float) -> float:
         if self.time_resolution:
             return self._step_ns(h)
@@ -240,6 +263,7 @@ class EccoAlgorithm(AdaptiveAlgorithm):
         error, residuals = self.error(h)
         self.log.append({"time": t + h, "step": h, **residuals, "error": error})
         self._at_floor(t + h, h, error)
+        self._watch(t + h, h)
         self.next_step = self.controller.next(h, error)
         return h
 
@@ -252,6 +276,7 @@ class EccoAlgorithm(AdaptiveAlgorithm):
         self.coupling_step(t_d, h_d)
         error, residuals = self.error(h_d)
         self.log.append({"time": t_d + h_d, "step": h_d, **residuals, "error": error})
+        self._watch(t_d + h_d, h_d)
         self._clock_ns += h_ns
         self._steps += 1
         k = h_ns

@@ -87,7 +87,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from orchestration.errors import RollbackError  # noqa: F401  (re-exported)
-from orchestration.master.algorithms.step_control import AdaptiveAlgorithm, SlowProgressWarning, StepSizeWarning
+from orchestration.master.algorithms.step_control import AdaptiveAlgorithm, StepSizeWarning
 
 if TYPE_CHECKING:
     from orchestration.master.execution import Execution
@@ -98,12 +98,6 @@ if TYPE_CHECKING:
 #: a fixed-step run at the file's step could gain (docs/algorithms.md)
 MIN_STEP_FRACTION = 1e-2
 MAX_STEP_FACTOR = 1.0
-#: a run whose accepted steps average below this fraction of the run's first cycle over
-#: SLOW_WINDOW accepted steps is told once what sets them: error control does not stall, but a
-#: strict tolerance on a stiff coupling can make it crawl for hours (the block turnover in the file's
-#: Gauss-Seidel order: 1-2 ms steps against the file's 20 ms, docs/algorithms_benchmark.md section 6)
-SLOW_FRACTION = 0.1
-SLOW_WINDOW = 500
 MEASURES = ("coupling", "all")
 ROLLBACKS = ("auto", "always", "never")
 NORMS = ("max", "rms", "self")
@@ -178,9 +172,6 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
         self.below_tolerance = 0              # steps accepted at min_step above the tolerance
         self.uncontrolled: list[str] = []     # variables left out of the norm (module docstring)
         self._tested = False
-        self.slow_window = SLOW_WINDOW
-        self._recent: list[tuple[float, str]] = []   # (step, worst variable) since the last look
-        self._slow_told = False
 
     def settings(self) -> dict:
         return {"algorithm": self.name, "method": self.method, "rtol": self.rtol, "atol": self.atol,
@@ -216,7 +207,6 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
     def start(self, h0: float) -> None:
         super().start(h0)
         H0 = self.cycle * h0
-        self._base_step = H0
         if self.min_step is None:
             self.min_step = MIN_STEP_FRACTION * H0
         if self.max_step is None:
@@ -339,7 +329,7 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
         active = np.flatnonzero(self._active)
         worst = self._names[active[np.argmax(scaled[active])]] if active.size else ""
         self.log.append({"time": t + h, "step": h, "error": err, "rejected": 0, "worst": worst})
-        self._watch_progress(t + h, h, worst)
+        self.watch_progress(t + h, h, worst)
         self._learn(after)
         factor = self.safety / err if err > 0.0 else self.max_change
         if not math.isfinite(err):
@@ -371,38 +361,13 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
             f"norm from now on (set min_step or rtol/atol to change this).{self.order_hint(self._owner[worst[0]])}",
             StepSizeWarning, stacklevel=2)
 
-    def _watch_progress(self, t: float, h: float, worst: str) -> None:
-        """Once per run: when the last ``slow_window`` accepted steps average below SLOW_FRACTION of
-        the run's first cycle, say how short they are, which variable set most of them and how to
-        trade accuracy for time (and, under Gauss-Seidel, which end-of-step inputs its FMU is handed)."""
-        if self._slow_told:
-            return
-        self._recent.append((h, worst))
-        if len(self._recent) < self.slow_window:
-            return
-        steps, names = zip(*self._recent)
-        self._recent.clear()
-        mean = sum(steps) / len(steps)
-        base = getattr(self, "_base_step", 0.0)
-        if not base or mean >= SLOW_FRACTION * base:
-            return
-        self._slow_told = True
-        counts: dict[str, int] = {}
-        for name in names:
-            if name:
-                counts[name] = counts.get(name, 0) + 1
-        if counts:
-            name = max(counts, key=counts.get)
-            what = "step-doubling difference" if self.doubling else "change over the step (hold error)"
-            setter = f"; {name} set {counts[name]} of them (its {what} reaches the tolerance there)"
-            hint = self.order_hint(self._owner[self._names.index(name)]) if name in self._names else ""
-        else:
-            setter = hint = ""
-        warnings.warn(
-            f"error-control: the {len(steps)} steps up to t = {t:.6g} s averaged {mean:.3g} s, {base / mean:.0f}x "
-            f"shorter than the run's step {base:g} s{setter}. The run goes on at this pace; to trade accuracy for "
-            f"time loosen the tolerance (--option rtol=..., now {self.rtol:g}) or use --algorithm ecco or fixed."
-            f"{hint}", SlowProgressWarning, stacklevel=3)
+    def slow_setter(self, name: str, count: int) -> tuple[str, str]:
+        what = "step-doubling difference" if self.doubling else "change over the step (hold error)"
+        hint = self.order_hint(self._owner[self._names.index(name)]) if name in self._names else ""
+        return f"; {name} set {count} of them (its {what} reaches the tolerance there)", hint
+
+    def slow_advice(self) -> str:
+        return f"loosen the tolerance (--option rtol=..., now {self.rtol:g}) or use --algorithm ecco or fixed"
 
     def step(self, t: float, h: float) -> float:
         if not self._names and not self.hold_check:
@@ -443,7 +408,7 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
                     worst = self._names[active[np.argmax(scaled[active])]] if active.size else ""
                     self.log.append({"time": t + h, "step": h, "error": err, "rejected": self.rejected,
                                      "worst": worst})
-                    self._watch_progress(t + h, h, worst)
+                    self.watch_progress(t + h, h, worst)
                     self._learn(y2)
                     self.next_step = min(max(h * min(max(factor, self.min_change), self.max_change),
                                              self.min_step), self.max_step)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
@@ -109,6 +110,15 @@ class SlowProgressWarning(UserWarning):
     goes on, slowly, and is told what sets the steps."""
 
 
+#: a run whose accepted steps average below SLOW_FRACTION of the run's first cycle over SLOW_WINDOW
+#: accepted steps is told once what sets them (:meth:`AdaptiveAlgorithm.watch_progress`): neither
+#: adaptive algorithm stalls, but a strict tolerance on a stiff coupling can make a run crawl for
+#: hours (the block turnover under error control in the file's Gauss-Seidel order: 1-2 ms steps
+#: against the file's 20 ms, docs/algorithms_benchmark.md section 6)
+SLOW_FRACTION = 0.1
+SLOW_WINDOW = 500
+
+
 class AdaptiveAlgorithm(Algorithm):
     """An algorithm that proposes its own steps (Execution.run calls :meth:`start`, then steps with
     ``next_step`` until the stop time).
@@ -141,6 +151,10 @@ class AdaptiveAlgorithm(Algorithm):
         #: approach the stop time and events in two equal steps rather than a full step and a sliver
         #: (see :func:`landing_step`); libcosim does not, which ECCO's libcosim conventions reproduce
         self.land_evenly = True
+        self.slow_window = SLOW_WINDOW
+        self._recent: list[tuple[float, str]] = []   # (step, what set it) since the last look
+        self._slow_told = False
+        self._base_step = 0.0
 
     def setup(self, execution: "Execution") -> None:
         super().setup(execution)
@@ -163,8 +177,46 @@ class AdaptiveAlgorithm(Algorithm):
 
     def start(self, h0: float) -> None:
         """Called by Execution.run with the run's base step: the first cycle (unless set explicitly)."""
+        self._base_step = self.cycle * h0
         if not math.isfinite(self.next_step):
             self.next_step = self.cycle * h0
+
+    def watch_progress(self, t: float, h: float, setter: str) -> None:
+        """Once per run: when the last ``slow_window`` accepted steps average below SLOW_FRACTION of
+        the run's first cycle, say how short they are, what set most of them (``setter``: a variable
+        or a bond, named by :meth:`slow_setter`) and how to trade accuracy for time (:meth:`slow_advice`)."""
+        if self._slow_told:
+            return
+        self._recent.append((h, setter))
+        if len(self._recent) < self.slow_window:
+            return
+        steps, setters = zip(*self._recent)
+        self._recent.clear()
+        mean = sum(steps) / len(steps)
+        base = self._base_step
+        if not base or mean >= SLOW_FRACTION * base:
+            return
+        self._slow_told = True
+        counts: dict[str, int] = {}
+        for name in setters:
+            if name:
+                counts[name] = counts.get(name, 0) + 1
+        what = hint = ""
+        if counts:
+            name = max(counts, key=counts.get)
+            what, hint = self.slow_setter(name, counts[name])
+        warnings.warn(
+            f"{self.name}: the {len(steps)} steps up to t = {t:.6g} s averaged {mean:.3g} s, {base / mean:.0f}x "
+            f"shorter than the run's step {base:g} s{what}. The run goes on at this pace; to trade accuracy for "
+            f"time {self.slow_advice()}.{hint}", SlowProgressWarning, stacklevel=3)
+
+    def slow_setter(self, name: str, count: int) -> tuple[str, str]:
+        """(clause naming what set ``count`` of the slow steps, Gauss-Seidel order hint) for the warning."""
+        return f"; {name} set {count} of them", ""
+
+    def slow_advice(self) -> str:
+        """How a slow run trades accuracy for time, as the end of a sentence."""
+        return "loosen the tolerance or use --algorithm fixed"
 
     def coupling_step(self, t: float, H: float) -> None:
         """One cycle [t, t + H] (class docstring); manipulators act once, at t."""
