@@ -39,7 +39,7 @@ if str(ROOT) not in sys.path:          # run as a script from a checkout: python
     sys.path.insert(0, str(ROOT))
 
 from tests.support.validation_record import (ENV_OUT, ENV_QUICK, ORDER, ValidationRecord, as_numeric,  # noqa: E402
-                                             read_records)
+                                             checkout_commit, read_records)
 
 # ---------------------------------------------------------------------------------- test outcomes
 
@@ -200,15 +200,12 @@ def plot_summary(records: Sequence[ValidationRecord], path: Path) -> Path:
 
 # ---------------------------------------------------------------------------------- report
 
-def git_commit(root: Path = ROOT) -> str:
-    try:
-        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True,
-                             check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return sha + (" (with uncommitted changes)" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
+def git_commit() -> str:
+    """This checkout's commit, as the records name theirs (tests/support/validation_record.py)."""
+    sha = checkout_commit()
+    if not sha:
         return "unknown"
+    return sha.rstrip("+") + (" (with uncommitted changes)" if sha.endswith("+") else "")
 
 
 def records_commit(records: Sequence[ValidationRecord]) -> str:
