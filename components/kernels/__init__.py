@@ -37,7 +37,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LIBRARY = "libmc_kernels.so"
-SOURCES = ("aba.c", "crane.c", "rigid_body.c", "ship.c", "line.c", "contact.c")
+SOURCES = ("aba.c", "crane.c", "rigid_body.c", "ship.c", "line.c", "contact.c", "nmpc.c", "rope_contact.c")
 HEADER = "kernels.h"
 # the calling conventions of the Python bindings below; kernels.h's MC_KERNELS_ABI must match
 ABI = 4
