@@ -25,7 +25,7 @@ def zipfile_archive(target: Path, entries: dict[str, tuple[bytes, bool]]) -> Non
             info = zipfile.ZipInfo(name, date_time=build_fmus.ZIP_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = (0o755 if executable else 0o644) << 16
-            archive.writestr(info, data, compresslevel=9)
+            archive.writestr(info, data, compresslevel=build_fmus.ZIP_LEVEL)
 
 
 def test_write_archive_writes_the_bytes_zipfile_writes(tmp_path):
