@@ -90,7 +90,12 @@ def euler_matrix(Theta: np.ndarray) -> np.ndarray:
 @dataclass
 class ShipPlatformModel:
     """The prediction model of the module docstring. State s (..., 18) = [p (NED of CO), Theta (roll,
-    pitch, yaw), nu (body: v, omega), x (z, phi, theta), x']."""
+    pitch, yaw), nu (body: v, omega), x (z, phi, theta), x'].
+
+    compiled: None runs the derivative, the RK4 steps, the HRP and NMPC._simulate's rollouts compiled
+    (components/kernels/nmpc.c) if the kernels can be had, True requires that, False runs the numpy code
+    of this module, which is the reference (results equal to rounding). The kernel takes the constants
+    as they are at construction."""
 
     M_ship: np.ndarray               # M_RB + A_inf about CO (6x6)
     MRB: np.ndarray                  # for the Coriolis term
@@ -99,15 +104,27 @@ class ShipPlatformModel:
     platform: PlatformInertia
     geometry: SarrusGeometry
     gravity: float = 9.81
+    compiled: bool | None = None
 
     def __post_init__(self):
         self.hardpoint = np.asarray(self.hardpoint, float)
         self.m = self.platform.mass
         self.cgP = np.asarray(self.platform.cg, float)
         self.IcgP = np.asarray(self.platform.inertia, float)
+        self._kernel = None
+        if self.compiled is not False:
+            from components import kernels
+            from components.kernels.nmpc import CompiledShipPlatform
+
+            lib = kernels.library()
+            if lib is None and self.compiled:
+                raise RuntimeError(f"no compiled NMPC kernel: {kernels.status()}")
+            self._kernel = CompiledShipPlatform(lib, self) if lib is not None else None
 
     def derivative(self, s: np.ndarray, f: np.ndarray) -> np.ndarray:
         """s' for states s (B, 18) and leg forces f (B, 3) in N."""
+        if self._kernel is not None:
+            return self._kernel.derivative(s, f)
         B = s.shape[0]
         Th, v, w, x, xd = s[:, 3:6], s[:, 6:9], s[:, 9:12], s[:, 12:15], s[:, 15:18]
         R = euler_matrix(Th)
@@ -169,6 +186,9 @@ class ShipPlatformModel:
         return ds
 
     def rk4(self, s: np.ndarray, f: np.ndarray, dt: float) -> np.ndarray:
+        """One classical RK4 step of dt (thesis 4-75) for each row of s (B, 18) under forces f (B, 3)."""
+        if self._kernel is not None:
+            return self._kernel.rk4(s, f, dt)
         k1 = self.derivative(s, f)
         k2 = self.derivative(s + 0.5 * dt * k1, f)
         k3 = self.derivative(s + 0.5 * dt * k2, f)
@@ -176,6 +196,9 @@ class ShipPlatformModel:
         return s + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
 
     def hrp(self, s: np.ndarray) -> np.ndarray:
+        """platform_hrp of states s (B, 18)."""
+        if self._kernel is not None:
+            return self._kernel.hrp(s)
         return platform_hrp(s, self.hardpoint)
 
 
@@ -237,6 +260,8 @@ class NMPC:
         """HRP (B, N, 3) and forces (B, N, 3) in N for increments (B, N, 3) in MN."""
         Bn, N = deltas.shape[0], self.s.horizon
         u = u_prev[None, None, :] + 1e6 * np.cumsum(deltas, axis=1)
+        if self.model._kernel is not None:     # the loop below in C, the whole batch in one call
+            return self.model._kernel.simulate(s0, u, self.s.dt), u
         s = np.repeat(s0[None, :], Bn, axis=0)
         out = np.empty((Bn, N, 3))
         # a trajectory whose forces so far are those of the first is the first (same start, and the
