@@ -192,64 +192,63 @@ class FloatingCrane:
         """[z, z', z'', theta, theta', theta''] of the barge (heave down, pitch bow up) at t."""
         return np.zeros(6) if self.motion is None else np.asarray(self.motion(t), float)
 
-    @staticmethod
-    def _Ry(theta: float) -> np.ndarray:
-        c, s = math.cos(theta), math.sin(theta)
-        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
-
-    def _hinges(self, t: float) -> tuple[np.ndarray, float]:
-        z, _, _, th, _, _ = self.barge_state(t)
-        hx, hy, hz = self.hinge
-        R = self._Ry(th)
-        H = np.array([R @ np.array([hx, s * hy, hz]) for s in (1.0, -1.0)]) + np.array([0.0, 0.0, z])
-        return H, th
+    # The three functions below are the barge-borne kinematics of every rope evaluation (the inverse
+    # dynamics' Newton residuals and the plant's sub-steps ask for them ~20 000 times a minute of
+    # simulation): written out over the non-zero entries of R_y(theta) and its derivatives, in floats.
 
     def suspension(self, p: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
         """S_i = r_crane + R_crane (Z_j + R_Jj Y_i) (eq. 102), Y_i = l_i along boom j: a boom at
         angle beta above the deck points along R_y(theta) (cos beta, 0, -sin beta) =
-        (cos phi, 0, -sin phi), phi = theta + beta."""
-        H, th = self._hinges(t)
-        S = np.zeros((4, 3))
-        dS = np.zeros((4, 3, 6))
-        for i in range(4):
-            j = self.boom_of_rope[i]
-            l = self.sheaves[i % 2]
-            phi = th + p[j]
-            S[i] = H[j] + l * np.array([math.cos(phi), 0.0, -math.sin(phi)])
-            dS[i, :, j] = l * np.array([-math.sin(phi), 0.0, -math.cos(phi)])
-        return S, dS
-
-    def suspension_velocity(self, p: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
-        """dS_i/dt: the hinge's velocity (heave, and pitch about the barge origin) plus the sheave's
-        l_i phi' (-sin phi, 0, -cos phi), phi' = theta' + beta'."""
-        z, zd, _, th, thd, _ = self.barge_state(t)
+        (cos phi, 0, -sin phi), phi = theta + beta; the hinge Z_j = (h_x, +-h_y, h_z) turns with the
+        barge's pitch, R_y(theta) Z_j + (0, 0, z)."""
+        z, _, _, th, _, _ = self.barge_state(t).tolist()
         hx, hy, hz = self.hinge
         c, s = math.cos(th), math.sin(th)
-        dR = np.array([[-s, 0.0, c], [0.0, 0.0, 0.0], [-c, 0.0, -s]])
-        V = np.zeros((4, 3))
-        for i in range(4):
-            j = self.boom_of_rope[i]
-            phi = th + p[j]
-            hinge_v = np.array([0.0, 0.0, zd]) + thd * dR @ np.array([hx, 0.0, hz])
-            V[i] = hinge_v + self.sheaves[i % 2] * (thd + v[j]) * np.array([-math.sin(phi), 0.0, -math.cos(phi)])
-        return V
+        x0, z0 = c * hx + s * hz, -s * hx + c * hz + z           # both hinges' x and z
+        beta = p.tolist()
+        rows = []
+        dS = np.zeros((4, 3, 6))
+        for i, j in enumerate(self.boom_of_rope.tolist()):
+            l = self.sheaves[i % 2]
+            phi = th + beta[j]
+            cp, sp = math.cos(phi), math.sin(phi)
+            rows.append((x0 + l * cp, hy if j == 0 else -hy, z0 - l * sp))
+            dS[i, 0, j], dS[i, 2, j] = -l * sp, -l * cp
+        return np.array(rows), dS
+
+    def suspension_velocity(self, p: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
+        """dS_i/dt: the hinge's velocity (heave, and pitch about the barge origin,
+        theta' dR_y/dtheta Z) plus the sheave's l_i phi' (-sin phi, 0, -cos phi), phi' = theta' + beta'."""
+        z, zd, _, th, thd, _ = self.barge_state(t).tolist()
+        hx, _, hz = self.hinge
+        c, s = math.cos(th), math.sin(th)
+        vx, vz = thd * (-s * hx + c * hz), zd + thd * (-c * hx - s * hz)
+        beta, rate = p.tolist(), v.tolist()
+        rows = []
+        for i, j in enumerate(self.boom_of_rope.tolist()):
+            phi = th + beta[j]
+            w = self.sheaves[i % 2] * (thd + rate[j])
+            rows.append((vx - w * math.sin(phi), 0.0, vz - w * math.cos(phi)))
+        return np.array(rows)
 
     def drive_forces(self, p: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
         """f_p of the booms on the moving barge (our reading of the lost eq. 106): about the hinge,
         I_h (beta'' + theta'') = u + m_b (g e_z - a_hinge) . dr_cg/dbeta + rope moments, so
-        f_p = m_b (g e_z - a_hinge) . dr_cg/dbeta - I_h theta''; the winches: none."""
-        z, zd, zdd, th, thd, thdd = self.barge_state(t)
-        hx, hy, hz = self.hinge
+        f_p = m_b (g e_z - a_hinge) . dr_cg/dbeta - I_h theta''; the winches: none. The hinge's
+        acceleration a_hinge = (0, 0, z'') + (theta'' dR_y/dtheta + theta'^2 d2R_y/dtheta2) Z."""
+        z, zd, zdd, th, thd, thdd = self.barge_state(t).tolist()
+        hx, _, hz = self.hinge
         c, s = math.cos(th), math.sin(th)
-        Z = np.array([hx, 0.0, hz])
-        dR = np.array([[-s, 0.0, c], [0.0, 0.0, 0.0], [-c, 0.0, -s]])        # dR_y/dtheta
-        ddR = np.array([[-c, 0.0, -s], [0.0, 0.0, 0.0], [s, 0.0, -c]])       # d2R_y/dtheta2
-        a_hinge = np.array([0.0, 0.0, zdd]) + (thdd * dR + thd * thd * ddR) @ Z
+        w2 = thd * thd
+        ax = (-thdd * s - w2 * c) * hx + (thdd * c - w2 * s) * hz
+        az = zdd + (-thdd * c + w2 * s) * hx + (-thdd * s - w2 * c) * hz
+        beta = p.tolist()
         f = np.zeros(6)
+        half = 0.5 * self.boom_length
         for j in range(2):
-            phi = th + p[j]
-            dcg = 0.5 * self.boom_length * np.array([-math.sin(phi), 0.0, -math.cos(phi)])
-            f[j] = self.boom_mass * float((np.array([0.0, 0.0, GRAVITY]) - a_hinge) @ dcg) \
+            phi = th + beta[j]
+            # (g e_z - a_hinge) . dr_cg/dbeta, dr_cg/dbeta = l/2 (-sin phi, 0, -cos phi)
+            f[j] = self.boom_mass * (ax * half * math.sin(phi) - (GRAVITY - az) * half * math.cos(phi)) \
                 - self.hinge_inertia * thdd
         return f
 

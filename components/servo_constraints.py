@@ -38,6 +38,7 @@ iteration slows).  The generalised rope force on the drives, Q = -G_p^T lambda, 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,20 +53,26 @@ GRAVITY = 9.81
 
 def rope_wrench(S: np.ndarray, A: np.ndarray, r: np.ndarray, T: np.ndarray) -> np.ndarray:
     """[force; moment about r] (6,) on the load of ropes with tensions T (n,) from S_i (n, 3) to
-    the lugs A_i (n, 3)."""
-    d = S - A
-    F = (T / np.sqrt(np.einsum("ij,ij->i", d, d)))[:, None] * d
-    a = A - r
-    # sum_i a_i x F_i written out (np.cross costs more than the rest of the residual)
-    m = np.array([a[:, 1] @ F[:, 2] - a[:, 2] @ F[:, 1], a[:, 2] @ F[:, 0] - a[:, 0] @ F[:, 2],
-                  a[:, 0] @ F[:, 1] - a[:, 1] @ F[:, 0]])
-    return np.concatenate((F.sum(axis=0), m))
+    the lugs A_i (n, 3): F_i = T_i (S_i - A_i) / |S_i - A_i|, [sum F_i; sum (A_i - r) x F_i]."""
+    # in floats: four ropes are too few for numpy's calls to pay (the inverse dynamics' Newton
+    # residual asks for this thousands of times a simulated minute)
+    fx = fy = fz = mx = my = mz = 0.0
+    rx, ry, rz = r.tolist()
+    for (sx, sy, sz), (ax, ay, az), tension in zip(S.tolist(), A.tolist(), T.tolist()):
+        dx, dy, dz = sx - ax, sy - ay, sz - az
+        k = tension / math.sqrt(dx * dx + dy * dy + dz * dz)
+        Fx, Fy, Fz = k * dx, k * dy, k * dz
+        ax, ay, az = ax - rx, ay - ry, az - rz
+        fx, fy, fz = fx + Fx, fy + Fy, fz + Fz
+        mx, my, mz = mx + (ay * Fz - az * Fy), my + (az * Fx - ax * Fz), mz + (ax * Fy - ay * Fx)
+    return np.array((fx, fy, fz, mx, my, mz))
 
 
 def drive_rope_forces(rig: Any, S: np.ndarray, dS: np.ndarray, A: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """Q = -G_p^T lambda (n_p,): the rope forces on the drives (module docstring)."""
+    """Q = -G_p^T lambda (n_p,): the rope forces on the drives (module docstring),
+    Q_j = sum_i T_i n_i . dS_i/dp_j (+ T_i on rope i's own drive), n_i = (A_i - S_i) / |A_i - S_i|."""
     d = A - S
-    n = d / np.linalg.norm(d, axis=1)[:, None]
+    n = d / np.sqrt(np.einsum("ij,ij->i", d, d))[:, None]
     Q = np.einsum("i,ik,ikj->j", T, n, dS)
     Q[rig.rope_drive] += T
     return Q
