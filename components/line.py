@@ -105,7 +105,7 @@ from scipy.linalg.lapack import dpbsv
 from scipy.sparse.linalg import eigsh
 
 from components.catenary import node_positions_3d, solve_catenary
-from components.rod import SplineBending, Twist, rotate_about, transport
+from components.rod import SplineBending, Twist, cross, rotate_about, transport3
 
 __all__ = ["LineParams", "Line", "EndLoads"]
 
@@ -395,9 +395,14 @@ class Line:
                 continue
             m = self._body_vector(end, self._m_body[end], t)
             tb = self._body_vector(end, self._t_body[end], t)
-            m = transport(m[None, :], tb[None, :], q[e][None, :])[0]
-            m = m - float(m @ q[e]) * q[e]
-            out.append(m / max(math.sqrt(float(m @ m)), 1e-300))
+            # in Python floats: transport3 is transport's arithmetic, the dot products are summed
+            # left to right as numpy's dot of 3-vectors sums them
+            qe = q[e].tolist()
+            m0, m1, m2 = transport3(m.tolist(), tb.tolist(), qe)
+            mq = (m0 * qe[0] + m1 * qe[1]) + m2 * qe[2]
+            m0, m1, m2 = m0 - mq * qe[0], m1 - mq * qe[1], m2 - mq * qe[2]
+            nm = max(math.sqrt((m0 * m0 + m1 * m1) + m2 * m2), 1e-300)
+            out.append(np.array([m0 / nm, m1 / nm, m2 / nm]))
         return out[0], out[1]
 
     def _compiled_kernel(self, compiled: bool | None):
@@ -642,7 +647,7 @@ class Line:
             if self.twist is not None:
                 self._Theta = self.twist.total_twist(q, self.phi_a, self.phi_b, *self._end_references(q, t))
                 tau = self._Theta / float(np.sum(self.l))
-                n = p.GJ * tau * np.cross(q, 0.5 * (k[:-1] + k[1:]))
+                n = p.GJ * tau * cross(q, 0.5 * (k[:-1] + k[1:]))
                 F[:-1] += n
                 F[1:] -= n
         if self.free_b:
@@ -1327,9 +1332,9 @@ class Line:
         if self._k is not None and p.EI > 0:
             ta, tb = self._tab
             if self.clamped_a:
-                ma += p.EI * np.cross(ta, self._k[0])
+                ma += p.EI * cross(ta, self._k[0])
             if self.clamped_b:
-                mb -= p.EI * np.cross(tb, self._k[-1])
+                mb -= p.EI * cross(tb, self._k[-1])
         if self.twist is not None:
             tau = self._Theta / float(np.sum(self.l))
             ma += p.GJ * tau * q[0]

@@ -55,7 +55,27 @@ import math
 import numpy as np
 from scipy.linalg import solve_banded
 
-__all__ = ["SplineBending", "Twist", "rotate_about", "transport"]
+__all__ = ["SplineBending", "Twist", "rotate_about", "transport", "transport3", "cross"]
+
+_AXES = np.eye(3)
+_AXES.flags.writeable = False
+_add, _multiply = np.add.reduce, np.multiply
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x b of 3-vectors (row-wise on (..., 3) arrays): np.cross's operations in its order
+    (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0), so the same bits, without its axis handling,
+    which costs ten times the product on the few vectors of a line's twist."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    c = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    _multiply(a1, b2, out=c[..., 0])
+    c[..., 0] -= a2 * b1
+    _multiply(a2, b0, out=c[..., 1])
+    c[..., 1] -= a0 * b2
+    _multiply(a0, b1, out=c[..., 2])
+    c[..., 2] -= a1 * b0
+    return c
 
 
 class SplineBending:
@@ -117,29 +137,48 @@ class SplineBending:
 
 
 def rotate_about(v: np.ndarray, axis: np.ndarray, angle: float) -> np.ndarray:
-    """Rodrigues rotation of v about the unit ``axis`` by ``angle`` [rad]."""
+    """Rodrigues rotation of v about the unit ``axis`` by ``angle`` [rad]:
+    v cos a + (k x v) sin a + k (k . v)(1 - cos a)."""
     c, s = math.cos(angle), math.sin(angle)
-    return v * c + np.cross(axis, v) * s + axis * float(axis @ v) * (1.0 - c)
+    if v.ndim == 1 and axis.ndim == 1:
+        # one vector: the array expression's operations in Python floats, in its order (the same
+        # bits: IEEE double either way), without a dozen numpy calls on 3 numbers
+        kv, ck = float(axis @ v), 1.0 - c
+        v0, v1, v2 = v.tolist()
+        a0, a1, a2 = axis.tolist()
+        return np.array([v0 * c + (a1 * v2 - a2 * v1) * s + a0 * kv * ck,
+                         v1 * c + (a2 * v0 - a0 * v2) * s + a1 * kv * ck,
+                         v2 * c + (a0 * v1 - a1 * v0) * s + a2 * kv * ck])
+    return v * c + cross(axis, v) * s + axis * float(axis @ v) * (1.0 - c)
 
 
 def transport(u: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> np.ndarray:
     """Parallel transport of u (perpendicular to t1) to the plane perpendicular to t2 [BE08]:
     the rotation about t1 x t2 taking t1 to t2.  Works row-wise on (m, 3) arrays."""
-    c = np.sum(t1 * t2, axis=-1, keepdims=True)
-    ut2 = np.sum(u * t2, axis=-1, keepdims=True)
+    # np.add.reduce: np.sum's reduction without its wrapper
+    c = _add(t1 * t2, axis=-1, keepdims=True)
+    ut2 = _add(u * t2, axis=-1, keepdims=True)
     return u - ut2 / np.maximum(1.0 + c, 1e-12) * (t1 + t2)
+
+
+def transport3(u: list, t1: list, t2: list) -> list:
+    """``transport`` of one vector, in Python floats (lists of 3): its operations in its order,
+    the sums of three products left to right as np.add.reduce sums a row, so the same bits."""
+    f = ((u[0] * t2[0] + u[1] * t2[1]) + u[2] * t2[2]) / max(1.0 + ((t1[0] * t2[0] + t1[1] * t2[1]) + t1[2] * t2[2]),
+                                                            1e-12)
+    return [u[0] - f * (t1[0] + t2[0]), u[1] - f * (t1[1] + t2[1]), u[2] - f * (t1[2] + t2[2])]
 
 
 def _signed_angle(a: np.ndarray, b: np.ndarray, axis: np.ndarray) -> np.ndarray:
     """Angle from a to b about ``axis`` (row-wise), in (-pi, pi]."""
-    return np.arctan2(np.sum(np.cross(a, b) * axis, axis=-1), np.sum(a * b, axis=-1))
+    return np.arctan2(_add(cross(a, b) * axis, axis=-1), _add(a * b, axis=-1))
 
 
 def _perpendicular(t: np.ndarray) -> np.ndarray:
     """A unit vector perpendicular to the unit t (projection of the least aligned world axis)."""
-    a = np.eye(3)[int(np.argmin(np.abs(t)))]
+    a = _AXES[int(np.argmin(np.abs(t)))]
     u = a - (a @ t) * t
-    return u / np.linalg.norm(u)
+    return u / math.sqrt(float(u.dot(u)))      # np.linalg.norm's arithmetic
 
 
 class Twist:
@@ -158,13 +197,13 @@ class Twist:
         """u0 (at element 0) transported along the chain to the last element."""
         d = self._references(t)
         beta = _signed_angle(transport(d[:-1], t[:-1], t[1:]), d[1:], t[1:])
-        psi = _signed_angle(d[0:1], u0[None, :], t[0:1])[0] - float(np.sum(beta))
+        psi = _signed_angle(d[0:1], u0[None, :], t[0:1])[0] - float(_add(beta))
         return rotate_about(d[-1], t[-1], psi)
 
     @staticmethod
     def _references(t: np.ndarray) -> np.ndarray:
         """Per-element reference vectors: one world axis projected (the axis least aligned with any t)."""
-        worst = np.max(np.abs(t), axis=0)
+        worst = np.maximum.reduce(np.abs(t), axis=0)        # np.max's reduction
         best = int(np.argmin(worst))
         if worst[best] > 0.98:   # tangents cover all directions: fall back to sequential transport
             d = np.empty_like(t)
@@ -173,9 +212,9 @@ class Twist:
                 d[e] = transport(d[e - 1][None, :], t[e - 1][None, :], t[e][None, :])[0]
                 d[e] /= np.linalg.norm(d[e])
             return d
-        a = np.eye(3)[best]
+        a = _AXES[best]
         d = a - (t @ a)[:, None] * t
-        return d / np.linalg.norm(d, axis=1)[:, None]
+        return d / np.sqrt(_add(d * d, axis=1))[:, None]     # np.linalg.norm's arithmetic
 
     def total_twist(self, t: np.ndarray, phi_a: float, phi_b: float,
                     m_a: np.ndarray | None = None, m_b: np.ndarray | None = None) -> float:
@@ -184,14 +223,19 @@ class Twist:
         material reference itself (a unit vector perpendicular to the end tangent, e.g. a body
         axis of the body the end is fixed to), instead of the carried reference turned by phi."""
         d = self._references(t)
-        beta = _signed_angle(transport(d[:-1], t[:-1], t[1:]), d[1:], t[1:])
         # the end references carried to the present end tangents as accept() will carry them, so
         # that Theta does not depend on when the last step ended
         ma = rotate_about(self._carry(self.m_a, self.t_a, t[0]), t[0], phi_a) if m_a is None else m_a
         mb = rotate_about(self._carry(self.m_b, self.t_b, t[-1]), t[-1], phi_b) if m_b is None else m_b
-        alpha_a = _signed_angle(d[0:1], ma[None, :], t[0:1])[0]
-        alpha_b = _signed_angle(d[-1:], mb[None, :], t[-1:])[0]
-        th = alpha_b + float(np.sum(beta)) - alpha_a
+        # the beta_e and the two alphas in one row-wise evaluation (each row's value is its own)
+        n = t.shape[0]
+        a, b, x = np.empty((n + 1, 3)), np.empty((n + 1, 3)), np.empty((n + 1, 3))
+        a[:-2], b[:-2], x[:-2] = transport(d[:-1], t[:-1], t[1:]), d[1:], t[1:]
+        a[-2], b[-2], x[-2] = d[0], ma, t[0]
+        a[-1], b[-1], x[-1] = d[-1], mb, t[-1]
+        angles = _signed_angle(a, b, x)
+        alpha_a, alpha_b = float(angles[-2]), float(angles[-1])
+        th = alpha_b + float(_add(angles[:-2])) - alpha_a
         return th + 2.0 * math.pi * round((self.theta - th) / (2.0 * math.pi))
 
     def accept(self, t: np.ndarray, theta: float) -> None:
@@ -207,7 +251,7 @@ class Twist:
         # when the axis turns; any spin comes through the twist input phi
         u = transport(m[None, :], t_old[None, :], t_new[None, :])[0]
         u -= (u @ t_new) * t_new
-        n = np.linalg.norm(u)
+        n = math.sqrt(float(u.dot(u)))
         return u / n if n > 1e-9 else _perpendicular(t_new)
 
     def get_state(self) -> dict:
