@@ -139,6 +139,7 @@ def _operability(args) -> int:
 
 
 def _validate(args) -> int:
+    from orchestration.runs.run import RunSettings, check_run
     from orchestration.system.validation import validate_system
 
     system = _load(args.system)
@@ -147,10 +148,19 @@ def _validate(args) -> int:
         print(report)
     size = f"{len(system.components)} components, {len(system.connections)} connections"
     warned = f", {len(report.warnings)} warning(s)" if report.warnings else ""
+    errors = len(report.errors)
     if report.ok:
+        # what run checks beyond the file against its FMUs (the file's scenario, algorithm and
+        # options, backend): a file validate passes must not be refused by run
+        try:
+            check_run(RunSettings(system=str(args.system)), system, log=print, require_grid=False)
+        except MarineCosimError as exc:
+            print(f"error: {one_line(exc)}")
+            errors += 1
+    if not errors:
         print(f"OK: {args.system} is valid ({size}{warned})")
         return 0
-    print(f"FAILED: {args.system}: {len(report.errors)} error(s){warned}")
+    print(f"FAILED: {args.system}: {errors} error(s){warned}")
     return 1
 
 

@@ -17,6 +17,8 @@ master, and appends to the same results.
 """
 from __future__ import annotations
 
+import math
+import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -165,17 +167,33 @@ class _Prepared:
     memory: Any
 
 
-def prepare(settings: RunSettings, system: System | None = None, manipulators: Sequence[Manipulator] = (),
-            observers: Sequence[Observer] = (), log: Callable[[str], None] = _stderr,
-            resumed_from: Path | None = None) -> _Prepared:
-    """Check everything of ``settings`` and build the execution (FMUs instantiated, not initialised)."""
-    from orchestration.backends import make_slave_factory, resolve_backend
+@dataclass
+class CheckedRun:
+    """What :func:`check_run` found usable: the run's scenario, recorded variables, time grid,
+    algorithm and backend."""
+
+    system: System
+    scenario: Any
+    scenario_file: str | None
+    variables: list[tuple[str, str]]
+    stop: float | None               # None: not given (validate of a file without one)
+    step: float | None
+    algorithm: Any
+    backend: Any
+
+
+def check_run(settings: RunSettings, system: System | None = None, manipulators: Sequence[Manipulator] = (),
+              log: Callable[[str], None] = _stderr, require_grid: bool = True) -> CheckedRun:
+    """Every check of a run before an FMU is instantiated (``marine-cosim validate`` makes the same
+    ones on the file's own settings): the system against its FMUs, the scenario's events, the
+    recorded names, the time grid, the algorithm and its options, the backend, the output
+    settings and the ship-attachment coupling. Raises a MarineCosimError naming the first problem.
+    ``require_grid=False`` lets a file without a stop time or base step pass (validate: it is
+    valid, and run asks for --stop and --step)."""
+    from orchestration.backends import resolve_backend
     from orchestration.master.algorithms import make_algorithm
     from orchestration.master.coupling_check import check_added_mass
-    from orchestration.master.manipulators.scenario import load_scenario
-    from orchestration.master.observers.checkpoint import CheckpointObserver, ResumingFileObserver
-    from orchestration.master.observers.results import FileObserver, MemoryObserver
-    from orchestration.master.manipulators.scenario import Scenario
+    from orchestration.master.manipulators.scenario import Scenario, load_scenario
     from orchestration.runs.first_run import load_system
     from orchestration.system.validation import validate_system
 
@@ -206,38 +224,89 @@ def prepare(settings: RunSettings, system: System | None = None, manipulators: S
             if len(report.errors) > 1 else ""
         raise RunError(f"{first.where}: {first.message}{more}" if first.where else f"{first.message}{more}")
     if scenario is not None:
-        scenario.check(system)
+        for warning in scenario.check(system, stop):
+            if not settings.quiet:
+                log(warning)
     variables = _recorded(system, settings.variables)
-    stop, step = _time_grid(system, stop, step)
+    if require_grid or (stop is not None and step is not None):
+        stop, step = _time_grid(system, stop, step)
     if settings.algorithm is not None and not isinstance(settings.algorithm, str):
         algorithm = settings.algorithm                 # an algorithm object (Python API, tests)
     else:
         algorithm_name = settings.algorithm or system.algorithm or "fixed"
         options = {k: v for k, v in system.algorithm_options.items()
                    if k not in ("backend", "ray_address") and not k.startswith("placement.")}
-        options.update({k: v for k, v in settings.options.items() if v is not None})
+        given = {k: v for k, v in settings.options.items() if v is not None}
+        options.update(given)
         try:
             algorithm = make_algorithm(algorithm_name, options)
         except ValueError as exc:
-            raise RunError(str(exc)) from None
+            # name where the algorithm and its options came from: the file, the command line or both
+            source = system.source_file or system.name
+            if settings.algorithm or given:
+                source += f" with {', '.join(['--algorithm'] * bool(settings.algorithm) + sorted(given))} given"
+            raise RunError(f"{source}: {exc}") from None
     backend = resolve_backend(system, settings.backend, settings.ray_address, settings.placement,
                               settings.call_timeout, settings.workers)
+    _check_output_settings(settings)
     # explicit coupling of a heavy attachment to a ship diverges whatever the step: say so first
     for finding in check_added_mass(system, algorithm=algorithm):
         if finding.severity == "error":
             raise RunError(str(finding))
         if not settings.quiet:
             log(str(finding))
+    return CheckedRun(system, scenario, scenario_file, variables, stop, step, algorithm, backend)
+
+
+def _check_output_settings(settings: RunSettings) -> None:
+    """The counts and periods that say how results are written: whole numbers >= 1, positive times."""
+    for name, value in (("record every", settings.record_every), ("flush every", settings.flush_every)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RunError(f"{name} {value!r} steps: a whole number >= 1")
+    every = settings.checkpoint_every
+    # 0 would mean no checkpoints at all, which is not what asking for them says
+    if every is not None and not (isinstance(every, (int, float)) and not isinstance(every, bool)
+                                  and math.isfinite(every) and every > 0):
+        raise RunError(f"--checkpoint-every must be a positive time in seconds, not {every!r}")
+
+
+def make_output_folder(out: Path, what: str) -> Path:
+    """Make ``out`` (and its parents) a folder to write into, or raise a RunError saying why not;
+    before any FMU is instantiated, so that a mistyped --out costs nothing."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise RunError(f"{what} {out} is a file, not a folder (--out)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunError(f"cannot make the {what} {out} (--out): {exc.strerror or exc}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise RunError(f"cannot write into the {what} {out} (--out): permission denied")
+    return out
+
+
+def prepare(settings: RunSettings, system: System | None = None, manipulators: Sequence[Manipulator] = (),
+            observers: Sequence[Observer] = (), log: Callable[[str], None] = _stderr,
+            resumed_from: Path | None = None) -> _Prepared:
+    """Check everything of ``settings`` (:func:`check_run`) and build the execution (FMUs
+    instantiated, not initialised)."""
+    from orchestration.backends import make_slave_factory
+    from orchestration.master.observers.checkpoint import CheckpointObserver, ResumingFileObserver
+    from orchestration.master.observers.results import FileObserver, MemoryObserver
+
+    checked = check_run(settings, system, manipulators, log)
+    system, scenario, scenario_file = checked.system, checked.scenario, checked.scenario_file
+    variables, stop, step, algorithm, backend = (checked.variables, checked.stop, checked.step, checked.algorithm,
+                                                 checked.backend)
     out = None
     all_observers: list[Observer] = []
-    if not (isinstance(settings.record_every, int) and settings.record_every >= 1):
-        raise RunError(f"record every {settings.record_every!r} steps: a whole number >= 1")
     memory = MemoryObserver(variables, settings.record_every) if settings.memory else None
     if memory is not None:
         all_observers.append(memory)
     file_observer = None
     if settings.files:
         out = Path(settings.out) if settings.out else Path("results") / system.name
+        make_output_folder(out, "result folder")
         extra = {"stop_time": stop, "base_step": step, "scenario": str(scenario_file) if scenario_file else None,
                  "backend": backend.describe(), "parameters": dict(settings.parameters) or None}
         if resumed_from is not None:

@@ -22,6 +22,7 @@ before the macro step that starts at t.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,14 +30,47 @@ from typing import TYPE_CHECKING, Any
 from orchestration.errors import ScenarioError  # noqa: F401  (re-exported)
 from orchestration.errors import did_you_mean
 from orchestration.master.manipulators import Manipulator
-from orchestration.system.fmu_info import component_info
+from orchestration.system.fmu_info import component_info, family, parse_start
 from orchestration.system.model import System
+from orchestration.system.validation import start_value_problem
 
 if TYPE_CHECKING:
     from orchestration.master.execution import Execution
 
 ACTIONS = ("override", "bias", "reset")
 
+
+def _finite(value: Any, what: str, origin: str) -> float:
+    """``value`` as a finite float, else a ScenarioError naming it: YAML reads ``.nan``, ``nan``
+    and ``true`` as numbers float() takes, which would make an event that never fires (or at 1 s)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ScenarioError(f"{origin}: {what} {value!r} is not a number")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ScenarioError(f"{origin}: {what} {value!r} is not a number") from None
+    if not math.isfinite(number):
+        raise ScenarioError(f"{origin}: {what} {value!r} is not a finite number")
+    return number
+
+
+def _name(value: Any, key: str, origin: str) -> str:
+    if isinstance(value, (list, dict)) or isinstance(value, bool):
+        raise ScenarioError(f"{origin}: {key} {value!r} is not a name")
+    return str(value)
+
+
+def _typed_value(value: Any, kind: str) -> tuple[Any, str | None]:
+    """The event's value as the variable's FMI type (a quoted number for a Real is taken, as
+    before), and why it cannot be one, or None."""
+    if isinstance(value, str) and family(kind) in ("Real", "Integer", "Enumeration"):
+        try:
+            value = parse_start("Real", value)
+        except ValueError:
+            return value, f"{value!r} is not a number ({kind})"
+        if family(kind) != "Real" and math.isfinite(value) and value == int(value):
+            value = int(value)
+    return value, start_value_problem(kind, value)
 
 
 
@@ -61,10 +95,18 @@ class Scenario(Manipulator):
     def variables(self):
         return [(e.component, e.variable) for e in self.events]
 
-    def check(self, system: System) -> None:
-        """Every event names a known component and variable of a settable kind: checked against the
-        FMUs' modelDescriptions before anything is instantiated, with close matches for typos."""
+    def check(self, system: System, stop: float | None = None) -> list[str]:
+        """Every event names a known component and variable of a settable kind, with a value of the
+        variable's type, at or after the start time: checked against the FMUs' modelDescriptions
+        before anything is instantiated, with close matches for typos. Returns warnings: events
+        after ``stop`` (the run's stop time), which never happen."""
+        late = []
         for e in self.events:
+            if e.time < system.start_time:
+                raise ScenarioError(f"{e.origin}: time {e.time:g} s is before the start time of {system.name} "
+                                    f"({system.start_time:g} s)")
+            if stop is not None and e.time > stop:
+                late.append(e)
             if e.component not in system.components:
                 raise ScenarioError(f"{e.origin}: model {e.component!r} is not a component of {system.name}"
                                     f"{did_you_mean(e.component, system.components)} (components: "
@@ -82,6 +124,15 @@ class Scenario(Manipulator):
             if e.action == "bias" and (info.causality != "input" or info.type != "Real"):
                 raise ScenarioError(f"{e.origin}: bias needs a Real input, {e.component}.{e.variable} is a "
                                     f"{info.type} {info.causality}")
+            if e.action != "reset":
+                e.value, problem = _typed_value(e.value, info.kind or info.type)
+                if problem:
+                    raise ScenarioError(f"{e.origin}: value for {e.component}.{e.variable}: {problem}")
+        if not late:
+            return []
+        times = ", ".join(f"{e.time:g}" for e in late[:5]) + (", ..." if len(late) > 5 else "")
+        return [f"warning: {self.source}: {len(late)} event(s) after the stop time {stop:g} s never happen "
+                f"(at {times} s)"]
 
     def next_time(self, t: float) -> float | None:
         for e in self.events[self._next:]:
@@ -133,14 +184,18 @@ def load_scenario(path: Path) -> Scenario:
                                           ("variable", item.get("variable"))) if value is None]
         if missing:
             raise ScenarioError(f"{origin}: missing {', '.join(missing)}")
-        if action not in ACTIONS:
+        if not isinstance(action, str) or action not in ACTIONS:
             raise ScenarioError(f"{origin}: action {action!r} is not one of {ACTIONS}")
         if action != "reset" and "value" not in item:
             raise ScenarioError(f"{origin}: action {action!r} needs a value")
-        try:
-            t = float(item["time"])
-        except (TypeError, ValueError):
-            raise ScenarioError(f"{origin}: time {item['time']!r} is not a number") from None
-        events.append(Event(t, str(component), str(item["variable"]), action, item.get("value"), origin))
+        # null would read as a release of the override: say so rather than reset silently
+        if action != "reset" and item["value"] is None:
+            raise ScenarioError(f"{origin}: the value is empty (null); to release an override use action: reset")
+        if isinstance(item.get("value"), (list, dict)):
+            raise ScenarioError(f"{origin}: value {item['value']!r} is not one value")
+        t = _finite(item["time"], "time", origin)
+        events.append(Event(t, _name(component, "model", origin), _name(item["variable"], "variable", origin), action,
+                            item.get("value"), origin))
     end = data.get("end")
-    return Scenario(events, float(end) if end is not None else None, str(data.get("description", "")), str(path))
+    return Scenario(events, _finite(end, "end", str(path)) if end is not None else None,
+                    str(data.get("description", "")), str(path))

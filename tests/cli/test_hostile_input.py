@@ -1,0 +1,133 @@
+"""What a user types and writes, when it is wrong: scenario events with times or values that cannot
+be, an output folder that cannot be one, run settings that would do nothing or something else than
+asked, and a system file whose own settings (algorithm, options, scenario) run would refuse.
+
+Each: exit status 2 (1 for validate) and one line naming the file, the event or the option, before
+an FMU is instantiated; never an internal error, a silent no-op or results from a mistaken input.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orchestration.cli.main import main
+from orchestration.system.model import Component, System
+from orchestration.system.ssp import write_ssp
+
+HOOK = 'model: p, variable: "attachment1.force[2]"'
+
+
+@pytest.fixture
+def hook(payload_fmu, tmp_path) -> Path:
+    s = System("hook", stop_time=1.0, base_step=0.1)
+    s.add_component(Component("p", payload_fmu, {"mass": 1000.0}))
+    return write_ssp(s, tmp_path / "hook.ssd")
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "internal error" not in err, err
+    return err
+
+
+SCENARIOS = {
+    # YAML reads .nan, nan and true as numbers float() takes: an event that never fires, or fires at 1 s
+    "nan time": ("events: [{time: .nan, %s, value: 1.0}]" % HOOK, "events[0]: time nan is not a finite number"),
+    "nan time as text": ("events: [{time: nan, %s, value: 1.0}]" % HOOK, "time 'nan' is not a finite number"),
+    "infinite time": ("events: [{time: .inf, %s, value: 1.0}]" % HOOK, "time inf is not a finite number"),
+    "boolean time": ("events: [{time: true, %s, value: 1.0}]" % HOOK, "time True is not a number"),
+    "negative time": ("events: [{time: -1, %s, value: 1.0}]" % HOOK,
+                      "events[0]: time -1 s is before the start time of hook (0 s)"),
+    "text value": ("events: [{time: 0, %s, value: heavy}]" % HOOK,
+                   "events[0]: value for p.attachment1.force[2]: 'heavy' is not a number (Real)"),
+    "text bias": ("events: [{time: 0, %s, action: bias, value: x}]" % HOOK, "'x' is not a number (Real)"),
+    "boolean for a Real": ("events: [{time: 0, %s, value: true}]" % HOOK, "True is not a number (Real)"),
+    "list value": ("events: [{time: 0, %s, value: [1, 2]}]" % HOOK, "value [1, 2] is not one value"),
+    "null value": ("events: [{time: 0, %s, value: null}]" % HOOK, "the value is empty (null)"),
+    "infinite value": ("events: [{time: 0, %s, value: 1e400}]" % HOOK, "inf is not a finite number"),
+    "nan value": ("events: [{time: 0, %s, value: .nan}]" % HOOK, "nan is not a finite number"),
+    "list variable": ("events: [{time: 0, model: p, variable: [a], value: 1}]", "variable ['a'] is not a name"),
+    "text end": ("end: soon\nevents: []", "end 'soon' is not a number"),
+    "nan end": ("end: .nan\nevents: []", "end nan is not a finite number"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCENARIOS))
+def test_scenario_events_that_cannot_be_are_refused_naming_the_event(hook, tmp_path, capsys, case):
+    text, message = SCENARIOS[case]
+    scenario = tmp_path / "events.yaml"
+    scenario.write_text(text)
+    out = tmp_path / "out"
+    assert main(["run", str(hook), "--quiet", "--scenario", str(scenario), "--out", str(out)]) == 2
+    err = one_line_error(capsys)
+    assert "events.yaml" in err and message in err, err
+    assert not (out / "results.csv").exists()
+
+
+def test_quoted_numbers_and_yaml_exponents_stay_numbers(hook, tmp_path, capsys):
+    """PyYAML reads 1e3 (no dot) as text: such values, and quoted ones, are still taken for a Real."""
+    scenario = tmp_path / "events.yaml"
+    scenario.write_text(f'events: [{{time: 0, {HOOK}, value: -1e3}}, {{time: 0.5, {HOOK}, value: "-2.5e3"}}]')
+    assert main(["run", str(hook), "--quiet", "--scenario", str(scenario), "--out", str(tmp_path / "o")]) == 0
+
+
+def test_events_after_the_stop_time_are_told_not_refused(hook, tmp_path, capsys):
+    """A scenario written for a longer run is run shorter with --stop: allowed, and said."""
+    scenario = tmp_path / "events.yaml"
+    scenario.write_text(f"events: [{{time: 0, {HOOK}, value: -1.0}}, {{time: 50, {HOOK}, value: -2.0}}]")
+    assert main(["run", str(hook), "--stop", "0.5", "--scenario", str(scenario), "--out", str(tmp_path / "o")]) == 0
+    assert "1 event(s) after the stop time 0.5 s never happen (at 50 s)" in capsys.readouterr().err
+
+
+def test_an_output_folder_that_cannot_be_one_is_refused_before_the_run(hook, tmp_path, capsys):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    assert main(["run", str(hook), "--quiet", "--out", str(a_file)]) == 2
+    assert f"result folder {a_file} is a file, not a folder (--out)" in one_line_error(capsys)
+    assert main(["run", str(hook), "--quiet", "--out", str(a_file / "sub")]) == 2
+    assert f"cannot make the result folder {a_file / 'sub'} (--out)" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--checkpoint-every", "0"], "--checkpoint-every must be a positive time in seconds, not 0.0"),
+    (["--flush-every", "0"], "flush every 0 steps: a whole number >= 1"),
+    (["--flush-every", "-5"], "flush every -5 steps: a whole number >= 1"),
+])
+def test_run_settings_that_would_do_nothing_are_refused(hook, tmp_path, capsys, option, message):
+    assert main(["run", str(hook), "--quiet", "--out", str(tmp_path / "o"), *option]) == 2
+    assert message in one_line_error(capsys)
+
+
+def edit(path: Path, old: str, new: str) -> Path:
+    text = path.read_text()
+    assert old in text, old
+    out = path.with_name("edited.ssd")
+    out.write_text(text.replace(old, new))
+    return out
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('mc:Algorithm name="fixed" baseStep="0.1"/>', 'mc:Algorithm name="rk4" baseStep="0.1"/>',
+     "edited.ssd: unknown algorithm 'rk4'"),
+    ('mc:Algorithm name="fixed" baseStep="0.1"/>',
+     'mc:Algorithm name="fixed" baseStep="0.1"><mc:Option name="method" type="String" value="rk4"/></mc:Algorithm>',
+     "edited.ssd: unknown fixed-step method 'rk4'"),
+])
+def test_validate_refuses_the_algorithm_run_refuses(hook, tmp_path, capsys, old, new, message):
+    broken = edit(hook, old, new)
+    assert main(["validate", str(broken)]) == 1
+    assert message in capsys.readouterr().out
+    assert main(["run", str(broken), "--quiet", "--out", str(tmp_path / "o")]) == 2
+    assert message in one_line_error(capsys)
+
+
+def test_validate_checks_the_events_of_the_files_own_scenario(hook, tmp_path, capsys):
+    (tmp_path / "events.yaml").write_text(f"events: [{{time: 0, {HOOK}, value: heavy}}]")
+    with_scenario = edit(hook, '<mc:Algorithm name="fixed" baseStep="0.1"/>',
+                         '<mc:Algorithm name="fixed" baseStep="0.1"/><mc:Scenario source="events.yaml"/>')
+    assert main(["validate", str(with_scenario)]) == 1
+    said = capsys.readouterr().out
+    assert "events.yaml: events[0]: value for p.attachment1.force[2]: 'heavy' is not a number (Real)" in said, said
+    (tmp_path / "events.yaml").write_text(f"events: [{{time: 0, {HOOK}, value: -1.0}}]")
+    assert main(["validate", str(with_scenario)]) == 0
