@@ -152,6 +152,7 @@ class VariableInfo:
 
 
 _IMMUTABLE = (float, int, bool, str, bytes, type(None), np.generic)
+_STATE_VERDICTS = 8      # states whose check is remembered (a master restores one or two at a time)
 
 
 def copy_state(x: Any) -> Any:
@@ -220,6 +221,10 @@ class Fmi2Slave(_PythonFmuSlave):
         self._real_by_vr: dict[int, VariableInfo] = {}   # Real variables by value reference
         self._get_plans: dict[tuple, tuple] = {}  # value references of a getReal -> what to read
         self._set_plans: dict[tuple, tuple] = {}  # value references of a setReal -> where to write
+        # id of a state restored lately -> (the state, what _state_problem found in it): masters
+        # restore the same state many times (an iterative master at every iteration of a step,
+        # error control twice), and it cannot change between restores (_checked_state_problem)
+        self._state_verdicts: dict[int, tuple[Any, str | None]] = {}
         # pythonfmu's __init__ blanks these; the class attributes are the truth
         for attr in ("author", "license", "version", "description"):
             setattr(self, attr, getattr(type(self), attr, None))
@@ -837,7 +842,7 @@ class Fmi2Slave(_PythonFmuSlave):
     def _set_fmu_state(self, state: dict) -> None:
         # the one way out of the error state (FMI 2.0): allowed whatever the instance's state
         problem = state[INVALID_STATE] if isinstance(state, dict) and INVALID_STATE in state else \
-            self._state_problem(state)
+            self._checked_state_problem(state)
         if problem is None:
             backup = self._snapshot()
             try:
@@ -853,6 +858,22 @@ class Fmi2Slave(_PythonFmuSlave):
         if problem is not None:
             self.failure = f"fmi2SetFMUstate failed: {problem}"
             self.error(f"{self.failure}; the instance is in the error state until a valid state is restored")
+
+    def _checked_state_problem(self, state) -> str | None:
+        """:meth:`_state_problem`, found once per state object: what it checks depends on the state
+        and on this instance's variables (their names, types and shapes, fixed when it is
+        instantiated), and a state is never changed after it is made (taken by fmi2GetFMUstate or
+        read by fmi2DeSerializeFMUstate: it is restored through a copy), so a state restored again
+        has the same verdict. The memo holds the states it names (an id cannot be reused while the
+        state lives) and only the last few."""
+        kept = self._state_verdicts.get(id(state))
+        if kept is not None and kept[0] is state:
+            return kept[1]
+        problem = self._state_problem(state)
+        if len(self._state_verdicts) >= _STATE_VERDICTS:
+            del self._state_verdicts[next(iter(self._state_verdicts))]     # the oldest
+        self._state_verdicts[id(state)] = (state, problem)
+        return problem
 
     def _restore(self, state: dict) -> None:
         # the model is rebuilt from the parameters only where they differ from those it was built

@@ -98,3 +98,34 @@ def test_foreign_state_blob_is_refused_with_an_error(payload):
     # the instance was never half-restored: it goes on from where it was
     assert np.array_equal(payload.get(names), before)
     payload.run(0.1, 0.2, 0.05, names)
+
+
+def test_a_state_restored_again_is_checked_once(payload, monkeypatch):
+    """A master restores one state many times (an iterative master at every iteration, error
+    control twice a step): its check (_state_problem, which walks every variable and the model's
+    state) runs at the first restore; a state read from bytes is a new state and is checked again."""
+    import sys
+
+    checked = []
+    # the FMU's own copy of fmus/_base.py (its private package), loaded in this process
+    bases = {m.Fmi2Slave for name, m in list(sys.modules.items())
+             if name.startswith("_mc_") and name.endswith(".fmus._base")}
+    assert bases
+    for cls in bases:
+        original = cls._state_problem
+        monkeypatch.setattr(cls, "_state_problem",
+                            lambda self, state, _f=original: checked.append(id(state)) or _f(self, state))
+    names = outputs(payload)
+    t, _ = payload.run(0.0, 0.5, 0.05, names)
+    state = payload.slave.getFMUstate()
+    _, first = payload.run(t, t + 0.5, 0.05, names)
+    for _ in range(3):
+        payload.slave.setFMUstate(state)
+        _, again = payload.run(t, t + 0.5, 0.05, names)
+        assert np.array_equal(first, again)
+    assert len(checked) == 1
+    restored = payload.slave.deSerializeFMUstate(payload.slave.serializeFMUstate(state))
+    payload.slave.setFMUstate(restored)
+    assert len(checked) == 2
+    payload.slave.freeFMUstate(restored)
+    payload.slave.freeFMUstate(state)
