@@ -248,6 +248,12 @@ def check_run(settings: RunSettings, system: System | None = None, manipulators:
             raise RunError(f"{source}: {exc}") from None
     backend = resolve_backend(system, settings.backend, settings.ray_address, settings.placement,
                               settings.call_timeout, settings.workers)
+    # asked for on the command line, these would be ignored by the backend the run uses
+    if settings.ray_address is not None and backend.name != "ray":
+        raise RunError(f"--ray-address needs the ray backend; this run uses {backend.name!r} (--backend ray)")
+    if settings.call_timeout is not None and backend.name == "inprocess":
+        raise RunError("--call-timeout needs a backend with workers (process or ray): in-process FMUs have no "
+                       "worker to time out")
     _check_output_settings(settings)
     # explicit coupling of a heavy attachment to a ship diverges whatever the step: say so first
     for finding in check_added_mass(system, algorithm=algorithm):
@@ -383,9 +389,16 @@ def resume_run(path: Path, overrides: dict[str, Any] | None = None, manipulators
     if "settings" not in manifest:
         raise CheckpointError(f"{where}: the manifest has no run settings")
     settings = RunSettings(**manifest["settings"])
-    for key, value in (overrides or {}).items():
-        if value is not None:
-            setattr(settings, key, value)
+    overrides = {key: value for key, value in (overrides or {}).items() if value is not None}
+    if "backend" in overrides and overrides["backend"] != settings.backend:
+        # the stored run's options of its own backend do not carry over to another one (check_run
+        # refuses them as given for nothing); options given with the resume do
+        if overrides["backend"] != "ray":
+            settings.ray_address = None
+        if overrides["backend"] == "inprocess":
+            settings.call_timeout = None
+    for key, value in overrides.items():
+        setattr(settings, key, value)
     system = load_system(Path(settings.system))
     if manifest.get("system_sha256") and system.file_hash() != manifest["system_sha256"]:
         log(f"warning: {settings.system} changed since the checkpoint was written")

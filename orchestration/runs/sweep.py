@@ -45,6 +45,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from orchestration.errors import SweepError, did_you_mean  # noqa: F401  (re-exported)
+from orchestration.runs.run import RunSettings, check_run, make_output_folder
 
 STATS: dict[str, Callable[[np.ndarray], float]] = {
     "max": lambda x: float(np.max(x)),
@@ -354,8 +355,9 @@ def run_sweep(system_path: Path, spec: SweepSpec, out: Path | None = None, runne
     _check_names(system, spec, variables)
     if criteria is not None:
         _check_criteria(system, criteria, variables)
+    _check_common_settings(system, runner, address, jobs, stop, step, algorithm, scenario, variables, record_every)
     cases = spec.cases()
-    out = Path(out) if out else Path("results") / f"{system.name}_sweep"
+    out = make_output_folder(Path(out) if out else Path("results") / f"{system.name}_sweep", "sweep folder")
     runs_dir = out / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     width = max(4, len(str(len(cases))))
@@ -424,6 +426,26 @@ def run_sweep(system_path: Path, spec: SweepSpec, out: Path | None = None, runne
         judged = judge_sweep(out, criteria)
     return SweepResult(out, result_rows, len(rows) - failed, failed, time.perf_counter() - started, summary_csv,
                        heatmaps, judged)
+
+
+def _check_common_settings(system, runner: str, address: str | None, jobs: int | None, stop: float | None,
+                           step: float | None, algorithm: str | None, scenario: Path | None,
+                           variables: list[str] | None, record_every: int) -> None:
+    """The settings every case shares, checked once as a case's run would check them: a mistake in
+    them (a NaN stop, a scenario event of the wrong type) would otherwise fail every case alike,
+    each after starting its process or Ray task."""
+    import copy
+
+    if address is not None and runner != "ray":
+        raise SweepError(f"--ray-address needs the ray backend; this sweep uses {runner!r} (--backend ray)")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise SweepError(f"--jobs {jobs!r}: a whole number >= 1 (cases at a time)")
+    if jobs is not None and runner != "process":
+        raise SweepError(f"--jobs needs the process backend; this sweep uses {runner!r} (--backend process)")
+    settings = RunSettings(system=str(system.source_file or system.name), stop=stop, step=step, algorithm=algorithm,
+                           scenario=str(scenario) if scenario else None, variables=variables, backend="inprocess",
+                           record_every=record_every, quiet=True)
+    check_run(settings, copy.deepcopy(system))
 
 
 def _in_fresh_process(task: dict) -> dict:

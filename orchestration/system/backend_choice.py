@@ -15,6 +15,7 @@ running slaves. The element::
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,8 @@ from orchestration.errors import BackendError, SystemFileError
 BACKENDS = ("inprocess", "process", "ray")
 #: mc:Placement attributes -> Ray actor option and type
 PLACEMENT_ATTRIBUTES = {"numCpus": ("num_cpus", float), "numGpus": ("num_gpus", float), "memory": ("memory", float)}
+#: a Ray cluster address Ray can parse: HOST:PORT, ray://HOST:PORT, [IPv6]:PORT
+RAY_ADDRESS = re.compile(r"(ray://)?(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):[0-9]{1,5}")
 
 
 @dataclass
@@ -39,6 +42,11 @@ class BackendConfig:
     def __post_init__(self) -> None:
         if self.name not in BACKENDS:
             raise BackendError(f"unknown backend {self.name!r} ({self.origin}); choose one of {', '.join(BACKENDS)}")
+        # Ray's own answer to a malformed address is a bare ValueError from deep in ray.init
+        if self.address not in (None, "", "auto", "local") and not (
+                isinstance(self.address, str) and RAY_ADDRESS.fullmatch(self.address.strip())):
+            raise BackendError(f"Ray address {self.address!r} is not HOST:PORT, ray://HOST:PORT, 'auto' (the "
+                               f"cluster `ray start` runs here) or 'local' (backend from {self.origin})")
         if self.call_timeout is not None and not (self.call_timeout > 0 and math.isfinite(self.call_timeout)):
             raise BackendError(f"call timeout must be a positive number of seconds, not {self.call_timeout!r}")
         if self.workers is not None:

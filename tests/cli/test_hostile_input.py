@@ -131,3 +131,44 @@ def test_validate_checks_the_events_of_the_files_own_scenario(hook, tmp_path, ca
     assert "events.yaml: events[0]: value for p.attachment1.force[2]: 'heavy' is not a number (Real)" in said, said
     (tmp_path / "events.yaml").write_text(f"events: [{{time: 0, {HOOK}, value: -1.0}}]")
     assert main(["validate", str(with_scenario)]) == 0
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--ray-address", "127.0.0.1:6379"], "--ray-address needs the ray backend; this run uses 'inprocess'"),
+    (["--call-timeout", "5"], "--call-timeout needs a backend with workers"),
+    # Ray's own answer is a ValueError from inside ray.init: an internal error before
+    (["--backend", "ray", "--ray-address", "nonsense"], "Ray address 'nonsense' is not HOST:PORT"),
+    (["--backend", "ray", "--ray-address", "http://head:6379"], "Ray address 'http://head:6379' is not HOST:PORT"),
+])
+def test_backend_options_the_backend_would_ignore_or_choke_on_are_refused(hook, tmp_path, capsys, option, message):
+    assert main(["run", str(hook), "--quiet", "--out", str(tmp_path / "o"), *option]) == 2
+    assert message in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--stop", "nan"], "hook.ssd: the stop time nan is not a finite number"),
+    (["--step", "0"], "hook.ssd: the base step 0.0 is not a positive finite number"),
+    (["--variables", "p.nothing"], "recorded variable 'p.nothing': p has no variable 'nothing'"),
+    (["--record-every", "0"], "record every 0 steps: a whole number >= 1"),
+    (["--backend", "process", "--jobs", "0"], "--jobs 0: a whole number >= 1"),
+    (["--jobs", "2"], "--jobs needs the process backend; this sweep uses 'serial'"),
+    (["--ray-address", "127.0.0.1:6379"], "--ray-address needs the ray backend; this sweep uses 'serial'"),
+])
+def test_sweep_settings_every_case_shares_are_checked_once_before_the_cases(hook, tmp_path, capsys, option, message):
+    """Before, each case failed alike with the same mistake (exit 1, N failed runs), or --jobs 0 was an
+    internal error of the thread pool."""
+    argv = ["sweep", str(hook), "--backend", "serial", "--grid", "p.mass=1000,2000", "--quiet",
+            "--out", str(tmp_path / "sweep"), *option]
+    if "--backend" in option:
+        del argv[2:4]
+    assert main(argv) == 2
+    assert message in one_line_error(capsys)
+    assert not (tmp_path / "sweep" / "runs").exists()
+
+
+def test_a_sweep_folder_that_is_a_file_is_refused(hook, tmp_path, capsys):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    assert main(["sweep", str(hook), "--backend", "serial", "--grid", "p.mass=1000", "--quiet",
+                 "--out", str(a_file)]) == 2
+    assert f"sweep folder {a_file} is a file, not a folder (--out)" in one_line_error(capsys)
