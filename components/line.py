@@ -105,7 +105,7 @@ from scipy.linalg.lapack import dpbsv
 from scipy.sparse.linalg import eigsh
 
 from components.catenary import node_positions_3d, solve_catenary
-from components.rod import SplineBending, Twist, cross, rotate_about, transport3
+from components.rod import SplineBending, Twist, cross, rotate3, transport3
 
 __all__ = ["LineParams", "Line", "EndLoads"]
 
@@ -193,6 +193,7 @@ except ImportError:  # pragma: no cover - other numpy layouts
 
 _EYE3 = np.eye(3)[None]
 _EYE3.flags.writeable = False
+_AXES = tuple(np.eye(3))
 
 
 def _dot3(a0: float, a1: float, a2: float, b0: float, b1: float, b2: float) -> float:
@@ -366,13 +367,19 @@ class Line:
     def _body_vector(self, end: str, u: np.ndarray, t: float) -> np.ndarray:
         """A body-fixed vector u (body axes) of the body at ``end``, in NED at time t: the attitude
         set at _att_t turned by its angular velocity over t - _att_t."""
-        x = self._R[end] @ u
-        w = self._w[end]
+        return np.array(self._body_floats(end, (u,), t)[0])
+
+    def _body_floats(self, end: str, us: tuple, t: float) -> list:
+        """_body_vector of each body-fixed vector in ``us``, as lists of Python floats (the same
+        arithmetic: rotate3 is rotate_about's, w / |w| elementwise)."""
+        R, w = self._R[end], self._w[end]
+        xs = [(R @ u).tolist() for u in us]
         wn = math.sqrt(float(w @ w))
         s = t - self._att_t
         if wn > 0.0 and s != 0.0:
-            x = rotate_about(x, w / wn, wn * s)
-        return x
+            axis = [wi / wn for wi in w.tolist()]
+            xs = [rotate3(x, axis, wn * s) for x in xs]
+        return xs
 
     def _end_tangents(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """Clamped end tangents at time t: the bodies' for ends fixed to bodies, else t_a, t_b."""
@@ -393,15 +400,14 @@ class Line:
             if self._m_body[end] is None:
                 out.append(None)
                 continue
-            m = self._body_vector(end, self._m_body[end], t)
-            tb = self._body_vector(end, self._t_body[end], t)
+            m, tb = self._body_floats(end, (self._m_body[end], self._t_body[end]), t)
             # in Python floats: transport3 is transport's arithmetic, the dot products are summed
-            # left to right as numpy's dot of 3-vectors sums them
+            # from 0.0 left to right as numpy's dot of 3-vectors sums them
             qe = q[e].tolist()
-            m0, m1, m2 = transport3(m.tolist(), tb.tolist(), qe)
-            mq = (m0 * qe[0] + m1 * qe[1]) + m2 * qe[2]
+            m0, m1, m2 = transport3(m, tb, qe)
+            mq = ((0.0 + m0 * qe[0]) + m1 * qe[1]) + m2 * qe[2]
             m0, m1, m2 = m0 - mq * qe[0], m1 - mq * qe[1], m2 - mq * qe[2]
-            nm = max(math.sqrt((m0 * m0 + m1 * m1) + m2 * m2), 1e-300)
+            nm = max(math.sqrt(((0.0 + m0 * m0) + m1 * m1) + m2 * m2), 1e-300)
             out.append(np.array([m0 / nm, m1 / nm, m2 / nm]))
         return out[0], out[1]
 
@@ -656,6 +662,7 @@ class Line:
             self._j = dict(q=q, lam=lam, T=T, kax=kax, qh=qh, ma_n=ma_n, ma_t=ma_t, kdn=kdn, un=un,
                            unm=unm, seabed=seabed)
         self._k = k
+        self._qT = (q, T)        # for the outputs at this state (_moments, end_loads)
         return F
 
     def _mass_blocks(self, qh: np.ndarray, ma_n: np.ndarray, ma_t: np.ndarray,
@@ -1208,7 +1215,7 @@ class Line:
         # ends fixed to bodies turned with them over the step: their attitudes at its end
         for end in ("a", "b"):
             if self.attitude[end]:
-                self._R[end] = np.column_stack([self._body_vector(end, e, self.t) for e in np.eye(3)])
+                self._R[end] = np.array(self._body_floats(end, _AXES, self.t)).T.copy()     # columns
         self._att_t = self.t
 
     def _payout_substep(self, h: float) -> None:
@@ -1325,9 +1332,9 @@ class Line:
         return self._moments()
 
     def _moments(self) -> tuple[np.ndarray, np.ndarray]:
-        # from the curvatures and the twist of the last _forces call, at the present state
+        # from the curvatures, tangents and twist of the last _forces call, at the present state
         p = self.p
-        q = self._tangents(self.r)
+        q = self._qT[0]
         ma, mb = np.zeros(3), np.zeros(3)
         if self._k is not None and p.EI > 0:
             ta, tb = self._tab
@@ -1357,11 +1364,12 @@ class Line:
         if self._compiled is not None and self.sea is None and self.current_profile is None:
             Fa, Fb, T = self._compiled.end_loads(self)          # the same values, compiled
             return EndLoads(Fa, Fb, np.zeros(3), np.zeros(3), 0.0, T)
-        q, lam, T = self._tension_terms()
         if self._bend is None:
+            q, lam, T = self._tension_terms()
             Fa, Fb = self._end_forces(q, lam, T)
             return EndLoads(np.array(Fa), np.array(Fb), np.zeros(3), np.zeros(3), 0.0, T)
         F = self._forces(self.r, self.v, self.t)
+        T = self._qT[1]          # _tension_terms' tensions: the same arithmetic on the same state
         ma, mb = self._moments()
         tau = 0.0 if self.twist is None else self._Theta / float(np.sum(self.l))
         return EndLoads(F[0], F[-1], ma, mb, tau, T)

@@ -55,7 +55,7 @@ import math
 import numpy as np
 from scipy.linalg import solve_banded
 
-__all__ = ["SplineBending", "Twist", "rotate_about", "transport", "transport3", "cross"]
+__all__ = ["SplineBending", "Twist", "rotate_about", "transport", "transport3", "rotate3", "cross"]
 
 _AXES = np.eye(3)
 _AXES.flags.writeable = False
@@ -66,9 +66,13 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a x b of 3-vectors (row-wise on (..., 3) arrays): np.cross's operations in its order
     (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0), so the same bits, without its axis handling,
     which costs ten times the product on the few vectors of a line's twist."""
+    if a.ndim == 1 and b.ndim == 1:      # one pair: in Python floats (IEEE doubles, the same bits)
+        a0, a1, a2 = a.tolist()
+        b0, b1, b2 = b.tolist()
+        return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    c = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    c = np.empty(a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape))
     _multiply(a1, b2, out=c[..., 0])
     c[..., 0] -= a2 * b1
     _multiply(a2, b0, out=c[..., 1])
@@ -139,17 +143,23 @@ class SplineBending:
 def rotate_about(v: np.ndarray, axis: np.ndarray, angle: float) -> np.ndarray:
     """Rodrigues rotation of v about the unit ``axis`` by ``angle`` [rad]:
     v cos a + (k x v) sin a + k (k . v)(1 - cos a)."""
-    c, s = math.cos(angle), math.sin(angle)
     if v.ndim == 1 and axis.ndim == 1:
-        # one vector: the array expression's operations in Python floats, in its order (the same
-        # bits: IEEE double either way), without a dozen numpy calls on 3 numbers
-        kv, ck = float(axis @ v), 1.0 - c
-        v0, v1, v2 = v.tolist()
-        a0, a1, a2 = axis.tolist()
-        return np.array([v0 * c + (a1 * v2 - a2 * v1) * s + a0 * kv * ck,
-                         v1 * c + (a2 * v0 - a0 * v2) * s + a1 * kv * ck,
-                         v2 * c + (a0 * v1 - a1 * v0) * s + a2 * kv * ck])
+        return np.array(rotate3(v.tolist(), axis.tolist(), angle))
+    c, s = math.cos(angle), math.sin(angle)
     return v * c + cross(axis, v) * s + axis * float(axis @ v) * (1.0 - c)
+
+
+def rotate3(v: list, axis: list, angle: float) -> list:
+    """``rotate_about`` of one vector in Python floats (lists of 3): the array expression's
+    operations in its order, k . v summed from 0.0 left to right as numpy's dot of two 3-vectors
+    sums it, so the same bits (IEEE doubles either way) without a dozen numpy calls on 3 numbers."""
+    c, s = math.cos(angle), math.sin(angle)
+    v0, v1, v2 = v
+    a0, a1, a2 = axis
+    kv, ck = ((0.0 + a0 * v0) + a1 * v1) + a2 * v2, 1.0 - c
+    return [v0 * c + (a1 * v2 - a2 * v1) * s + a0 * kv * ck,
+            v1 * c + (a2 * v0 - a0 * v2) * s + a1 * kv * ck,
+            v2 * c + (a0 * v1 - a1 * v0) * s + a2 * kv * ck]
 
 
 def transport(u: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> np.ndarray:
@@ -179,6 +189,43 @@ def _perpendicular(t: np.ndarray) -> np.ndarray:
     a = _AXES[int(np.argmin(np.abs(t)))]
     u = a - (a @ t) * t
     return u / math.sqrt(float(u.dot(u)))      # np.linalg.norm's arithmetic
+
+
+# lines of up to SMALL elements take the twist in Python floats (_twist_floats): below it numpy's
+# per-call cost is most of the work; up to 8, numpy sums the beta_e left to right as they do
+SMALL = 8
+
+
+def _twist_floats(t: np.ndarray, ma: np.ndarray, mb: np.ndarray) -> float | None:
+    """Twist._twist_arrays in Python floats for a few elements (t: N <= SMALL tangents, (N, 3)):
+    each operation of the numpy code in its order, sums of three left to right as np.add.reduce
+    and the BLAS dot sum them, math.atan2 for np.arctan2 (the C library's atan2 both), so the same
+    bits where numpy's arctan2 is the C library's (no AVX-512 SVML); None where _references falls
+    back to sequential transport (tangents in all directions)."""
+    T = t.tolist()
+    worst = [max(abs(r[k]) for r in T) for k in range(3)]
+    best = min(range(3), key=worst.__getitem__)         # np.argmin: the first smallest
+    if worst[best] > 0.98:
+        return None
+    d = []
+    for r in T:     # the world axis e_best projected: e - (t . e) t; t @ e sums onto +0.0
+        tb = r[best] + 0.0
+        d0, d1, d2 = ((1.0 if k == best else 0.0) - tb * r[k] for k in range(3))
+        nrm = math.sqrt((d0 * d0 + d1 * d1) + d2 * d2)
+        d.append((d0 / nrm, d1 / nrm, d2 / nrm))
+
+    def angle(a, b, x):        # _signed_angle of one row
+        c0, c1, c2 = a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
+        return math.atan2((c0 * x[0] + c1 * x[1]) + c2 * x[2], (a[0] * b[0] + a[1] * b[1]) + a[2] * b[2])
+
+    beta = None
+    for e in range(len(T) - 1):
+        u = transport3(d[e], T[e], T[e + 1])
+        b = angle(u, d[e + 1], T[e + 1])
+        beta = b if beta is None else beta + b
+    alpha_a = angle(d[0], ma.tolist(), T[0])
+    alpha_b = angle(d[-1], mb.tolist(), T[-1])
+    return alpha_b + (0.0 if beta is None else beta) - alpha_a
 
 
 class Twist:
@@ -222,11 +269,18 @@ class Twist:
         on the 2 pi branch nearest the last accepted value.  ``m_a``/``m_b``: the end fitting's
         material reference itself (a unit vector perpendicular to the end tangent, e.g. a body
         axis of the body the end is fixed to), instead of the carried reference turned by phi."""
-        d = self._references(t)
         # the end references carried to the present end tangents as accept() will carry them, so
         # that Theta does not depend on when the last step ended
         ma = rotate_about(self._carry(self.m_a, self.t_a, t[0]), t[0], phi_a) if m_a is None else m_a
         mb = rotate_about(self._carry(self.m_b, self.t_b, t[-1]), t[-1], phi_b) if m_b is None else m_b
+        th = _twist_floats(t, ma, mb) if t.shape[0] <= SMALL else None
+        if th is None:
+            th = self._twist_arrays(t, ma, mb)
+        return th + 2.0 * math.pi * round((self.theta - th) / (2.0 * math.pi))
+
+    def _twist_arrays(self, t: np.ndarray, ma: np.ndarray, mb: np.ndarray) -> float:
+        """alpha_B + sum_e beta_e - alpha_A (module docstring) in numpy, row-wise."""
+        d = self._references(t)
         # the beta_e and the two alphas in one row-wise evaluation (each row's value is its own)
         n = t.shape[0]
         a, b, x = np.empty((n + 1, 3)), np.empty((n + 1, 3)), np.empty((n + 1, 3))
@@ -235,8 +289,7 @@ class Twist:
         a[-1], b[-1], x[-1] = d[-1], mb, t[-1]
         angles = _signed_angle(a, b, x)
         alpha_a, alpha_b = float(angles[-2]), float(angles[-1])
-        th = alpha_b + float(_add(angles[:-2])) - alpha_a
-        return th + 2.0 * math.pi * round((self.theta - th) / (2.0 * math.pi))
+        return alpha_b + float(_add(angles[:-2])) - alpha_a
 
     def accept(self, t: np.ndarray, theta: float) -> None:
         """End of a step: remember Theta and carry the end references along the turned end tangents."""
