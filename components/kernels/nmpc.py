@@ -33,13 +33,18 @@ def declare(lib: ctypes.CDLL) -> None:
     lib.mc_nmpc_simulate.restype = None
 
 
-def _rows(a: np.ndarray, width: int) -> np.ndarray:
-    """a as a C-contiguous float64 (B, width) array (a copy only if it is not one already)."""
-    return np.ascontiguousarray(np.asarray(a, dtype=np.float64).reshape(-1, width))
+class _Buffers:
+    """Caller-owned arrays of one batch shape and their addresses, kept between calls: numpy's
+    ``.ctypes.data`` costs several microseconds, as much as the kernel's work on a few rows."""
+
+    def __init__(self, shapes: dict[str, tuple[int, ...]]) -> None:
+        self.arrays = {name: np.zeros(shape) for name, shape in shapes.items()}
+        self.addresses = {name: kernels.address(a) for name, a in self.arrays.items()}
 
 
 class CompiledShipPlatform:
-    """The kernel bound to one ShipPlatformModel (its constants packed once; stateless per call)."""
+    """The kernel bound to one ShipPlatformModel (its constants packed once). Not shared between
+    threads: the batches' arrays are kept for the next call of the same shape."""
 
     def __init__(self, lib: ctypes.CDLL, model) -> None:
         declare(lib)
@@ -48,6 +53,7 @@ class CompiledShipPlatform:
         self._lib = lib
         self._P = self.pack(model)
         self._address = kernels.address(self._P)
+        self._buffers: dict[tuple, _Buffers] = {}
 
     @staticmethod
     def pack(model) -> np.ndarray:
@@ -65,35 +71,51 @@ class CompiledShipPlatform:
             raise ValueError(f"the NMPC model packs into {P.shape} parameters, not ({N_PARAMS},)")
         return np.ascontiguousarray(P)
 
+    def _batch(self, key: tuple, shapes: dict[str, tuple[int, ...]]) -> _Buffers:
+        buffers = self._buffers.get(key)
+        if buffers is None:
+            if len(self._buffers) > 64:          # batch shapes are few; a caller of many sizes starts over
+                self._buffers.clear()
+            buffers = self._buffers[key] = _Buffers(shapes)
+        return buffers
+
+    def _rows(self, s: np.ndarray, f: np.ndarray | None = None) -> tuple[_Buffers, int]:
+        """The buffers of len(s) rows, with s (and f) copied in."""
+        B = len(s)
+        buf = self._batch(("rows", B), {"s": (B, N_STATE), "f": (B, 3), "out": (B, N_STATE), "hrp": (B, 3)})
+        buf.arrays["s"][...] = s
+        if f is not None:
+            buf.arrays["f"][...] = f
+        return buf, B
+
     def derivative(self, s: np.ndarray, f: np.ndarray) -> np.ndarray:
         """s' (B, 18) for states s (B, 18) and leg forces f (B, 3) in N."""
-        s, f = _rows(s, N_STATE), _rows(f, 3)
-        ds = np.empty_like(s)
-        self._lib.mc_nmpc_derivative(self._address, len(s), s.ctypes.data, f.ctypes.data, ds.ctypes.data)
-        return ds
+        buf, B = self._rows(s, f)
+        a = buf.addresses
+        self._lib.mc_nmpc_derivative(self._address, B, a["s"], a["f"], a["out"])
+        return buf.arrays["out"].copy()
 
     def rk4(self, s: np.ndarray, f: np.ndarray, dt: float) -> np.ndarray:
         """One classical RK4 step of dt for each row."""
-        s, f = _rows(s, N_STATE), _rows(f, 3)
-        out = np.empty_like(s)
-        self._lib.mc_nmpc_rk4(self._address, len(s), s.ctypes.data, f.ctypes.data, float(dt), out.ctypes.data)
-        return out
+        buf, B = self._rows(s, f)
+        a = buf.addresses
+        self._lib.mc_nmpc_rk4(self._address, B, a["s"], a["f"], float(dt), a["out"])
+        return buf.arrays["out"].copy()
 
     def hrp(self, s: np.ndarray) -> np.ndarray:
         """The platform's inertial heave, roll and pitch (B, 3) of states s (B, 18)."""
-        s = _rows(s, N_STATE)
-        out = np.empty((len(s), 3))
-        self._lib.mc_nmpc_hrp(self._address, len(s), s.ctypes.data, out.ctypes.data)
-        return out
+        buf, B = self._rows(s)
+        self._lib.mc_nmpc_hrp(self._address, B, buf.addresses["s"], buf.addresses["hrp"])
+        return buf.arrays["hrp"].copy()
 
     def simulate(self, s0: np.ndarray, u: np.ndarray, dt: float) -> np.ndarray:
         """The HRP (B, N, 3) at the end of each step of B trajectories from s0 (18) under forces u (B, N, 3)
         in N, each held over its RK4 step of dt."""
-        s0 = _rows(s0, N_STATE)
-        u = np.ascontiguousarray(u, dtype=np.float64)
         B, N = u.shape[:2]
-        out = np.empty((B, N, 3))
-        work = np.empty((N, N_STATE))
-        self._lib.mc_nmpc_simulate(self._address, N, B, s0.ctypes.data, u.ctypes.data, float(dt), out.ctypes.data,
-                                   work.ctypes.data)
-        return out
+        buf = self._batch(("simulate", B, N), {"s0": (N_STATE,), "u": (B, N, 3), "out": (B, N, 3),
+                                               "work": (N, N_STATE)})
+        buf.arrays["s0"][...] = s0
+        buf.arrays["u"][...] = u
+        a = buf.addresses
+        self._lib.mc_nmpc_simulate(self._address, N, B, a["s0"], a["u"], float(dt), a["out"], a["work"])
+        return buf.arrays["out"].copy()
