@@ -30,6 +30,7 @@ import numpy as np
 
 from orchestration.errors import UsageError
 from orchestration.master.observers.results import Results, load_results
+from orchestration.runs.run import make_output_folder
 
 FORMATS = {"mat": ".mat", "netcdf": ".nc"}
 
@@ -45,7 +46,10 @@ def export_results(results_path: Path | str, to: str, out: Path | str | None = N
     results = load_results(results_path)
     folder = results_path if results_path.is_dir() else results_path.parent
     out = Path(out) if out is not None else folder / f"results{FORMATS[to]}"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.is_dir():
+        # scipy's savemat wrote nothing and said nothing for a folder: the file goes into it
+        out = out / f"results{FORMATS[to]}"
+    make_output_folder(out.parent, "folder of the export")
     (write_mat if to == "mat" else write_netcdf)(results, out)
     return out
 

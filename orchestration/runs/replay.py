@@ -344,7 +344,11 @@ def _ship_body(comp, sig: Signals) -> Body:
 def frame_indices(time: np.ndarray, every: float) -> list[int]:
     """Indices of the recorded points nearest to 0, every, 2 every, ... (the first and the last kept)."""
     t = np.asarray(time, float)
-    if every <= 0:
+    if math.isnan(every):
+        raise UsageError("--every nan: the simulated seconds between frames must be a number")
+    # far more wanted times than recorded points (every = 1e-9 s) would be an array of billions:
+    # every recorded point is a frame then anyway
+    if every <= 0 or (len(t) and (t[-1] - t[0]) / every > 10 * len(t)):
         return list(range(len(t)))
     wanted = np.arange(t[0], t[-1] + 1e-9, every)
     idx = sorted({int(np.argmin(np.abs(t - w))) for w in wanted} | {len(t) - 1})
@@ -508,6 +512,10 @@ def replay(results_dir: Path | str, system_file: Path | str | None = None, out: 
     from orchestration.system.files import load_system
 
     results_dir = Path(results_dir)
+    if math.isnan(every):
+        raise UsageError("--every nan: the simulated seconds between frames must be a number")
+    if gif and (isinstance(fps, bool) or not isinstance(fps, int) or fps < 1):
+        raise UsageError(f"--fps {fps!r}: the frames per second of the GIF must be a whole number >= 1")
     if results is None:
         results = load_results(results_dir)
     if system is None:

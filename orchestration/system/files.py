@@ -41,10 +41,24 @@ def save_system(system: System, kind: str, out: Path, *, power_bonds: bool | Non
 
         if out.suffix.lower() not in (".ssp", ".ssd"):
             out = out.with_suffix(f".{kind}")
+        if out.is_dir():
+            raise SystemFileError(f"cannot write the {kind.upper()} file {out}: it is a folder (--out)")
+        _folder(out.parent, out)
         write_ssp(system, out)
         return out
     if kind == "osp":
         from orchestration.system.osp import write_osp
 
+        _folder(out, out)
         return write_osp(system, out, power_bonds=power_bonds)
     raise SystemFileError(f"unknown system file kind {kind!r} (ssp, ssd or osp)")
+
+
+def _folder(folder: Path, out: Path) -> None:
+    """Make the folder a system file is written into, or say why it cannot be one (--out)."""
+    if folder.exists() and not folder.is_dir():
+        raise SystemFileError(f"cannot write {out}: {folder} is a file, not a folder (--out)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SystemFileError(f"cannot write {out}: cannot make the folder {folder}: {exc.strerror or exc}") from None

@@ -172,3 +172,64 @@ def test_a_sweep_folder_that_is_a_file_is_refused(hook, tmp_path, capsys):
     assert main(["sweep", str(hook), "--backend", "serial", "--grid", "p.mass=1000", "--quiet",
                  "--out", str(a_file)]) == 2
     assert f"sweep folder {a_file} is a file, not a folder (--out)" in one_line_error(capsys)
+
+
+@pytest.fixture
+def results(hook, tmp_path) -> Path:
+    out = tmp_path / "results"
+    assert main(["run", str(hook), "--quiet", "--out", str(out)]) == 0
+    return out
+
+
+def test_export_into_a_folder_writes_the_file_in_it(results, tmp_path, capsys):
+    """Before, --to mat --out FOLDER printed the folder and wrote nothing (scipy's savemat), --to netcdf
+    was an internal error."""
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    assert main(["export", str(results), "--to", "mat", "--out", str(folder)]) == 0
+    assert (folder / "results.mat").stat().st_size > 0
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    assert main(["export", str(results), "--to", "mat", "--out", str(a_file / "x.mat")]) == 2
+    assert f"folder of the export {a_file} is a file, not a folder (--out)" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--every", "nan", "--gif"], "--every nan: the simulated seconds between frames must be a number"),
+    (["--fps", "0", "--gif"], "--fps 0: the frames per second of the GIF must be a whole number >= 1"),
+])
+def test_replay_options_that_cannot_be_are_refused(results, capsys, option, message):
+    assert main(["replay", str(results), *option]) == 2
+    assert message in one_line_error(capsys)
+
+
+def test_replay_every_far_below_the_recording_takes_every_point(results, capsys):
+    """--every 1e-12 over 1 s asked numpy for 1e12 frame times (memory, then a hang); every
+    recorded point is a frame then."""
+    assert main(["replay", str(results), "--every", "1e-12"]) == 0
+    frames = (results / "replay" / "replay.pvd").read_text().count("<DataSet ")
+    assert frames == 11                      # 1 s at 0.1 s: the start and 10 steps
+
+
+@pytest.mark.parametrize("content", [None, b"not a zip", "zip without modelDescription"])
+def test_info_on_a_file_that_is_no_fmu_is_one_line(tmp_path, capsys, content):
+    import zipfile
+
+    fmu = tmp_path / "x.fmu"
+    if content == "zip without modelDescription":
+        with zipfile.ZipFile(fmu, "w") as z:
+            z.writestr("foo.txt", "x")
+    elif content is not None:
+        fmu.write_bytes(content)
+    assert main(["info", str(fmu)]) == 2
+    err = one_line_error(capsys)
+    assert ("FMU file not found" if content is None else "x.fmu: cannot read its modelDescription.xml") in err, err
+
+
+@pytest.mark.parametrize("kind, sub", [("osp", ""), ("ssd", "x.ssd")])
+def test_convert_to_a_path_under_a_file_is_refused(hook, tmp_path, capsys, kind, sub):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    out = a_file / sub if sub else a_file
+    assert main(["convert", str(hook), "--to", kind, "--out", str(out)]) == 2
+    assert f"cannot write {out}: {a_file} is a file, not a folder (--out)" in one_line_error(capsys)
