@@ -1,9 +1,11 @@
 """Wire rope wrapping round rigid bodies: contact nodes on body edges, Coulomb sliding along the edge
 and along the rope.
 
-Pure numpy, no FMI.  The rope between two end points (crane hook, lug, anchor) is a massless
-elastic polyline; where it meets a convex polyhedron (components/convex.py Box, ConvexMesh, or the
-tessellated Cylinder of a sheave) it bends over a *contact node* placed on an edge of the body.
+Numpy, no FMI (the segments' depths in a body and the loads of all ropes run compiled,
+components/kernels/rope_contact.c, where the kernels can be had: the same arithmetic).  The rope
+between two end points (crane hook, lug, anchor) is a massless elastic polyline; where it meets a
+convex polyhedron (components/convex.py Box, ConvexMesh, or the tessellated Cylinder of a sheave)
+it bends over a *contact node* placed on an edge of the body.
 
 Sources
 -------
@@ -388,13 +390,29 @@ class RopeContact:
     their Coulomb equilibrium (module docstring) and returns the loads.
     """
 
-    def __init__(self, meshes: Sequence[EdgeMesh], ropes: Sequence[Rope]) -> None:
+    def __init__(self, meshes: Sequence[EdgeMesh], ropes: Sequence[Rope], compiled: Optional[bool] = None) -> None:
+        """compiled: None computes the detection and the loads with the compiled kernel
+        (components/kernels/rope_contact.c) if the kernels can be had, False never (the numpy
+        reference), True requires it."""
         self.meshes = list(meshes)
         self.ropes = list(ropes)
+        self._kernel = None
+        if compiled is not False:
+            from components import kernels
+            from components.kernels.rope_contact import compiled as bind
+
+            lib = kernels.library()
+            if lib is not None:
+                try:
+                    self._kernel = bind(lib)
+                except AttributeError:           # a library built before this kernel
+                    self._kernel = None
+            if compiled and self._kernel is None:
+                raise RuntimeError(f"no compiled rope contact kernel: {kernels.status()}")
         self._poses: list[tuple[np.ndarray, np.ndarray]] = [(np.zeros(3), np.eye(3))] * len(self.meshes)
         # NED positions of the rope ends (A, B) per rope (id), valid until the poses (``_set_poses``)
         # or the ends change (``_ends_x``): the ends stay put through an update's many points() calls
-        self._end_cache: dict[int, tuple[tuple, tuple[np.ndarray, np.ndarray]]] = {}
+        self._end_cache: dict[int, tuple] = {}
         self._layouts: dict[tuple[int, ...], tuple[np.ndarray, ...]] = {}     # _layout's
         # node id -> (node, (body, edge, s), NED position) at the present poses (_node_x)
         self._node_cache: dict[int, tuple[ContactNode, tuple[int, int, float], np.ndarray]] = {}
@@ -447,11 +465,13 @@ class RopeContact:
     def _ends_x(self, rope: Rope) -> tuple[np.ndarray, np.ndarray]:
         """(end A, end B) of a rope, NED: kept until the poses change or an end (or its point) is
         replaced."""
-        key = (rope, rope.end_a, rope.end_b, rope.end_a.point, rope.end_b.point)
+        a, b = rope.end_a, rope.end_b
         hit = self._end_cache.get(id(rope))
-        if hit is None or any(a is not b for a, b in zip(hit[0], key)):
-            hit = self._end_cache[id(rope)] = (key, (self._end_x(rope.end_a), self._end_x(rope.end_b)))
-        return hit[1]
+        # (the same objects, compared by identity: read for every points() of every rope)
+        if hit is None or not (hit[0] is rope and hit[1] is a and hit[2] is b and hit[3] is a.point
+                               and hit[4] is b.point):
+            hit = self._end_cache[id(rope)] = (rope, a, b, a.point, b.point, (self._end_x(a), self._end_x(b)))
+        return hit[5]
 
     def points(self, rope: Rope) -> np.ndarray:
         """Node positions of a rope, ends included (NED, current poses)."""
@@ -742,8 +762,8 @@ class RopeContact:
                 # the edge), and a node removed where the rope would pass through is inserted again
                 # at once
                 p, R = self._poses[node.body]
-                if segment_depth(R.T @ (X[j - 1] - p), R.T @ (X[j + 1] - p),
-                                 self.meshes[node.body].halfspaces) > PENETRATION_TOL:
+                if self._segment_depths((R.T @ (X[j - 1] - p))[None], (R.T @ (X[j + 1] - p))[None],
+                                        self.meshes[node.body].halfspaces)[0] > PENETRATION_TOL:
                     continue
                 # ... and where the rope still clears it once the other nodes have settled: two
                 # nodes met at a vertex (a rope over a block corner) are both needed there, for
@@ -757,6 +777,12 @@ class RopeContact:
                 return True
         return False
 
+    def _segment_depths(self, p0: np.ndarray, p1: np.ndarray, H: np.ndarray) -> np.ndarray:
+        """segment_depths, by the kernel if there is one."""
+        if self._kernel is not None:
+            return self._kernel.segment_depths(p0, p1, H)
+        return segment_depths(p0, p1, H)
+
     def _bodies(self, rope: Rope) -> Sequence[int]:
         return range(len(self.meshes)) if rope.bodies is None else rope.bodies
 
@@ -766,6 +792,11 @@ class RopeContact:
         for b in sorted({b for rope in ropes for b in self._bodies(rope)}):
             mine = [i for i, rope in enumerate(ropes) if b in self._bodies(rope)]
             p, R = self._poses[b]
+            if self._kernel is not None:
+                X0 = np.concatenate([X[i][:-1] for i in mine])
+                X1 = np.concatenate([X[i][1:] for i in mine])
+                yield b, mine, self._kernel.body_depths(X0, X1, p, R, self.meshes[b].halfspaces)
+                continue
             P0 = np.concatenate([X[i][:-1] for i in mine]) - p
             P1 = np.concatenate([X[i][1:] for i in mine]) - p
             yield b, mine, segment_depths(P0 @ R, P1 @ R, self.meshes[b].halfspaces)
@@ -820,8 +851,9 @@ class RopeContact:
                 if cand:
                     xs = np.array([c[3] for c in cand])
                     H = mesh.halfspaces
-                    clear = ((segment_depths(np.repeat(q0[None], len(cand), 0), xs, H) <= PENETRATION_TOL).astype(int)
-                             + (segment_depths(xs, np.repeat(q1[None], len(cand), 0), H) <= PENETRATION_TOL))
+                    clear = ((self._segment_depths(np.repeat(q0[None], len(cand), 0), xs, H) <= PENETRATION_TOL
+                              ).astype(int)
+                             + (self._segment_depths(xs, np.repeat(q1[None], len(cand), 0), H) <= PENETRATION_TOL))
                     # the shortest detour whose two new segments clear the body; where none does (a
                     # rope that must wrap two edges or more), the shortest with one clear segment,
                     # whose other segment then gets its own node
@@ -950,6 +982,8 @@ class RopeContact:
             return RopeContactResult(np.zeros((nb, 3)), np.zeros((nb, 3)), [], [], [], [])
         counts, first, rows, rows1, starts, ends = self._layout(tuple(len(X) - 1 for X in Xs))
         X_all = np.concatenate(Xs)
+        if self._kernel is not None:
+            return self._loads_compiled(Xs, X_all, counts, first, starts, ends, field, end_velocities)
         d = X_all[rows1] - X_all[rows]
         l = np.sqrt(np.einsum("ij,ij->i", d, d))
         u = d / np.where(l > 0, l, 1.0)[:, None]
@@ -998,6 +1032,30 @@ class RopeContact:
             (ax, ay, az), (fx, fy, fz) = arm.T, f.T
             body_moment[b] = np.stack((ay * fz - az * fy, az * fx - ax * fz, ax * fy - ay * fx), axis=1).sum(axis=0)
         # per rope: (force on end A, on end B), its segments' tensions, its contact nodes' forces
+        end_force = list(zip(node_f[starts], node_f[ends]))
+        first_l, starts_l, ends_l = first.tolist(), starts.tolist(), ends.tolist()
+        tension = [T[a:a + k] for a, k in zip(first_l, counts.tolist())]
+        contact_force = [node_f[a + 1:z] for a, z in zip(starts_l, ends_l)]
+        return RopeContactResult(body_force, body_moment, end_force, tension, Xs, contact_force)
+
+    def _loads_compiled(self, Xs: list[np.ndarray], X_all: np.ndarray, counts: np.ndarray, first: np.ndarray,
+                        starts: np.ndarray, ends: np.ndarray, field: Optional[Sequence],
+                        end_velocities: Optional[Sequence]) -> RopeContactResult:
+        """``_loads`` computed by the kernel (rope_contact.c's mc_rope_loads; the same arithmetic):
+        its inputs packed, its outputs laid out as ``_loads`` returns them."""
+        sig, params, body_of, end_v = [], [], [], []
+        for r, rope in enumerate(self.ropes):
+            sig += self._sigma_list(rope)
+            params += (rope.ea, rope.damping, rope.length)
+            body_of += (-1 if rope.end_a.body is None else rope.end_a.body, *(nd.body for nd in rope.nodes),
+                        -1 if rope.end_b.body is None else rope.end_b.body)
+            if end_velocities is not None and rope.damping > 0.0:     # (read for damped ropes only)
+                for k, end in ((0, rope.end_a), (1, rope.end_b)):
+                    v = end_velocities[r][k]
+                    if end.body is None and v is not None:
+                        end_v.append((r, k, v))
+        T, node_f, body_force, body_moment = self._kernel.loads(
+            [len(X) - 1 for X in Xs], X_all, sig, params, body_of, [p for p, _ in self._poses], field, end_v)
         end_force = list(zip(node_f[starts], node_f[ends]))
         first_l, starts_l, ends_l = first.tolist(), starts.tolist(), ends.tolist()
         tension = [T[a:a + k] for a, k in zip(first_l, counts.tolist())]
