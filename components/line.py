@@ -606,23 +606,29 @@ class Line:
         qh[1:-1] = r[2:] - r[:-2]
         qh[0], qh[-1] = q[0], q[-1]
         qh[1:-1] = _unit_rows(qh[1:-1])[0]
-        lbar = np.empty(r.shape[0])
-        np.add(lam[:-1], lam[1:], out=lbar[1:-1])
-        lbar[0], lbar[-1] = lam[0], lam[-1]
-        lbar *= 0.5
-        kdn = self._kdn * lbar * w
-        u = U - v
-        ut = _einsum("ij,ij->i", u, qh)[:, None] * qh
-        un = u - ut
-        unm = np.sqrt(_einsum("ij,ij->i", un, un))
-        F += (kdn * unm)[:, None] * un
-        if self._kdt:
-            F += (self._kdt * lbar * w * np.sqrt(_einsum("ij,ij->i", ut, ut)))[:, None] * ut
-        ma_n = self._man_l * w
-        ma_t = self._mat_l * w
-        if Af is not None:
-            at = np.einsum("ij,ij->i", Af, qh)[:, None] * qh
-            F += (self._rhoA_l * w)[:, None] * Af + ma_n[:, None] * (Af - at) + ma_t[:, None] * at
+        if p.rho_water > 0:
+            lbar = np.empty(r.shape[0])
+            np.add(lam[:-1], lam[1:], out=lbar[1:-1])
+            lbar[0], lbar[-1] = lam[0], lam[-1]
+            lbar *= 0.5
+            kdn = self._kdn * lbar * w
+            u = U - v
+            ut = _einsum("ij,ij->i", u, qh)[:, None] * qh
+            un = u - ut
+            unm = np.sqrt(_einsum("ij,ij->i", un, un))
+            F += (kdn * unm)[:, None] * un
+            if self._kdt:
+                F += (self._kdt * lbar * w * np.sqrt(_einsum("ij,ij->i", ut, ut)))[:, None] * ut
+            ma_n = self._man_l * w
+            ma_t = self._mat_l * w
+            if Af is not None:
+                at = np.einsum("ij,ij->i", Af, qh)[:, None] * qh
+                F += (self._rhoA_l * w)[:, None] * Af + ma_n[:, None] * (Af - at) + ma_t[:, None] * at
+        else:
+            # no water (w = 0): drag, added mass and fluid inertia are zeros; adding them changed
+            # nothing but the sign of a zero (a line in air, or a test with the physics cut down)
+            kdn = ma_n = ma_t = w
+            un = unm = None
         # seabed
         seabed = None
         if float(r[:, 2].max()) > self.seabed_depth:
@@ -652,7 +658,7 @@ class Line:
                 F += p.bending_damping * self._bend.force(self._bend.B @ v)
             if self.twist is not None:
                 self._Theta = self.twist.total_twist(q, self.phi_a, self.phi_b, *self._end_references(q, t))
-                tau = self._Theta / float(np.sum(self.l))
+                tau = self._Theta / float(np.add.reduce(self.l))
                 n = p.GJ * tau * cross(q, 0.5 * (k[:-1] + k[1:]))
                 F[:-1] += n
                 F[1:] -= n
@@ -713,10 +719,11 @@ class Line:
         Kv[1:] += dvK
         # linearised drag: C = kdn (|u_n| P + u_n u_n^T / |u_n|)
         kdn, un, unm = j["kdn"], j["un"], j["unm"]
-        P = eye - qqh
-        Cd = (kdn * unm)[:, None, None] * P + (kdn / np.maximum(unm, 1e-12))[:, None, None] * (
-            un[:, :, None] * un[:, None, :])
-        diag += cC * Cd
+        if un is not None:                                  # (None: no water, no drag)
+            P = eye - qqh
+            Cd = (kdn * unm)[:, None, None] * P + (kdn / np.maximum(unm, 1e-12))[:, None, None] * (
+                un[:, :, None] * un[:, None, :])
+            diag += cC * Cd
         if j["seabed"] is not None:
             idx, pressing, ln, lin = j["seabed"]
             kz = np.where(pressing, p.kBot * p.diameter * ln, 0.0)
@@ -1139,7 +1146,7 @@ class Line:
                     self.static_equilibrium()
             finally:
                 self.current = current
-        s = np.concatenate([[0.0], np.cumsum(self.l)]) / float(np.sum(self.l))
+        s = np.concatenate([[0.0], np.cumsum(self.l)]) / float(np.add.reduce(self.l))
         self.v = va[None, :] + s[:, None] * (vb - va)[None, :]
         self.v[0] = self.va
         if not self.free_b:
@@ -1343,7 +1350,7 @@ class Line:
             if self.clamped_b:
                 mb -= p.EI * cross(tb, self._k[-1])
         if self.twist is not None:
-            tau = self._Theta / float(np.sum(self.l))
+            tau = self._Theta / float(np.add.reduce(self.l))
             ma += p.GJ * tau * q[0]
             mb -= p.GJ * tau * q[-1]
         return ma, mb
@@ -1353,7 +1360,7 @@ class Line:
         if self.twist is None:
             return 0.0
         self._forces(self.r, self.v, self.t)
-        return self._Theta / float(np.sum(self.l))
+        return self._Theta / float(np.add.reduce(self.l))
 
     def end_loads(self) -> EndLoads:
         """What the outputs of a line read, at the present state, in one evaluation: the forces on
@@ -1371,7 +1378,7 @@ class Line:
         F = self._forces(self.r, self.v, self.t)
         T = self._qT[1]          # _tension_terms' tensions: the same arithmetic on the same state
         ma, mb = self._moments()
-        tau = 0.0 if self.twist is None else self._Theta / float(np.sum(self.l))
+        tau = 0.0 if self.twist is None else self._Theta / float(np.add.reduce(self.l))
         return EndLoads(F[0], F[-1], ma, mb, tau, T)
 
     def _end_forces(self, q: np.ndarray, lam: np.ndarray, T: np.ndarray) -> tuple[list, list]:
