@@ -242,9 +242,11 @@ def check_run(settings: RunSettings, system: System | None = None, manipulators:
             algorithm = make_algorithm(algorithm_name, options)
         except ValueError as exc:
             # name where the algorithm and its options came from: the file, the command line or both
-            source = system.source_file or system.name
-            if settings.algorithm or given:
-                source += f" with {', '.join(['--algorithm'] * bool(settings.algorithm) + sorted(given))} given"
+            source = str(system.source_file or system.name)
+            asked = [f"--algorithm {settings.algorithm}"] * bool(settings.algorithm) + \
+                [f"{key}={value}" for key, value in sorted(given.items())]
+            if asked:
+                source += f" with {' '.join(asked)}"
             raise RunError(f"{source}: {exc}") from None
     backend = resolve_backend(system, settings.backend, settings.ray_address, settings.placement,
                               settings.call_timeout, settings.workers)

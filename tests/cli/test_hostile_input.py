@@ -233,3 +233,14 @@ def test_convert_to_a_path_under_a_file_is_refused(hook, tmp_path, capsys, kind,
     out = a_file / sub if sub else a_file
     assert main(["convert", str(hook), "--to", kind, "--out", str(out)]) == 2
     assert f"cannot write {out}: {a_file} is a file, not a folder (--out)" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--algorithm", "error-control", "--option", "rtol=abc"],
+     "hook.ssd with --algorithm error-control rtol=abc: could not convert string to float: 'abc'"),
+    (["--algorithm", "ecco", "--option", "refresh=maybe"], "refresh=maybe: 'maybe' is not a boolean"),
+    (["--algorithm", "iterative", "--option", "max_iterations=0"], "max_iterations=0: iterative: max_iterations = 0"),
+])
+def test_algorithm_options_that_cannot_be_name_the_file_and_the_options(hook, tmp_path, capsys, option, message):
+    assert main(["run", str(hook), "--quiet", "--out", str(tmp_path / "o"), *option]) == 2
+    assert message in one_line_error(capsys)
