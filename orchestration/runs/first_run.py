@@ -43,6 +43,10 @@ def _missing_models(system_file: Path, missing: Path) -> list[str]:
 def _with_hint(exc: MissingFmuError, system_file: Path) -> MissingFmuError:
     if exc.path is None:
         return exc
+    if Path(system_file).suffix.lower() == ".ssp":
+        # the path is in the archive's extraction cache: building into it would not mend the archive
+        return MissingFmuError(f"{exc}; the archive {Path(system_file).name} does not carry it (marine-cosim convert "
+                               "SYSTEM --to ssp writes every FMU into resources/)", exc.path)
     other = OTHER_FMUS.get(Path(exc.path).stem)
     if other is not None and (ROOT / "tests").is_dir():
         return MissingFmuError(f"{exc}; build it with: cd {ROOT} && {other.format(out=Path(exc.path).parent)}",

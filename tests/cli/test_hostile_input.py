@@ -244,3 +244,22 @@ def test_convert_to_a_path_under_a_file_is_refused(hook, tmp_path, capsys, kind,
 def test_algorithm_options_that_cannot_be_name_the_file_and_the_options(hook, tmp_path, capsys, option, message):
     assert main(["run", str(hook), "--quiet", "--out", str(tmp_path / "o"), *option]) == 2
     assert message in one_line_error(capsys)
+
+
+def test_an_fmu_missing_from_an_ssp_archive_is_not_to_be_built_into_its_cache(hook, tmp_path, capsys):
+    """Before, the hint was 'build it with: marine-cosim build --out ~/.cache/marine-cosim/ssp/...',
+    the archive's extraction folder, which mends nothing."""
+    import zipfile
+
+    from orchestration.system.files import load_system, save_system
+
+    whole = save_system(load_system(hook), "ssp", tmp_path / "whole.ssp")
+    broken = tmp_path / "broken.ssp"
+    with zipfile.ZipFile(whole) as source, zipfile.ZipFile(broken, "w") as target:
+        for item in source.infolist():
+            if not item.filename.endswith(".fmu"):
+                target.writestr(item, source.read(item))
+    assert main(["validate", str(broken)]) == 2
+    err = one_line_error(capsys)
+    assert "FMU file not found" in err and "the archive broken.ssp does not carry it" in err, err
+    assert "marine-cosim build --out" not in err
