@@ -17,6 +17,16 @@ fmi2Warning) with a non-finite value is a *NaN at OK*.  The outcome of a trial i
 The trials run in a child process (``--child``, the trials to run on its stdin), one JSON line
 per trial start and end, so that a crash or a hang is counted (and the next trial goes on in a
 fresh child) instead of taking the caller down.  Seeded: trial ``k`` of an FMU with seed ``s`` is always the same calls.
+
+What a trial costs is mostly the FMU's own work (measured at 20 trials per FMU: the
+CompliantCable's and the Cable's static equilibrium, set up anew for outputs read in initialisation
+mode and again when it ends, and the Ship's radiation fit, about half of the CPU); around it,
+each FMU is extracted once per :func:`run_trials` (or once for several, ``workdir``), the child
+loads each FMU's binary once and instantiates it afresh for every trial, and writes the bytecode
+of the FMU's Python sources beside them, so that a later child (after a crash, or of another run
+sharing ``workdir``) does not compile them again.  A trial that
+crashes or hangs is run again alone in a fresh child, which tells whether it fails on its own or
+only after the trials before it in the same process.
 """
 from __future__ import annotations
 
@@ -48,7 +58,9 @@ STEPS = (0.01, 0.01, 0.025, 0.001, 0.1, 1.0, 10.0, 1000.0, 1e9, 1e-9, 1e-300, 0.
 class _Trial:
     """One FMU instance driven by one random sequence of calls."""
 
-    def __init__(self, fmu, md, unzipped: str, rng: random.Random):
+    def __init__(self, fmu, md, unzipped: str, rng: random.Random, slave=None):
+        """``slave``: the FMU's binary already loaded (an FMU2Slave whose instance was freed), kept
+        loaded after the trial; None: loaded for this trial and unloaded after it."""
         from fmpy import calloc, free
         from fmpy.fmi2 import (FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
                                fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
@@ -58,8 +70,10 @@ class _Trial:
         self.params = [v for v in md.modelVariables if v.causality == "parameter"]
         self.inputs = [v for v in md.modelVariables if v.causality == "input"]
         self.messages: list[str] = []
-        self.slave = FMU2Slave(guid=md.guid, unzipDirectory=unzipped,
-                               modelIdentifier=md.coSimulation.modelIdentifier, instanceName="fuzz")
+        self.own_library = slave is None
+        self.slave = slave if slave is not None else FMU2Slave(
+            guid=md.guid, unzipDirectory=unzipped, modelIdentifier=md.coSimulation.modelIdentifier,
+            instanceName="fuzz")
         self.callbacks = fmi2CallbackFunctions()
         self.callbacks.logger = fmi2CallbackLoggerTYPE(self._log)
         self.callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
@@ -219,7 +233,10 @@ class _Trial:
             self.slave.terminate()
         except Exception:
             pass
-        self.slave.freeInstance()
+        if self.own_library:
+            self.slave.freeInstance()                         # and the library
+        else:
+            self.slave.fmi2FreeInstance(self.slave.component)    # the library stays loaded
 
 
 def _num(x):
@@ -275,17 +292,24 @@ def _tamper(blob: bytes, rng: random.Random) -> bytes:
     return json.dumps(envelope).encode()
 
 
-def child(jobs: list[tuple[Path, int]], seed: int) -> None:
-    """Run the trials ``jobs`` ((FMU, trial number) in order), a JSON line at each start and end."""
-    from fmpy import extract, read_model_description
+def child(jobs: list[tuple[Path, str, int]], seed: int) -> None:
+    """Run the trials ``jobs`` ((FMU, its extracted folder, trial number) in order), a JSON line at
+    each start and end.  Each FMU's binary is loaded once and instantiated afresh for each trial."""
+    from fmpy import read_model_description
+    from fmpy.fmi2 import FMU2Slave
+    # the FMUs' Python sources compiled once for every child that runs them (beside them, in the
+    # extracted folders; this process's own modules are imported by now)
+    sys.dont_write_bytecode = False
     opened: dict[Path, tuple] = {}
     try:
-        for fmu, k in jobs:
+        for fmu, unzipped, k in jobs:
             if fmu not in opened:
-                opened[fmu] = (read_model_description(str(fmu)), extract(str(fmu)))
-            md, unzipped = opened[fmu]
+                md = read_model_description(str(Path(unzipped) / "modelDescription.xml"))
+                opened[fmu] = (md, FMU2Slave(guid=md.guid, unzipDirectory=unzipped,
+                                             modelIdentifier=md.coSimulation.modelIdentifier, instanceName="fuzz"))
+            md, slave = opened[fmu]
             print(json.dumps({"start": k}), flush=True)
-            trial = _Trial(fmu, md, unzipped, random.Random(f"{seed}:{md.modelName}:{k}"))
+            trial = _Trial(fmu, md, unzipped, random.Random(f"{seed}:{md.modelName}:{k}"), slave=slave)
             try:
                 trial.run()
             finally:
@@ -293,63 +317,107 @@ def child(jobs: list[tuple[Path, int]], seed: int) -> None:
             print(json.dumps({"end": k, "outcome": trial.outcome(), "why": trial.nan_at_ok[:3],
                               "silent": trial.silent[:3]}), flush=True)
     finally:
-        for _, unzipped in opened.values():
-            shutil.rmtree(unzipped, ignore_errors=True)
+        for _, slave in opened.values():
+            slave.freeLibrary()
+
+
+def extract_once(fmu: Path, workdir: Path) -> Path:
+    """``fmu`` extracted into a folder of ``workdir`` named by its content (kept for later runs
+    sharing ``workdir``; a folder whose extraction did not finish is made again)."""
+    import hashlib
+    import zipfile
+
+    digest = hashlib.sha256(Path(fmu).read_bytes()).hexdigest()[:16]
+    folder = Path(workdir) / f"{Path(fmu).stem}-{digest}"
+    done = folder / ".extracted"
+    if not done.is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        with zipfile.ZipFile(fmu) as archive:
+            archive.extractall(folder)
+        done.touch()
+    return folder
 
 
 # ------------------------------------------------------------------------------------ the parent
 
-def run_trials(fmus: list[Path], trials: int, seed: int = 0,
-               timeout: float = 120.0) -> tuple[dict[str, Counter], list[str]]:
+def run_trials(fmus: list[Path], trials: int, seed: int = 0, timeout: float = 120.0,
+               workdir: Path | None = None) -> tuple[dict[str, Counter], list[str]]:
     """Run ``trials`` trials of every FMU in ``fmus`` in child processes; the outcome counts per
     FMU and what went wrong (crash, hang, NaN at OK, an error without a message) trial by trial.
     A child that dies, or stalls for ``timeout`` seconds on one trial, is counted as a crash or a
-    hang of that trial, and a new child goes on with the next."""
-    jobs = [(fmu, k) for fmu in fmus for k in range(trials)]
-    counts = {fmu.stem: Counter({o: 0 for o in OUTCOMES}) for fmu in fmus}
-    problems: list[str] = []
-    done = 0
-    while done < len(jobs):
-        remaining = jobs[done:]
-        proc = subprocess.Popen([sys.executable, "-m", "tests.fmus.fuzz_fmus", "--seed", str(seed), "--child"],
-                                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        proc.stdin.write(json.dumps([(str(f), k) for f, k in remaining]))   # the jobs
-        proc.stdin.close()
-        selector = selectors.DefaultSelector()
-        selector.register(proc.stdout, selectors.EVENT_READ)
-        deadline = time.monotonic() + timeout
-        try:
-            while done < len(jobs):
-                fmu, k = jobs[done]
-                if not selector.select(timeout=max(0.0, deadline - time.monotonic())):
-                    counts[fmu.stem]["hang"] += 1
-                    problems.append(f"{fmu.stem} trial {k}: no answer in {timeout:g} s")
-                    done += 1
-                    break
-                line = proc.stdout.readline()
-                if not line:   # the child died before this trial ended
-                    proc.wait()
-                    counts[fmu.stem]["crash"] += 1
-                    problems.append(f"{fmu.stem} trial {k}: the process died (exit {proc.returncode})")
-                    done += 1
-                    break
-                message = json.loads(line)
-                if "start" in message:
-                    deadline = time.monotonic() + timeout
-                    continue
-                outcome = message["outcome"]
-                counts[fmu.stem][outcome] += 1
-                if outcome == "nan" or message["silent"]:
-                    problems.append(f"{fmu.stem} trial {k}: {message['why'] + message['silent']}")
-                done += 1
-        finally:
-            selector.close()
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-            proc.stdout.close()
+    hang of that trial, and a new child goes on with the next; the trial is then run again alone
+    in a fresh child, and the report says whether it fails on its own.  ``workdir``: where the FMUs
+    are extracted, kept for other runs (default: a temporary folder of this run)."""
+    with tempfile.TemporaryDirectory(prefix="fuzz-fmus-") as tmp:
+        folders = {fmu: extract_once(fmu, Path(workdir or tmp)) for fmu in fmus}
+        jobs = [(fmu, str(folders[fmu]), k) for fmu in fmus for k in range(trials)]
+        counts = {fmu.stem: Counter({o: 0 for o in OUTCOMES}) for fmu in fmus}
+        problems: list[str] = []
+        done = 0
+        while done < len(jobs):
+            start = done
+            failed, done = _run_child(jobs, done, seed, timeout, counts, problems)
+            if failed is not None and failed > start:      # (the child's first trial ran alone already)
+                problems[-1] += _alone(jobs[failed], seed, timeout)
     return counts, problems
+
+
+def _run_child(jobs: list, done: int, seed: int, timeout: float, counts: dict[str, Counter],
+               problems: list[str]) -> tuple[int | None, int]:
+    """Run ``jobs[done:]`` in one child until they end or one crashes or hangs; counts and problems
+    added to.  (the index of a trial that crashed or hung, or None; the number of jobs done)."""
+    proc = subprocess.Popen([sys.executable, "-m", "tests.fmus.fuzz_fmus", "--seed", str(seed), "--child"],
+                            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc.stdin.write(json.dumps([(str(f), u, k) for f, u, k in jobs[done:]]))   # the jobs
+    proc.stdin.close()
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stdout, selectors.EVENT_READ)
+    deadline = time.monotonic() + timeout
+    failed = None
+    try:
+        while done < len(jobs):
+            fmu, _, k = jobs[done]
+            if not selector.select(timeout=max(0.0, deadline - time.monotonic())):
+                counts[fmu.stem]["hang"] += 1
+                problems.append(f"{fmu.stem} trial {k}: no answer in {timeout:g} s")
+                failed, done = done, done + 1
+                break
+            line = proc.stdout.readline()
+            if not line:   # the child died before this trial ended
+                proc.wait()
+                counts[fmu.stem]["crash"] += 1
+                problems.append(f"{fmu.stem} trial {k}: the process died (exit {proc.returncode})")
+                failed, done = done, done + 1
+                break
+            message = json.loads(line)
+            if "start" in message:
+                deadline = time.monotonic() + timeout
+                continue
+            outcome = message["outcome"]
+            counts[fmu.stem][outcome] += 1
+            if outcome == "nan" or message["silent"]:
+                problems.append(f"{fmu.stem} trial {k}: {message['why'] + message['silent']}")
+            done += 1
+    finally:
+        selector.close()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stdout.close()
+    return failed, done
+
+
+def _alone(job: tuple, seed: int, timeout: float) -> str:
+    """What ``job`` (a trial that crashed or hung after others in the same child) does alone in a
+    fresh child, as a sentence to add to its problem."""
+    counts = {job[0].stem: Counter({o: 0 for o in OUTCOMES})}
+    problems: list[str] = []
+    _run_child([job], 0, seed, timeout, counts, problems)
+    outcome = next(o for o, n in counts[job[0].stem].items() if n)
+    if outcome in ("crash", "hang"):
+        return f"; alone in a fresh process too ({outcome})"
+    return f"; alone in a fresh process it ends as {outcome!r}: it fails only after the trials before it"
 
 
 def format_counts(results: dict[str, Counter]) -> str:
@@ -369,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=120.0, help="seconds one trial may take (wall)")
     args = p.parse_args(argv)
     if args.child:
-        child([(Path(f), k) for f, k in json.loads(sys.stdin.read())], args.seed)
+        child([(Path(f), u, k) for f, u, k in json.loads(sys.stdin.read())], args.seed)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.dir
