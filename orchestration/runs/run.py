@@ -238,8 +238,11 @@ def check_run(settings: RunSettings, system: System | None = None, manipulators:
                    if k not in ("backend", "ray_address") and not k.startswith("placement.")}
         given = {k: v for k, v in settings.options.items() if v is not None}
         options.update(given)
+        # the file's options are for the file's algorithm: another one asked for on the command line
+        # is not held to them; what the command line gives, it must read
+        checked = set(given) | (set(options) if algorithm_name == (system.algorithm or "fixed") else set())
         try:
-            algorithm = make_algorithm(algorithm_name, options)
+            algorithm = make_algorithm(algorithm_name, options, check=checked)
         except ValueError as exc:
             # name where the algorithm and its options came from: the file, the command line or both
             source = str(system.source_file or system.name)

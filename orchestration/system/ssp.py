@@ -71,7 +71,7 @@ Type ``org.marine-cosim``, namespace ``urn:marine-cosim:ssp:annotations:1`` (pre
       <ssd:Annotations>
         <ssc:Annotation type="org.marine-cosim">
           <mc:Algorithm name="fixed" baseStep="0.01">            <!-- System.algorithm, base_step -->
-            <mc:Option name="tolerance" type="Real" value="1e-06"/>   <!-- algorithm_options -->
+            <mc:Option name="extrapolation" type="Integer" value="1"/>   <!-- algorithm_options -->
           </mc:Algorithm>                                        <!-- type: Real|Integer|Boolean|String -->
           <mc:Backend name="process" workers="2"/>   <!-- System.backend: orchestration.system.backend_choice -->
           <mc:Scenario source="events.yaml"/>   <!-- System.scenario, relative to the .ssd -->

@@ -240,6 +240,10 @@ def test_convert_to_a_path_under_a_file_is_refused(hook, tmp_path, capsys, kind,
      "hook.ssd with --algorithm error-control rtol=abc: could not convert string to float: 'abc'"),
     (["--algorithm", "ecco", "--option", "refresh=maybe"], "refresh=maybe: 'maybe' is not a boolean"),
     (["--algorithm", "iterative", "--option", "max_iterations=0"], "max_iterations=0: iterative: max_iterations = 0"),
+    # an option the algorithm does not read would be ignored without a word
+    (["--algorithm", "ecco", "--option", "min_stpe=1e-4"],
+     "the ecco algorithm has no option 'min_stpe' (did you mean 'min_step'"),
+    (["--rtol", "1e-3"], "the fixed algorithm has no option 'rtol'; its options: extrapolation, method"),
 ])
 def test_algorithm_options_that_cannot_be_name_the_file_and_the_options(hook, tmp_path, capsys, option, message):
     assert main(["run", str(hook), "--quiet", "--out", str(tmp_path / "o"), *option]) == 2
@@ -263,3 +267,13 @@ def test_an_fmu_missing_from_an_ssp_archive_is_not_to_be_built_into_its_cache(ho
     err = one_line_error(capsys)
     assert "FMU file not found" in err and "the archive broken.ssp does not carry it" in err, err
     assert "marine-cosim build --out" not in err
+
+
+def test_a_files_options_for_its_own_algorithm_do_not_bind_another_asked_for(hook, tmp_path, capsys):
+    """The file's ECCO options are ECCO's: a run with --algorithm fixed is not held to them, a run of
+    the file's own algorithm is."""
+    ecco = edit(hook, 'mc:Algorithm name="fixed" baseStep="0.1"/>', 'mc:Algorithm name="ecco" baseStep="0.1">'
+                '<mc:Option name="min_stpe" type="Real" value="1e-4"/></mc:Algorithm>')
+    assert main(["run", str(ecco), "--quiet", "--out", str(tmp_path / "o")]) == 2
+    assert "the ecco algorithm has no option 'min_stpe'" in one_line_error(capsys)
+    assert main(["run", str(ecco), "--quiet", "--algorithm", "fixed", "--out", str(tmp_path / "o2")]) == 0

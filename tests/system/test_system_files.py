@@ -212,7 +212,7 @@ def test_read_hand_written_ssd_with_ssv_ssm_and_units(data_dir):
 
     assert system.name == "payload-pair"
     assert (system.start_time, system.stop_time, system.base_step) == (0.5, 10.0, 0.01)
-    assert system.algorithm == "fixed" and system.algorithm_options == {"log_every": 10}
+    assert system.algorithm == "fixed" and system.algorithm_options == {"extrapolation": 1}
     assert system.components["a"].source == (data_dir / "Payload.fmu").absolute()
 
     a, b = system.components["a"], system.components["b"]

@@ -10,7 +10,8 @@ orchestration/system/osp.py reads them (``safety_factor``, ``step_size``, ``mini
 """
 from __future__ import annotations
 
-from typing import Any
+from difflib import get_close_matches
+from typing import Any, Iterable
 
 from orchestration.master.algorithms.fixed import Algorithm, FixedStepAlgorithm
 
@@ -20,11 +21,27 @@ ECCO_RTOL, ECCO_ATOL = 1e-2, 1e-3
 EC_RTOL, EC_ATOL = 1e-3, 1e-6
 
 
-def _get(options: dict[str, Any], *keys: str, default=None):
-    for k in keys:
-        if k in options and options[k] is not None:
-            return options[k]
-    return default
+#: options read by the run rather than by the algorithm (OSP's numWorkerThreads)
+NOT_ALGORITHM_OPTIONS = frozenset({"num_worker_threads"})
+
+
+class _Options:
+    """The options given, and the names the algorithm asked for (those it reads, whether given or
+    not): a name given that it never asks for is one it would ignore."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.values, self.asked = options, set()
+
+    def get(self, *keys: str, default=None):
+        self.asked.update(keys)
+        for k in keys:
+            if k in self.values and self.values[k] is not None:
+                return self.values[k]
+        return default
+
+
+def _get(options: _Options, *keys: str, default=None):
+    return options.get(*keys, default=default)
 
 
 def _float(value) -> float | None:
@@ -42,9 +59,24 @@ def _bool(value) -> bool | None:
     raise ValueError(f"{value!r} is not a boolean (true/false)")
 
 
-def make_algorithm(name: str, options: dict[str, Any] | None = None) -> Algorithm:
-    """An algorithm instance; unknown names and bad option values raise ValueError naming them."""
-    o = dict(options or {})
+def make_algorithm(name: str, options: dict[str, Any] | None = None,
+                   check: Iterable[str] | None = None) -> Algorithm:
+    """An algorithm instance; unknown names, bad option values and options the algorithm does not
+    read (among ``check``: all given, if None) raise ValueError naming them. A misspelt option
+    would otherwise be ignored without a word: ``min_stpe`` runs with the default minimum step."""
+    o = _Options(dict(options or {}))
+    algorithm = _make(name, o)
+    ignored = sorted(k for k in (o.values if check is None else check)
+                     if k in o.values and k not in o.asked and k not in NOT_ALGORITHM_OPTIONS)
+    if ignored:
+        known = sorted(o.asked)
+        hints = [f"{k!r} (did you mean {', '.join(map(repr, close))}?)" if (close := get_close_matches(k, known, 3))
+                 else repr(k) for k in ignored]
+        raise ValueError(f"the {name} algorithm has no option {', '.join(hints)}; its options: {', '.join(known)}")
+    return algorithm
+
+
+def _make(name: str, o: _Options) -> Algorithm:
     method = _get(o, "method", default="jacobi")
     if name == "fixed":
         return FixedStepAlgorithm(method=method, extrapolation=int(_get(o, "extrapolation", default=0)))
