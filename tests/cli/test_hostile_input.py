@@ -277,3 +277,25 @@ def test_a_files_options_for_its_own_algorithm_do_not_bind_another_asked_for(hoo
     assert main(["run", str(ecco), "--quiet", "--out", str(tmp_path / "o")]) == 2
     assert "the ecco algorithm has no option 'min_stpe'" in one_line_error(capsys)
     assert main(["run", str(ecco), "--quiet", "--algorithm", "fixed", "--out", str(tmp_path / "o2")]) == 0
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("empty.csv", "", "empty, not a results CSV"),
+    ("no_time.csv", "a,b\n1,2\n", "no 'time' column in its header"),
+    ("short_row.csv", "time,x\n0,1\n0.1\n", "line 3: 1 values for the 2 columns of the header"),
+    ("text.csv", "time,x\n0,1\n0.1,abc\n", "line 3: column 'x' holds 'abc', not a Real value"),
+    ("folder", '{"types": ', "metadata.json: not the metadata of a run"),
+])
+@pytest.mark.parametrize("command", [["plot"], ["export", "--to", "mat"]])
+def test_files_that_are_not_results_are_refused_naming_the_line(tmp_path, capsys, name, content, message, command):
+    """plot, export and replay read results with load_results: a file that is not one gave a
+    StopIteration, IndexError or JSONDecodeError."""
+    path = tmp_path / name
+    if name == "folder":
+        path.mkdir()
+        (path / "metadata.json").write_text(content)
+        (path / "results.csv").write_text("time,x\n0,1\n")
+    else:
+        path.write_text(content)
+    assert main([command[0], str(path), *command[1:], "--out", str(tmp_path / "out.file")]) == 2
+    assert message in one_line_error(capsys)

@@ -381,12 +381,19 @@ def _csv_value(text: str, family: str):
 
 
 def load_results(path: Path) -> Results:
-    """Read a result folder (Parquet parts, else CSV) or a CSV file."""
+    """Read a result folder (Parquet parts, else CSV) or a CSV file. A file that is not one the
+    recorder writes (no header, no time column, rows of another length, values of another type, a
+    metadata.json that is not JSON) raises UsageError naming the file and the line."""
     path = Path(path)
     meta = {}
     if path.is_dir():
         if (path / "metadata.json").is_file():
-            meta = json.loads((path / "metadata.json").read_text())
+            try:
+                meta = json.loads((path / "metadata.json").read_text())
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise UsageError(f"{path / 'metadata.json'}: not the metadata of a run ({exc})") from None
+            if not isinstance(meta, dict):
+                raise UsageError(f"{path / 'metadata.json'}: not the metadata of a run (a JSON object)")
         parts = sorted((path / "results.parquet").glob("part-*.parquet")) if (path / "results.parquet").is_dir() else []
         if parts:
             import pyarrow.parquet as pq
@@ -394,23 +401,48 @@ def load_results(path: Path) -> Results:
 
             table = pa.concat_tables([pq.read_table(p) for p in parts])
             cols = {name: table.column(name).to_numpy() for name in table.column_names}
+            if "time" not in cols:
+                raise UsageError(f"{path / 'results.parquet'}: no 'time' column")
             time = cols.pop("time")
             return Results(time, cols, meta)
         path = path / "results.csv"
     if not path.is_file():
         raise UsageError(f"no results in {path} (expected results.parquet/ or results.csv)")
-    with open(path, newline="") as f:
-        reader = csv.reader(f)
-        header = next(reader)
-        rows = [row for row in reader if row]
-    types = meta.get("types", {})
+    try:
+        with open(path, newline="") as f:
+            reader = csv.reader(f)
+            header = next(reader, None)
+            rows = [row for row in reader if row]
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise UsageError(f"{path}: not a results CSV ({exc})") from None
+    if not header:
+        raise UsageError(f"{path}: empty, not a results CSV (a header line with a 'time' column first)")
+    types = meta.get("types", {}) if isinstance(meta.get("types", {}), dict) else {}
     # CSV headers from marine-cosim simulate carry units: "time [s]"
-    time_key = next(k for k in header if k.split(" [")[0] == "time")
+    time_key = next((k for k in header if k.split(" [")[0] == "time"), None)
+    if time_key is None:
+        raise UsageError(f"{path}: no 'time' column in its header (not a results CSV of marine-cosim)")
+    for line, row in enumerate(rows, 2):
+        if len(row) != len(header):
+            raise UsageError(f"{path}, line {line}: {len(row)} values for the {len(header)} columns of the header")
     columns = {}
     for k, name in enumerate(header):
         family = "Real" if name == time_key else types.get(name, "Real")
-        columns[name] = typed_column([_csv_value(row[k], family) for row in rows], family)
+        try:
+            columns[name] = typed_column([_csv_value(row[k], family) for row in rows], family)
+        except ValueError:
+            line = next(i for i, row in enumerate(rows, 2) if not _parses(row[k], family))
+            raise UsageError(f"{path}, line {line}: column {name!r} holds {rows[line - 2][k]!r}, not a "
+                             f"{family} value") from None
     return Results(columns.pop(time_key), columns, meta)
+
+
+def _parses(text: str, family: str) -> bool:
+    try:
+        _csv_value(text, family)
+        return True
+    except ValueError:
+        return False
 
 
 def default_observed(system: System) -> list[tuple[str, str]]:
