@@ -576,7 +576,10 @@ class Execution:
                     change = max(change, 1.0)          # a String changed: sweep again
                 u = self.compute_inputs(i, self.time, 0.0, 0, updated=())
                 if len(u):
-                    change = max(change, float(np.max(np.abs(u - self.inputs[i]) / (1.0 + np.abs(u)))))
+                    # a non-finite input (an output that overflowed, through a connection) is the FMU's
+                    # to refuse with its name; numpy's "invalid value" warning would only precede that
+                    with np.errstate(invalid="ignore", over="ignore"):
+                        change = max(change, float(np.max(np.abs(u - self.inputs[i]) / (1.0 + np.abs(u)))))
                     slave.set_reals(self.in_vrs[i], u)
                     self.inputs[i] = u
             if change <= tolerance:
