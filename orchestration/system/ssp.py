@@ -454,11 +454,21 @@ class _ComponentData:
 
 
 class _SsdReader:
-    def __init__(self, ssd: Path, display: str, display_dir: str):
+    def __init__(self, ssd: Path, display: str, display_dir: str, archive: bool = False):
         self.ssd = ssd
         self.base = ssd.parent
         self.file = display
         self.display_dir = display_dir     # how files next to the .ssd are named in messages
+        self.archive = archive             # read from an extracted .ssp: its files are inside it
+
+    def resolve(self, el, uri: str, base_dir: Path) -> Path:
+        """resolve_uri, and inside an archive a relative path must stay inside the archive: one that
+        climbs out (``../x``) would name a file beside the extraction folder, not in the archive."""
+        path = resolve_uri(self.file, el, uri, base_dir)
+        if self.archive and not urlparse(uri).scheme and not path.is_relative_to(self.base):
+            raise error(self.file, el, f"source {uri!r} points outside the archive (SSP paths in an .ssp are "
+                                       "relative to its root and stay inside it)")
+        return path
 
     def display(self, path: Path) -> str:
         try:
@@ -575,7 +585,7 @@ class _SsdReader:
                 system.backend = read_backend_element(child, f"{self.file}: {describe(child)}")
                 continue
             if child.tag == q(MC_NS, "Scenario"):
-                system.scenario = resolve_uri(self.file, child, required(self.file, child, "source"), self.base)
+                system.scenario = self.resolve(child, required(self.file, child, "source"), self.base)
                 continue
             if child.tag != q(MC_NS, "Algorithm"):
                 continue
@@ -614,7 +624,7 @@ class _SsdReader:
         if implementation == "ModelExchange":
             raise error(self.file, el, "implementation='ModelExchange' is not supported (co-simulation FMUs only)")
         source = required(self.file, el, "source")
-        path = resolve_uri(self.file, el, source, self.base)
+        path = self.resolve(el, source, self.base)
         if not path.is_file():
             raise MissingFmuError(str(error(self.file, el, f"FMU file not found: source={source!r} (resolved to "
                                                            f"{path})")), path)
@@ -776,7 +786,7 @@ class _SsdReader:
                 raise error(self.file, el, "sourceBase='component' on a system-level binding or a port adapter (no "
                                            "FMU to be relative to)")
             base = data.component.source.parent
-        path = resolve_uri(self.file, el, source, base)
+        path = self.resolve(el, source, base)
         if not path.is_file():
             raise error(self.file, el, f"file not found: source={source!r} (resolved to {path})")
         return path
@@ -1140,6 +1150,7 @@ def read_ssp(path: str | os.PathLike, *, extract_dir: str | os.PathLike | None =
     extracted to ``extract_dir`` or, by default, a content-addressed cache folder that is never
     deleted (see the module docstring)."""
     path = Path(path)
+    archive = False
     if path.is_dir():
         ssd, display, display_dir = path / SSD_IN_SSP, str(path / SSD_IN_SSP), f"{path}/"
     elif path.suffix.lower() == ".ssp" or (path.is_file() and zipfile.is_zipfile(path)):
@@ -1147,10 +1158,11 @@ def read_ssp(path: str | os.PathLike, *, extract_dir: str | os.PathLike | None =
             raise SystemFileError(f"{path}: file not found")
         folder = _extract(path, Path(extract_dir) if extract_dir is not None else None)
         ssd, display, display_dir = folder / SSD_IN_SSP, f"{path}!/{SSD_IN_SSP}", f"{path}!/"
+        archive = True
     else:
         ssd, display = path, str(path)
         display_dir = f"{path.parent}/" if str(path.parent) not in ("", ".") else ""
-    system = _SsdReader(Path(os.path.abspath(ssd)), display, display_dir).read()
+    system = _SsdReader(Path(os.path.abspath(ssd)), display, display_dir, archive=archive).read()
     system.source_file = Path(os.path.abspath(path))
     return system
 

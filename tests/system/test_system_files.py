@@ -29,7 +29,7 @@ import pytest
 from lxml import etree
 
 from orchestration.system.osp import OSP_MD_NS, OSP_NS, osp_model_description, read_osp, write_osp
-from orchestration.system.ssp import read_ssp, write_ssp
+from orchestration.system.ssp import SSD_IN_SSP, read_ssp, write_ssp
 from orchestration.system.model import Component, System, SystemFileError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "systems"
@@ -659,3 +659,20 @@ def test_hand_written_osp_runs_in_libcosim(data_dir, tmp_path):
     assert_follows(v["hook.water.elevation"], v["load.cg.position[2]"], -1.0, 2.5, "depth function", max_lag=6)
     assert_follows(v["load.water.velocity[2]"], v["hook.attachment1.velocity[2]"], 1.0, 0.0, "group connection",
                    max_lag=6)
+
+
+def test_a_path_that_climbs_out_of_an_ssp_archive_is_refused(payload_fmu, tmp_path):
+    """Inside an .ssp, '../../Payload.fmu' named a file beside the extraction folder (the cache),
+    not one in the archive."""
+    system = System("hook", stop_time=1.0, base_step=0.1)
+    system.add_component(Component("p", payload_fmu, {"mass": 1000.0}))
+    good = write_ssp(system, tmp_path / "good.ssp")
+    with zipfile.ZipFile(good) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    members[SSD_IN_SSP] = members[SSD_IN_SSP].replace(b'source="resources/Payload.fmu"', b'source="../../Payload.fmu"')
+    with zipfile.ZipFile(tmp_path / "bad.ssp", "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    with pytest.raises(SystemFileError, match="'../../Payload.fmu' points outside the archive"):
+        read_ssp(tmp_path / "bad.ssp")
+    assert read_ssp(good).components["p"].source.is_file()
