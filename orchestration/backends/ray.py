@@ -137,6 +137,9 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
             ray.init(**kwargs)
         except ConnectionError as exc:
             raise BackendError(f"cannot connect to the Ray cluster at {address}: {exc}") from None
+        except (ValueError, RuntimeError) as exc:   # an address Ray cannot parse, a cluster it cannot join
+            where = f"the Ray cluster at {address}" if address not in (None, "", "local") else "a local Ray"
+            raise BackendError(f"cannot start or join {where}: {exc}") from None
         return ray
 
 

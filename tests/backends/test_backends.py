@@ -325,3 +325,14 @@ def test_cli_ray_backend_matches_in_process(payload_fmu, tmp_path, ray_local, ca
     assert actors["b"]["pid"] == actors["c"]["pid"] != actors["a"]["pid"] and actors["b"]["hosts"] == ["b", "c"]
     g = load_results(tmp_path / "group")
     assert all(np.array_equal(a[k], g[k]) for k in a.columns)
+
+
+def test_a_ray_address_ray_cannot_parse_is_a_backend_error():
+    """ray.init raises ValueError for an address it cannot parse (before connecting): that was an
+    internal error from the Python API (the command line refuses such addresses earlier)."""
+    pytest.importorskip("ray")
+    from orchestration.backends.ray import connect
+    from orchestration.errors import BackendError
+
+    with pytest.raises(BackendError, match="cannot start or join the Ray cluster at 256.1.1.1:notaport"):
+        connect("256.1.1.1:notaport")
