@@ -508,7 +508,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     verb = f"marine-cosim {args.command}"
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            if not debug:
+                # one line per warning, as errors are, not Python's "file:line: Category: ..." and source line
+                warnings.showwarning = lambda message, category, *_, **__: print(
+                    f"{verb}: warning: {one_line(message)}", file=sys.stderr)
+            return args.func(args)
     except KeyboardInterrupt:
         print(f"{verb}: interrupted", file=sys.stderr)
         return 130

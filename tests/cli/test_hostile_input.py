@@ -299,3 +299,13 @@ def test_files_that_are_not_results_are_refused_naming_the_line(tmp_path, capsys
         path.write_text(content)
     assert main([command[0], str(path), *command[1:], "--out", str(tmp_path / "out.file")]) == 2
     assert message in one_line_error(capsys)
+
+
+def test_warnings_are_one_line_like_errors(hook, tmp_path, capsys):
+    """A warning from the run (here: error control on a system without connections) is one line
+    naming the command, not Python's 'file:line: UserWarning:' with the source line."""
+    assert main(["run", str(hook), "--quiet", "--algorithm", "error-control", "--out", str(tmp_path / "o")]) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "warning" in line.lower()]
+    assert lines and all(line.startswith("marine-cosim run: warning: ") for line in lines), err
+    assert "no connections" in err and "UserWarning" not in err and "warnings.warn" not in err
