@@ -2,9 +2,10 @@
 shared library (``libmc_kernels.so``) and called through ctypes: the articulated-body algorithm
 (aba.c) and the crane's RK4 step (crane.c), the rigid body (rigid_body.c), the ship's
 seakeeping derivative and RK4 sub-step (ship.c), the lumped-mass line's implicit step
-(line.c) and the volumetric contact of two boxes (contact.c). Each has its Python binding beside
-it (aba.py, crane.py, rigid_body.py, ship.py, line.py, contact.py), used by the component it
-speeds up.
+(line.c), the volumetric contact of two boxes (contact.c), the NMPC's prediction model and its
+cost batches (nmpc.c) and the rope contact's segment depths and loads (rope_contact.c). Each has
+its Python binding beside it (aba.py, crane.py, rigid_body.py, ship.py, line.py, contact.py,
+nmpc.py, rope_contact.py), used by the component it speeds up.
 
 The numpy code of each component stays the readable reference; a kernel computes the same
 equations in the same way, so results agree to rounding (tests/components/test_kernels.py states
