@@ -80,7 +80,8 @@ def test_rollback_algorithms_run_third_party_c_fmus(oscillator, name):
     s.add_component(Component("o2", oscillator))
     s.connect("o1.x", "o2.F", factor=gain, converts_units=True)
     ref = two_oscillators_reference(2.0, gain)
-    alg = make_algorithm(name, {"rtol": 1e-4, "atol": 1e-6, "max_step": 0.01})
+    # the iterative master keeps the macro step: a maximum step is error control's alone
+    alg = make_algorithm(name, {"rtol": 1e-4, "atol": 1e-6, **({"max_step": 0.01} if name == "error-control" else {})})
     r = simulate(s, 2.0, 2e-3, algorithm=alg, variables=["o1.x", "o2.x"])
     exact = ref.sol(r.time)
     err = np.max(np.abs(r["o2.x"] - exact[2]))
