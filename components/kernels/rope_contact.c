@@ -174,7 +174,9 @@ int mc_rope_loads(int nr, const int *counts, const double *X, const double *sig,
                 T[s] = T[s] > 0.0 ? np_max(0.0, T[s] + cr) : 0.0;
         }
     }
-    /* node forces: + the pull of the segment starting at the node, - that of the one ending there */
+    /* node forces: + the pull of the segment starting at the node, - that of the one ending there.
+     * A node gets at most one of each (nodes are not shared between ropes), so taking them segment
+     * by segment gives 0 + f - g = 0 - g + f, the reference's bits in either order */
     for (int i = 0; i < 3 * N; i++)
         node_f[i] = 0.0;
     for (int r = 0, s = 0, a = 0; r < nr; a += counts[r] + 1, r++)
@@ -182,16 +184,11 @@ int mc_rope_loads(int nr, const int *counts, const double *X, const double *sig,
             const double *x0 = X + 3 * (a + k), *x1 = x0 + 3;
             const double d[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
             const double l = sqrt(edot(d, d)), w = l > 0 ? l : 1.0;
-            for (int c = 0; c < 3; c++)
-                node_f[3 * (a + k) + c] += T[s] * (d[c] / w);
-        }
-    for (int r = 0, s = 0, a = 0; r < nr; a += counts[r] + 1, r++)
-        for (int k = 0; k < counts[r]; k++, s++) {
-            const double *x0 = X + 3 * (a + k), *x1 = x0 + 3;
-            const double d[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
-            const double l = sqrt(edot(d, d)), w = l > 0 ? l : 1.0;
-            for (int c = 0; c < 3; c++)
-                node_f[3 * (a + k + 1) + c] -= T[s] * (d[c] / w);
+            for (int c = 0; c < 3; c++) {
+                const double f = T[s] * (d[c] / w);
+                node_f[3 * (a + k) + c] += f;
+                node_f[3 * (a + k + 1) + c] -= f;
+            }
         }
     /* sums per body in node order (numpy's sum over the first axis: the first row, then the others added) */
     for (int i = 0; i < 3 * nb; i++)
