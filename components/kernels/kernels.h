@@ -6,10 +6,50 @@
 #ifndef MC_KERNELS_H
 #define MC_KERNELS_H
 
+#include <math.h>
+
 /* must equal ABI in components/kernels/__init__.py */
 #define MC_KERNELS_ABI 4
 
 int mc_kernels_abi(void);
+
+/* M x = b for an n x n row-major M (overwritten) by Gaussian elimination with partial pivoting, the
+ * row operations of LAPACK's dgesv (which numpy.linalg.solve calls), so results agree with numpy's
+ * to rounding; b is overwritten with x. Returns -1, b half eliminated, if a pivot is zero. */
+static inline int mc_solve_dense(int n, double *M, double *b) {
+    for (int k = 0; k < n; k++) {
+        int piv = k;
+        for (int i = k + 1; i < n; i++)
+            if (fabs(M[n * i + k]) > fabs(M[n * piv + k]))
+                piv = i;
+        if (M[n * piv + k] == 0.0)
+            return -1;
+        if (piv != k) {
+            for (int j = 0; j < n; j++) {
+                const double t = M[n * k + j];
+                M[n * k + j] = M[n * piv + j];
+                M[n * piv + j] = t;
+            }
+            const double t = b[k];
+            b[k] = b[piv];
+            b[piv] = t;
+        }
+        const double inv = 1.0 / M[n * k + k];
+        for (int i = k + 1; i < n; i++) {
+            const double f = M[n * i + k] * inv;
+            for (int j = k + 1; j < n; j++)
+                M[n * i + j] -= f * M[n * k + j];
+            b[i] -= f * b[k];
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double s = b[i];
+        for (int j = i + 1; j < n; j++)
+            s -= M[n * i + j] * b[j];
+        b[i] = s / M[n * i + i];
+    }
+    return 0;
+}
 
 /* ---- articulated-body algorithm (aba.c; components/articulated_body.py) ---- */
 #define MC_ABA_MAX_LINKS 64

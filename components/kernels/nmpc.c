@@ -104,41 +104,12 @@ static void leg_jacobian(const double *P, const double *x, double J[3][3]) {
             J[k][j] = (plus[j][k] - minus[j][k]) * P[P_HALF_DX];
 }
 
-/* M y = b for the 9x9 M (overwritten), Gaussian elimination with partial pivoting (as LAPACK's
- * dgesv, which numpy.linalg.solve calls); the solution in b */
+/* M y = b for the 9x9 M (overwritten), the solution in b (mc_solve_dense); a singular M (never a
+ * mass matrix) gives NaN, as numpy's solve would fail */
 static void solve9(double *M, double *b) {
-    for (int c = 0; c < 9; c++) {
-        int p = c;
-        double best = fabs(M[9 * c + c]);
-        for (int r = c + 1; r < 9; r++)
-            if (fabs(M[9 * r + c]) > best) {
-                best = fabs(M[9 * r + c]);
-                p = r;
-            }
-        if (p != c) {
-            for (int k = 0; k < 9; k++) {
-                double t = M[9 * c + k];
-                M[9 * c + k] = M[9 * p + k];
-                M[9 * p + k] = t;
-            }
-            double t = b[c];
-            b[c] = b[p];
-            b[p] = t;
-        }
-        const double inv = 1.0 / M[9 * c + c];
-        for (int r = c + 1; r < 9; r++) {
-            const double l = M[9 * r + c] * inv;
-            for (int k = c + 1; k < 9; k++)
-                M[9 * r + k] -= l * M[9 * c + k];
-            b[r] -= l * b[c];
-        }
-    }
-    for (int c = 8; c >= 0; c--) {
-        double acc = b[c];
-        for (int k = c + 1; k < 9; k++)
-            acc -= M[9 * c + k] * b[k];
-        b[c] = acc / M[9 * c + c];
-    }
+    if (mc_solve_dense(9, M, b))
+        for (int i = 0; i < 9; i++)
+            b[i] = NAN;
 }
 
 /* s' of one state under leg forces f (ShipPlatformModel.derivative) */

@@ -39,44 +39,12 @@ static void matvec6(const double *M, const double *x, double *y) {
     }
 }
 
-/* x = A^-1 b for a 6x6 A by Gaussian elimination with partial pivoting (as LAPACK's dgesv);
-   returns -1 if A is singular */
+/* x = A^-1 b for a 6x6 A (mc_solve_dense on copies); returns -1 if A is singular */
 static int solve6(const double *A, const double *b, double *x) {
-    double M[36], r[6];
+    double M[36];
     memcpy(M, A, sizeof M);
-    memcpy(r, b, sizeof r);
-    for (int k = 0; k < 6; k++) {
-        int piv = k;
-        for (int i = k + 1; i < 6; i++)
-            if (fabs(M[6 * i + k]) > fabs(M[6 * piv + k]))
-                piv = i;
-        if (M[6 * piv + k] == 0.0)
-            return -1;
-        if (piv != k) {
-            for (int j = 0; j < 6; j++) {
-                double t = M[6 * k + j];
-                M[6 * k + j] = M[6 * piv + j];
-                M[6 * piv + j] = t;
-            }
-            double t = r[k];
-            r[k] = r[piv];
-            r[piv] = t;
-        }
-        const double inv = 1.0 / M[6 * k + k];
-        for (int i = k + 1; i < 6; i++) {
-            const double f = M[6 * i + k] * inv;
-            for (int j = k + 1; j < 6; j++)
-                M[6 * i + j] -= f * M[6 * k + j];
-            r[i] -= f * r[k];
-        }
-    }
-    for (int i = 5; i >= 0; i--) {
-        double s = r[i];
-        for (int j = i + 1; j < 6; j++)
-            s -= M[6 * i + j] * x[j];
-        x[i] = s / M[6 * i + i];
-    }
-    return 0;
+    memcpy(x, b, 6 * sizeof *x);
+    return mc_solve_dense(6, M, x);
 }
 
 /* Q = R_psi^T R, the roll-pitch tilt of the body (components/ship.py, seakeeping_tilt) */
