@@ -18,7 +18,6 @@ master, and appends to the same results.
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -30,6 +29,7 @@ from orchestration.master.execution import Execution
 from orchestration.master.manipulators import Manipulator
 from orchestration.master.observers import Observer
 from orchestration.master.observers.results import Results
+from orchestration.system.files import folder_problem
 from orchestration.system.model import System
 
 
@@ -285,14 +285,9 @@ def make_output_folder(out: Path, what: str) -> Path:
     """Make ``out`` (and its parents) a folder to write into, or raise a RunError saying why not;
     before any FMU is instantiated, so that a mistyped --out costs nothing."""
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise RunError(f"{what} {out} is a file, not a folder (--out)")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RunError(f"cannot make the {what} {out} (--out): {exc.strerror or exc}") from None
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise RunError(f"cannot write into the {what} {out} (--out): permission denied")
+    problem = folder_problem(out, what)
+    if problem:
+        raise RunError(f"{problem} (--out)")
     return out
 
 

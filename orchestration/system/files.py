@@ -1,6 +1,7 @@
 """Open and save system files by their kind: SSP (.ssd, .ssp) or OSP (OspSystemStructure.xml)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from orchestration.system.model import System, SystemFileError
@@ -54,11 +55,23 @@ def save_system(system: System, kind: str, out: Path, *, power_bonds: bool | Non
     raise SystemFileError(f"unknown system file kind {kind!r} (ssp, ssd or osp)")
 
 
-def _folder(folder: Path, out: Path) -> None:
-    """Make the folder a system file is written into, or say why it cannot be one (--out)."""
+def folder_problem(folder: Path, what: str = "folder") -> str | None:
+    """Make ``folder`` (and its parents) to write into, or say why it cannot be one (None: it is
+    one now). The command line's --out of runs, sweeps, exports and system files."""
+    folder = Path(folder)
     if folder.exists() and not folder.is_dir():
-        raise SystemFileError(f"cannot write {out}: {folder} is a file, not a folder (--out)")
+        return f"{what} {folder} is a file, not a folder"
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise SystemFileError(f"cannot write {out}: cannot make the folder {folder}: {exc.strerror or exc}") from None
+        return f"cannot make the {what} {folder}: {exc.strerror or exc}"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot write into the {what} {folder}: permission denied"
+    return None
+
+
+def _folder(folder: Path, out: Path) -> None:
+    """Make the folder a system file is written into, or say why it cannot be one (--out)."""
+    problem = folder_problem(folder)
+    if problem:
+        raise SystemFileError(f"cannot write {out}: {problem} (--out)")

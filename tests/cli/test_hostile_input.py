@@ -86,7 +86,8 @@ def test_an_output_folder_that_cannot_be_one_is_refused_before_the_run(hook, tmp
     assert main(["run", str(hook), "--quiet", "--out", str(a_file)]) == 2
     assert f"result folder {a_file} is a file, not a folder (--out)" in one_line_error(capsys)
     assert main(["run", str(hook), "--quiet", "--out", str(a_file / "sub")]) == 2
-    assert f"cannot make the result folder {a_file / 'sub'} (--out)" in one_line_error(capsys)
+    message = one_line_error(capsys)
+    assert f"cannot make the result folder {a_file / 'sub'}: " in message and message.endswith("(--out)")
 
 
 @pytest.mark.parametrize("option, message", [
@@ -232,7 +233,7 @@ def test_convert_to_a_path_under_a_file_is_refused(hook, tmp_path, capsys, kind,
     a_file.write_text("")
     out = a_file / sub if sub else a_file
     assert main(["convert", str(hook), "--to", kind, "--out", str(out)]) == 2
-    assert f"cannot write {out}: {a_file} is a file, not a folder (--out)" in one_line_error(capsys)
+    assert f"cannot write {out}: folder {a_file} is a file, not a folder (--out)" in one_line_error(capsys)
 
 
 @pytest.mark.parametrize("option, message", [
