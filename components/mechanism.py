@@ -67,7 +67,6 @@ dataclasses everything is SI with angles in radians.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,6 +74,7 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from components.data_files import load_json, load_yaml
 from components.spatial import euler_zyx, homogeneous, rx, rz
 
 FORMAT = "marine-cosim crane 1.0"
@@ -352,14 +352,8 @@ def load_mechanism(path: Union[str, Path]) -> Mechanism:
     """Read a crane file: JSON (``.json``), or YAML (``.yaml``/``.yml``, needs pyyaml)."""
     path = Path(path)
     text = path.read_text()
-    if path.suffix.lower() in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError as exc:  # pragma: no cover - pyyaml is a project dependency
-            raise ImportError("reading YAML crane files needs pyyaml") from exc
-        data = yaml.safe_load(text)
-    else:
-        data = json.loads(text)
+    # a key given twice (two masses for one link) is refused, not the last one kept
+    data = load_yaml(text) if path.suffix.lower() in (".yaml", ".yml") else load_json(text)
     return mechanism_from_dict(data)
 
 

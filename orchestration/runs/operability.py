@@ -60,6 +60,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from components.data_files import load_yaml
 from orchestration.errors import CriteriaError
 
 #: statistics a limit can use (``any``: for Booleans and flags, 1 if the value was ever non-zero)
@@ -248,7 +249,7 @@ def load_criteria(path: Path | str) -> Criteria:
     if not path.is_file():
         raise CriteriaError(f"criteria file not found: {path}")
     try:
-        data = yaml.safe_load(path.read_text())
+        data = load_yaml(path.read_text())      # a key given twice is refused
     except yaml.YAMLError as exc:
         raise CriteriaError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
     return criteria_from_dict(data, str(path))

@@ -50,6 +50,8 @@ SCENARIOS = {
     "list variable": ("events: [{time: 0, model: p, variable: [a], value: 1}]", "variable ['a'] is not a name"),
     "text end": ("end: soon\nevents: []", "end 'soon' is not a number"),
     "nan end": ("end: .nan\nevents: []", "end nan is not a finite number"),
+    "key given twice": ("events: [{time: 0, %s, value: 1.0, value: 2.0}]" % HOOK,
+                        "key 'value' given twice (first at line 1)"),
 }
 
 

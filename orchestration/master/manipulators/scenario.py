@@ -21,12 +21,12 @@ before the macro step that starts at t.
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from components.data_files import load_json, load_yaml
 from orchestration.errors import ScenarioError  # noqa: F401  (re-exported)
 from orchestration.errors import did_you_mean
 from orchestration.master.manipulators import Manipulator
@@ -162,12 +162,8 @@ def load_scenario(path: Path) -> Scenario:
     except OSError as exc:
         raise ScenarioError(f"cannot read scenario {path}: {exc}") from None
     try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
+        # a key given twice (two value: lines in an event) is refused, not the last one kept
+        data = load_yaml(text) if path.suffix.lower() in (".yaml", ".yml") else load_json(text)
     except Exception as exc:
         kind = "YAML" if path.suffix.lower() in (".yaml", ".yml") else "JSON"
         raise ScenarioError(f"{path}: not valid {kind}: {exc}") from None
