@@ -158,6 +158,16 @@ class Ship:
                                    else f"the compiled ship takes up to {MAX_RAD} fluid-memory states")
             if lib is not None and self.n_rad <= MAX_RAD:
                 self._compiled = CompiledShip(self, lib)
+        # the sea's phases and their cosines and sines compiled too (the step's stage excitations,
+        # the outputs' elevations); None: Sea.excitation and Sea.elevation, the reference
+        self._sea_kernel = None
+        if self._compiled is not None and sea is not None and sea.omega.size:
+            from components.kernels.ship import CompiledWaves
+
+            try:
+                self._sea_kernel = CompiledWaves(sea, lib)
+            except AttributeError:          # a library built before mc_ship_waves
+                self._sea_kernel = None
 
     # ------------------------------------------------------------------ loads
 
@@ -424,7 +434,13 @@ class Ship:
                 # The excitation at the three RK4 stage times in one vectorised call, in the
                 # seakeeping frame at the sub-step's start: it moves millimetres within a sub-step.
                 times = np.array([t, t + 0.5 * h, t + h])
-                waves = self.sea.excitation(times, y[13], y[14], y[15], self.rao, heading_tol=1e-4)
+                if self._sea_kernel is not None:
+                    # Sea.excitation's work, its phases and trigonometry compiled (the same bits)
+                    plan = self.sea.excitation_plan(self.rao, y[15], heading_tol=1e-4)
+                    waves = np.zeros((3, 6)) if plan is None else self._sea_kernel.excitation(
+                        plan, times, y[13], y[14])
+                else:
+                    waves = self.sea.excitation(times, y[13], y[14], y[15], self.rao, heading_tol=1e-4)
                 kept = self._stage_waves.get(t) if self._stage_waves else None
                 self._stage_waves = dict(zip(times.tolist(), waves))
                 if kept is not None:
@@ -520,6 +536,16 @@ class Ship:
         vd, wd = nu_dot[0:3], nu_dot[3:6]
         acc_b = vd + c_wv + rs @ skew(wd).T + wwr
         return pos, vel, acc_b @ R.T, w_ned, R @ wd
+
+    def wave_elevations(self, points: np.ndarray) -> np.ndarray:
+        """Wave elevations (K,) at the current time at K points (K, 2: north, east): Sea.elevation
+        of their columns in one call, its phases and cosines compiled where the ship's kernels are
+        (the same bits, see components/kernels/ship.c)."""
+        if self.sea is None:
+            return np.zeros(len(points))
+        if self._sea_kernel is not None:
+            return self._sea_kernel.elevation(self.time, points)
+        return np.atleast_1d(self.sea.elevation(self.time, points[:, 0], points[:, 1]))
 
     def wave_elevation(self, north: float, east: float) -> float:
         return 0.0 if self.sea is None else float(self.sea.elevation(self.time, north, east))

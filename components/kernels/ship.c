@@ -274,3 +274,52 @@ int mc_ship(const long long *ctx, int mode) {
         y[j] /= n;
     return 0;
 }
+
+/* The sea's phases and their cosines (and sines) for the ship's outputs and its stage excitations:
+ * the first half of components/waves.py's Sea.elevation and Sea.excitation, which are the reference,
+ * with their operations in their order, so that the phases are the same bits; cos and sin are the C
+ * library's, which numpy's loops call where they have no SIMD versions of their own (x86-64 without
+ * AVX-512: the same bits there, to rounding elsewhere). The sums over the components stay numpy's
+ * (their order is the BLAS's).
+ *   zeta(t, N, E) = sum_i Z_i cos(theta_i),  theta_i = w_i t + eps_i - k_i (N cos chi_i + E sin chi_i)
+ *   tau = [cos theta, sin theta] @ P     ([S4] eqs. 61 and 71; Tysse & Egeland, NTNU)
+ * ctx: the addresses of coef, at and out, then K, n, groups (integers).
+ * mode 0 (elevation): coef = [w (n), eps (n), k cos chi (n), k sin chi (n)], at = K points (N, E);
+ *   out (K x n): cos(((t w_j + eps_j) - N_k kx_j) - E_k ky_j), t = at[2 K].
+ * mode 1 (excitation): coef = the plan's w3 (n x 3: w, -k cos chi, -k sin chi), at = [N, E, t_0 .. t_K-1];
+ *   theta_kj = t_k w3[j][0] + (w3[j][1] N + w3[j][2] E), out (K x 2n): for each of the groups of
+ *   n / groups components, their cosines, then their sines (_ExcitationPlan.cos_sin). */
+int mc_ship_waves(const long long *ctx, int mode) {
+    const double *coef = (const double *)(intptr_t)ctx[0], *at = (const double *)(intptr_t)ctx[1];
+    double *out = (double *)(intptr_t)ctx[2];
+    const int K = (int)ctx[3], n = (int)ctx[4], groups = (int)ctx[5];
+    if (mode == 0) {
+        const double *w = coef, *eps = coef + n, *kx = coef + 2 * n, *ky = coef + 3 * n, t = at[2 * K];
+        for (int k = 0; k < K; k++) {
+            const double N = at[2 * k], E = at[2 * k + 1];
+            double *o = out + (long)n * k;
+            for (int j = 0; j < n; j++)
+                o[j] = cos(((t * w[j] + eps[j]) - N * kx[j]) - E * ky[j]);
+        }
+        return 0;
+    }
+    if (mode == 1) {
+        if (groups < 1 || n % groups)
+            return -1;
+        const double N = at[0], E = at[1];
+        const int g = n / groups;
+        for (int k = 0; k < K; k++) {
+            const double t = at[2 + k];
+            double *o = out + 2L * n * k;
+            for (int m = 0; m < groups; m++)
+                for (int j = 0; j < g; j++) {
+                    const double *c = coef + 3 * (m * g + j);
+                    const double th = t * c[0] + (c[1] * N + c[2] * E);
+                    o[2 * g * m + j] = cos(th);
+                    o[2 * g * m + g + j] = sin(th);
+                }
+        }
+        return 0;
+    }
+    return -1;
+}

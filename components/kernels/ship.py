@@ -6,6 +6,8 @@ then); the wave excitation of each stage is the caller's (components/waves.py), 
 """
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from components import kernels
@@ -99,3 +101,55 @@ class CompiledShip:
         self._h[0] = h
         self._call(0)
         return self._y.copy()
+
+
+class CompiledWaves:
+    """ship.c's mc_ship_waves bound to one sea (and the excitation plans of its RAOs): the phases
+    and cosines of Sea.elevation at a ship's points, the phases, cosines and sines of Sea.excitation
+    at a sub-step's stage times; the sums over the components stay numpy's (components/waves.py).
+    Its buffers and their addresses are made once per number of points or times (an address costs
+    microseconds to ask numpy for)."""
+
+    def __init__(self, sea, lib) -> None:
+        fn = lib.mc_ship_waves          # AttributeError from a library built before it: the caller's fallback
+        fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_int], ctypes.c_int
+        self._fn = fn
+        self.sea = sea
+        self.n = sea.omega.size
+        self._coef = np.concatenate((sea.omega, sea.phase, sea._kx, sea._ky))
+        self._calls: dict = {}
+
+    def _call(self, mode: int, K: int, coef: np.ndarray, groups: int = 1) -> tuple:
+        """(at, out, ctx, ctx address) for a call of ``mode`` on K points or times with ``coef``."""
+        key = (mode, K, id(coef))
+        call = self._calls.get(key)
+        if call is None or call[4] is not coef:
+            n = self.n
+            at = np.zeros(2 * K + 1 if mode == 0 else 2 + K)
+            out = np.zeros(K * n if mode == 0 else 2 * K * n)
+            ctx = np.array([kernels.address(coef), kernels.address(at), kernels.address(out), K, n, groups],
+                           dtype=np.int64)
+            call = self._calls[key] = (at, out.reshape(K, -1), ctx, kernels.address(ctx), coef)
+        return call
+
+    def elevation(self, t: float, points: np.ndarray) -> np.ndarray:
+        """Sea.elevation(t, points[:, 0], points[:, 1]) for K points (K, 2): the same bits where
+        numpy's cos is the C library's (see ship.c)."""
+        K = len(points)
+        at, out, _, address, _ = self._call(0, K, self._coef)
+        at[:2 * K] = points.ravel()
+        at[2 * K] = t
+        self._fn(address, 0)
+        # the sum as Sea.elevation makes it: the same matrix-vector product on the same numbers
+        return out @ self.sea.amplitude
+
+    def excitation(self, plan, times, north: float, east: float) -> np.ndarray:
+        """plan.cos_sin(theta) @ plan.p at the times (K,) for a plan already at its heading: Sea.excitation
+        with an array of times (K, 6)."""
+        w3 = plan.w3          # contiguous float64 (n, 3), made once per plan
+        at, out, _, address, _ = self._call(1, len(times), w3, plan.m)
+        at[0], at[1] = north, east
+        at[2:] = times
+        if self._fn(address, 1):
+            raise ValueError("the excitation plan's groups do not divide its components")
+        return out @ plan.p
