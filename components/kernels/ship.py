@@ -73,6 +73,8 @@ class CompiledShip:
             out = np.zeros(9 * len(r) + 6)
             kept = self._points_buffers = (rs, r, kernels.address(r), out, kernels.address(out))
         _, r, r_address, out, out_address = kept
+        if r is not rs:
+            r[:] = rs       # a contiguous copy of rs: its values now (it may be written between calls)
         np.concatenate((y[0:3], y[7:13], R.ravel(), nu_dot), out=self._points_in)
         K = len(r)
         self._points_fn(self._points_in_address, r_address, K, out_address)
