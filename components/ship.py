@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.linalg import lapack
 
-from components.rotations import cross, quat_normalize, quat_to_euler_zyx, skew
+from components.rotations import cross, quat_normalize, quat_to_euler_zyx, quat_to_matrix, skew
 
 
 _dgesv = lapack.dgesv
@@ -78,6 +78,60 @@ def transfer_matrix(r: np.ndarray) -> np.ndarray:
     X = np.eye(6)
     X[0:3, 3:6] = -skew(r)
     return X
+
+
+def _rigid_point_motion(y: np.ndarray, R: np.ndarray, rs: np.ndarray):
+    """What of the body points' kinematics does not depend on the loads (Fossen 2011 eq. 2.40-2.42):
+    omega x v, omega x (omega x r_k) (body), positions p + R r_k and velocities R (v + omega x r_k)
+    (NED), omega in NED; rs (K, 3) body points, y the state, R its rotation."""
+    v, w = y[7:10], y[10:13]
+    Sw = skew(w)
+    w_x_r = rs @ Sw.T                       # rows: omega x r_k
+    vel_b = v + w_x_r
+    c_wv, wwr = cross(w, v), w_x_r @ Sw.T
+    return c_wv, wwr, y[0:3] + rs @ R.T, vel_b @ R.T, R @ w
+
+
+def _rigid_point_accelerations(rs: np.ndarray, c_wv: np.ndarray, wwr: np.ndarray, R: np.ndarray, nu_dot: np.ndarray):
+    """The body points' accelerations R (v' + omega x v + omega' x r_k + omega x (omega x r_k)) and
+    omega' (NED), from _rigid_point_motion's terms and nu' = [v'; omega']."""
+    vd, wd = nu_dot[0:3], nu_dot[3:6]
+    acc_b = vd + c_wv + rs @ skew(wd).T + wwr
+    return acc_b @ R.T, R @ wd
+
+
+_POINTS_EXACT: dict = {}
+
+
+def _points_kernel_reproduces_numpy(compiled, n_points: int) -> bool:
+    """Whether ship.c's mc_ship_points gives _rigid_point_motion's and _rigid_point_accelerations'
+    bits here. It forms their (K, 3) @ (3, 3).T products as OpenBLAS's Haswell-family dgemm does (fused
+    multiply-adds in order); another BLAS or kernel rounds them otherwise, and then the numpy code runs,
+    so that the points' kinematics are the same bits with or without the kernels. Checked once per
+    process, library and number of points (numpy's product of one row is another BLAS routine), on
+    random states, rotations and accelerations with a point at CO (zeros)."""
+    key = (id(compiled._lib), n_points)
+    if key not in _POINTS_EXACT:
+        rng = np.random.default_rng(26)
+        rs = np.vstack([np.zeros(3), rng.normal(size=(max(n_points, 2) - 1, 3)) * 30.0])[:n_points]
+        exact = True
+        try:
+            for n in range(48):
+                y = np.zeros(13)
+                y[0:3] = rng.normal(size=3) * 100.0
+                y[3:7] = quat_normalize(rng.normal(size=4))
+                if n % 4:       # else at rest: zero velocities (signed zeros)
+                    y[7:13] = rng.normal(size=6) * (1.0, 1.0, 0.5, 0.1, 0.1, 0.1)
+                R = quat_to_matrix(y[3:7])
+                nu_dot = rng.normal(size=6) * (0.5, 0.5, 0.5, 0.05, 0.05, 0.05) if n % 3 else np.zeros(6)
+                c_wv, wwr, pos, vel, w_ned = _rigid_point_motion(y, R, rs)
+                acc, wd_ned = _rigid_point_accelerations(rs, c_wv, wwr, R, nu_dot)
+                got = compiled.points(y, R, nu_dot, rs)
+                exact = exact and all(a.tobytes() == b.tobytes() for a, b in zip((pos, vel, acc, w_ned, wd_ned), got))
+        except AttributeError:          # a library built before mc_ship_points
+            exact = False
+        _POINTS_EXACT[key] = exact
+    return _POINTS_EXACT[key]
 
 
 @dataclass
@@ -158,6 +212,18 @@ class Ship:
                                    else f"the compiled ship takes up to {MAX_RAD} fluid-memory states")
             if lib is not None and self.n_rad <= MAX_RAD:
                 self._compiled = CompiledShip(self, lib)
+        # the points' kinematics compiled where that gives numpy's bits (_points_kernel_reproduces_numpy)
+        self._points_kernel = self._compiled is not None
+        # the sea's phases and their cosines and sines compiled too (the step's stage excitations,
+        # the outputs' elevations); None: Sea.excitation and Sea.elevation, the reference
+        self._sea_kernel = None
+        if self._compiled is not None and sea is not None and sea.omega.size:
+            from components.kernels.ship import CompiledWaves
+
+            try:
+                self._sea_kernel = CompiledWaves(sea, lib)
+            except AttributeError:          # a library built before mc_ship_waves
+                self._sea_kernel = None
 
     # ------------------------------------------------------------------ loads
 
@@ -424,7 +490,13 @@ class Ship:
                 # The excitation at the three RK4 stage times in one vectorised call, in the
                 # seakeeping frame at the sub-step's start: it moves millimetres within a sub-step.
                 times = np.array([t, t + 0.5 * h, t + h])
-                waves = self.sea.excitation(times, y[13], y[14], y[15], self.rao, heading_tol=1e-4)
+                if self._sea_kernel is not None:
+                    # Sea.excitation's work, its phases and trigonometry compiled (the same bits)
+                    plan = self.sea.excitation_plan(self.rao, y[15], heading_tol=1e-4)
+                    waves = np.zeros((3, 6)) if plan is None else self._sea_kernel.excitation(
+                        plan, times, y[13], y[14])
+                else:
+                    waves = self.sea.excitation(times, y[13], y[14], y[15], self.rao, heading_tol=1e-4)
                 kept = self._stage_waves.get(t) if self._stage_waves else None
                 self._stage_waves = dict(zip(times.tolist(), waves))
                 if kept is not None:
@@ -498,28 +570,43 @@ class Ship:
         """point_kinematics for several body points (N,3) at once: positions, velocities and
         accelerations (N,3) in NED, and omega, omega_dot (3,) in NED.
 
-        What does not depend on the loads is kept for the same state and the same ``points``
-        object (a feedthrough refresh changes only the accelerations); the positions, velocities
-        and omega returned are then shared, read-only arrays."""
+        Where the compiled kernel gives numpy's bits (_points_kernel_reproduces_numpy) it computes
+        them all at each call (views of one new array). Else what does not depend on the loads is
+        kept for the same state and the same ``points`` object (a feedthrough refresh changes only
+        the accelerations); the positions, velocities and omega returned are then shared,
+        read-only arrays."""
         nu_dot, R, _ = self._current()
         y = self.y
         kept = self._kinematics_now
+        if self._points_kernel:
+            if kept is not None and kept[2] is points:
+                rs = kept[3]
+            else:
+                rs = np.asarray(points, float).reshape(-1, 3)
+                # the time and state are the numpy code's below, which keeps more
+                kept = self._kinematics_now = (None, None, points, rs)
+            if _points_kernel_reproduces_numpy(self._compiled, len(rs)):
+                return self._compiled.points(y, R, nu_dot, rs)
         if kept is not None and kept[0] == self.time and kept[1] is y and kept[2] is points:
             rs, c_wv, wwr, pos, vel, w_ned = kept[3:]
         else:
-            v, w = y[7:10], y[10:13]
             rs = np.asarray(points, float).reshape(-1, 3)
-            Sw = skew(w)
-            w_x_r = rs @ Sw.T                       # rows: omega x r_k
-            vel_b = v + w_x_r
-            c_wv, wwr = cross(w, v), w_x_r @ Sw.T
-            pos, vel, w_ned = y[0:3] + rs @ R.T, vel_b @ R.T, R @ w
+            c_wv, wwr, pos, vel, w_ned = _rigid_point_motion(y, R, rs)
             for a in (pos, vel, w_ned):
                 a.flags.writeable = False
             self._kinematics_now = (self.time, y, points, rs, c_wv, wwr, pos, vel, w_ned)
-        vd, wd = nu_dot[0:3], nu_dot[3:6]
-        acc_b = vd + c_wv + rs @ skew(wd).T + wwr
-        return pos, vel, acc_b @ R.T, w_ned, R @ wd
+        acc, wd_ned = _rigid_point_accelerations(rs, c_wv, wwr, R, nu_dot)
+        return pos, vel, acc, w_ned, wd_ned
+
+    def wave_elevations(self, points: np.ndarray) -> np.ndarray:
+        """Wave elevations (K,) at the current time at K points (K, 2: north, east): Sea.elevation
+        of their columns in one call, its phases and cosines compiled where the ship's kernels are
+        (the same bits, see components/kernels/ship.c)."""
+        if self.sea is None:
+            return np.zeros(len(points))
+        if self._sea_kernel is not None:
+            return self._sea_kernel.elevation(self.time, points)
+        return np.atleast_1d(self.sea.elevation(self.time, points[:, 0], points[:, 1]))
 
     def wave_elevation(self, north: float, east: float) -> float:
         return 0.0 if self.sea is None else float(self.sea.elevation(self.time, north, east))

@@ -564,6 +564,22 @@ class Sea:
             self._plans[id(rao)] = plan
         return plan
 
+    def excitation_plan(self, rao: ForceRAO, heading: float, heading_tol: float = 0.0) -> _ExcitationPlan | None:
+        """The (sea, rao) excitation plan interpolated at the heading as `excitation` uses it
+        (rounded to a multiple of heading_tol if that is > 0), or None for a calm sea."""
+        plan = self._plans.get(id(rao))
+        if plan is None or plan.rao is not rao:
+            if self.omega.size == 0:
+                return None
+            plan = self._plan(rao)
+        if heading_tol > 0.0:
+            # the nearest multiple of heading_tol: the excitation depends on the heading alone,
+            # not on which headings were asked before (a restored FMU state repeats its run)
+            heading = round(heading / heading_tol) * heading_tol
+        if plan.heading != heading:
+            plan.set_heading(heading)
+        return plan
+
     def excitation(self, t: float, north: float, east: float, heading: float, rao: ForceRAO,
                    heading_tol: float = 0.0) -> np.ndarray:
         """First-order wave excitation (6,) in body axes [N, N, N, N m, N m, N m] on a ship
@@ -577,17 +593,9 @@ class Sea:
         of it, so the interpolation is redone only when that changes (0: at any change).  t may be
         an array (M,) -> (M, 6).
         """
-        plan = self._plans.get(id(rao))
-        if plan is None or plan.rao is not rao:
-            if self.omega.size == 0:  # calm sea
-                return np.zeros(np.shape(t) + (6,))
-            plan = self._plan(rao)
-        if heading_tol > 0.0:
-            # the nearest multiple of heading_tol: the excitation depends on the heading alone,
-            # not on which headings were asked before (a restored FMU state repeats its run)
-            heading = round(heading / heading_tol) * heading_tol
-        if plan.heading != heading:
-            plan.set_heading(heading)
+        plan = self.excitation_plan(rao, heading, heading_tol)
+        if plan is None:  # calm sea
+            return np.zeros(np.shape(t) + (6,))
         if np.ndim(t) == 0:
             return plan.cos_sin(plan.w3 @ np.array((t, north, east), dtype=float)) @ plan.p
         th = np.multiply.outer(np.asarray(t, dtype=float), plan.w3[:, 0]) + (plan.w3[:, 1] * north

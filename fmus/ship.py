@@ -339,8 +339,11 @@ class Ship(Fmi2Slave):
         xy[0] = pos[0, 0:2]
         xy[1:-1] = pos[2:, 0:2]
         xy[-1] = probe
-        elevation = np.atleast_1d(s.sea.elevation(s.time, xy[:, 0], xy[:, 1])) if s.sea is not None \
-            else np.zeros(len(xy))
+        if hasattr(s, "wave_elevations"):
+            elevation = s.wave_elevations(xy)
+        else:       # an older components package (see _same)
+            elevation = np.atleast_1d(s.sea.elevation(s.time, xy[:, 0], xy[:, 1])) if s.sea is not None \
+                else np.zeros(len(xy))
         values = elevation.tolist()
         v["wave.elevation"] = values[0]
         v["wave_probe.elevation"] = values[-1]

@@ -274,3 +274,101 @@ int mc_ship(const long long *ctx, int mode) {
         y[j] /= n;
     return 0;
 }
+
+/* The sea's phases and their cosines (and sines) for the ship's outputs and its stage excitations:
+ * the first half of components/waves.py's Sea.elevation and Sea.excitation, which are the reference,
+ * with their operations in their order, so that the phases are the same bits; cos and sin are the C
+ * library's, which numpy's loops call where they have no SIMD versions of their own (x86-64 without
+ * AVX-512: the same bits there, to rounding elsewhere). The sums over the components stay numpy's
+ * (their order is the BLAS's).
+ *   zeta(t, N, E) = sum_i Z_i cos(theta_i),  theta_i = w_i t + eps_i - k_i (N cos chi_i + E sin chi_i)
+ *   tau = [cos theta, sin theta] @ P     ([S4] eqs. 61 and 71; Tysse & Egeland, NTNU)
+ * ctx: the addresses of coef, at and out, then K, n, groups (integers).
+ * mode 0 (elevation): coef = [w (n), eps (n), k cos chi (n), k sin chi (n)], at = K points (N, E);
+ *   out (K x n): cos(((t w_j + eps_j) - N_k kx_j) - E_k ky_j), t = at[2 K], for the points from
+ *   number ctx[5] on (the rows before it kept: the caller's points and time unchanged there).
+ * mode 1 (excitation): coef = the plan's w3 (n x 3: w, -k cos chi, -k sin chi), at = [N, E, t_0 .. t_K-1];
+ *   theta_kj = t_k w3[j][0] + (w3[j][1] N + w3[j][2] E), out (K x 2n): for each of the groups of
+ *   n / groups components, their cosines, then their sines (_ExcitationPlan.cos_sin). */
+int mc_ship_waves(const long long *ctx, int mode) {
+    const double *coef = (const double *)(intptr_t)ctx[0], *at = (const double *)(intptr_t)ctx[1];
+    double *out = (double *)(intptr_t)ctx[2];
+    const int K = (int)ctx[3], n = (int)ctx[4], groups = (int)ctx[5];
+    if (mode == 0) {
+        const double *w = coef, *eps = coef + n, *kx = coef + 2 * n, *ky = coef + 3 * n, t = at[2 * K];
+        for (int k = groups < 0 ? 0 : groups; k < K; k++) {
+            const double N = at[2 * k], E = at[2 * k + 1];
+            double *o = out + (long)n * k;
+            for (int j = 0; j < n; j++)
+                o[j] = cos(((t * w[j] + eps[j]) - N * kx[j]) - E * ky[j]);
+        }
+        return 0;
+    }
+    if (mode == 1) {
+        if (groups < 1 || n % groups)
+            return -1;
+        const double N = at[0], E = at[1];
+        const int g = n / groups;
+        for (int k = 0; k < K; k++) {
+            const double t = at[2 + k];
+            double *o = out + 2L * n * k;
+            for (int m = 0; m < groups; m++)
+                for (int j = 0; j < g; j++) {
+                    const double *c = coef + 3 * (m * g + j);
+                    const double th = t * c[0] + (c[1] * N + c[2] * E);
+                    o[2 * g * m + j] = cos(th);
+                    o[2 * g * m + g + j] = sin(th);
+                }
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* (A B^T)[j] for a 3-row A's row a and a 3x3 B, as OpenBLAS's Haswell-family dgemm forms it (what numpy's
+ * A @ B.T of a (K, 3) and a (3, 3) calls): a chain of fused multiply-adds from +0, k = 0, 1, 2 */
+static inline void row_times_transpose(const double *a, const double *B, double *out) {
+    for (int j = 0; j < 3; j++)
+        out[j] = fma(a[2], B[3 * j + 2], fma(a[1], B[3 * j + 1], fma(a[0], B[3 * j], 0.0)));
+}
+
+/* (R x)_i for a 3x3 row-major R, as OpenBLAS's Haswell-family dgemv forms it (numpy's R @ x): its
+ * three-element tail, fused, added to the zeroed y */
+static inline double row_dot(const double *a, const double *x) {
+    return fma(a[2], x[2], fma(a[0], x[0], a[1] * x[1])) + 0.0;
+}
+
+/* The positions, velocities and accelerations (NED) of K body points (components/ship.py,
+ * Ship.points_kinematics, the reference; Fossen 2011 eq. 2.40-2.42):
+ *   p_k = p + R r_k,  v_k = R (v + omega x r_k),  a_k = R (v' + omega x v + omega' x r_k + omega x (omega x r_k))
+ * and omega, omega' in NED (R omega, R omega'), with the reference's products in its order: its
+ * matrix products (K, 3) @ (3, 3).T as row_times_transpose, R @ x as row_dot, its sums element by
+ * element. in: p (3), v (3), omega (3), R (9, row-major), v' (3), omega' (3); r (K x 3); out:
+ * positions, velocities, accelerations (3 x K x 3), then R omega (3), R omega' (3). */
+void mc_ship_points(const double *in, const double *r, int K, double *out) {
+    const double *p = in, *v = in + 3, *w = in + 6, *R = in + 9, *vd = in + 18, *wd = in + 21;
+    const double Sw[9] = {0.0, -w[2], w[1], w[2], 0.0, -w[0], -w[1], w[0], 0.0};
+    const double Swd[9] = {0.0, -wd[2], wd[1], wd[2], 0.0, -wd[0], -wd[1], wd[0], 0.0};
+    const double cwv[3] = {w[1] * v[2] - w[2] * v[1], w[2] * v[0] - w[0] * v[2], w[0] * v[1] - w[1] * v[0]};
+    for (int k = 0; k < K; k++) {
+        const double *rk = r + 3 * k;
+        double wxr[3], velb[3], wwr[3], t[3], accb[3];
+        double *pos = out + 3 * k, *vel = out + 3 * (K + k), *acc = out + 3 * (2 * K + k);
+        row_times_transpose(rk, Sw, wxr);
+        for (int j = 0; j < 3; j++)
+            velb[j] = v[j] + wxr[j];
+        row_times_transpose(wxr, Sw, wwr);
+        row_times_transpose(rk, R, t);
+        for (int j = 0; j < 3; j++)
+            pos[j] = p[j] + t[j];
+        row_times_transpose(velb, R, vel);
+        row_times_transpose(rk, Swd, t);
+        for (int j = 0; j < 3; j++)
+            accb[j] = ((vd[j] + cwv[j]) + t[j]) + wwr[j];
+        row_times_transpose(accb, R, acc);
+    }
+    for (int i = 0; i < 3; i++) {
+        out[9 * K + i] = row_dot(R + 3 * i, w);
+        out[9 * K + 3 + i] = row_dot(R + 3 * i, wd);
+    }
+}

@@ -6,6 +6,9 @@ then); the wave excitation of each stage is the caller's (components/waves.py), 
 """
 from __future__ import annotations
 
+import ctypes
+import math
+
 import numpy as np
 
 from components import kernels
@@ -51,6 +54,33 @@ class CompiledShip:
         self._ctx_address = kernels.address(self._ctx)
         self._fn = lib.mc_ship
         self._summed = None
+        self._lib = lib
+        self._points_fn = None            # mc_ship_points, declared on first use
+        self._points_in = np.zeros(24)
+        self._points_in_address = kernels.address(self._points_in)
+        self._points_buffers = None
+
+    def points(self, y: np.ndarray, R: np.ndarray, nu_dot: np.ndarray, rs: np.ndarray) -> tuple:
+        """Positions, velocities and accelerations (NED, (K, 3) each) of the body points rs (K, 3)
+        at the state y with rotation R and nu', and omega, omega' in NED (Ship.points_kinematics,
+        see ship.c's mc_ship_points): views of one new array."""
+        if self._points_fn is None:
+            fn = self._points_fn = self._lib.mc_ship_points
+            fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p], None
+        kept = self._points_buffers
+        if kept is None or kept[0] is not rs:
+            r = np.ascontiguousarray(rs, dtype=float)
+            out = np.zeros(9 * len(r) + 6)
+            kept = self._points_buffers = (rs, r, kernels.address(r), out, kernels.address(out))
+        _, r, r_address, out, out_address = kept
+        if r is not rs:
+            r[:] = rs       # a contiguous copy of rs: its values now (it may be written between calls)
+        np.concatenate((y[0:3], y[7:13], R.ravel(), nu_dot), out=self._points_in)
+        K = len(r)
+        self._points_fn(self._points_in_address, r_address, K, out_address)
+        o = out.copy()
+        pva = o[:9 * K].reshape(3, K, 3)
+        return pva[0], pva[1], pva[2], o[9 * K:9 * K + 3], o[9 * K + 3:]
 
     def _loads(self, ship) -> None:
         if ship._hp_force_sum is not self._summed:    # Ship._aggregate_hardpoint_loads made new sums
@@ -99,3 +129,69 @@ class CompiledShip:
         self._h[0] = h
         self._call(0)
         return self._y.copy()
+
+
+class CompiledWaves:
+    """ship.c's mc_ship_waves bound to one sea (and the excitation plans of its RAOs): the phases
+    and cosines of Sea.elevation at a ship's points, the phases, cosines and sines of Sea.excitation
+    at a sub-step's stage times; the sums over the components stay numpy's (components/waves.py).
+    Its buffers and their addresses are made once per number of points or times (an address costs
+    microseconds to ask numpy for)."""
+
+    def __init__(self, sea, lib) -> None:
+        fn = lib.mc_ship_waves          # AttributeError from a library built before it: the caller's fallback
+        fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_int], ctypes.c_int
+        self._fn = fn
+        self.sea = sea
+        self.n = sea.omega.size
+        self._coef = np.concatenate((sea.omega, sea.phase, sea._kx, sea._ky))
+        self._calls: dict = {}
+
+    def _call(self, mode: int, K: int, coef: np.ndarray, groups: int = 1) -> tuple:
+        """(at, out, ctx, ctx address) for a call of ``mode`` on K points or times with ``coef``."""
+        key = (mode, K, id(coef))
+        call = self._calls.get(key)
+        if call is None or call[4] is not coef:
+            n = self.n
+            at = np.zeros(2 * K + 1 if mode == 0 else 2 + K)
+            if mode == 0:
+                at[2 * K] = math.nan        # no rows computed yet
+            out = np.zeros(K * n if mode == 0 else 2 * K * n)
+            ctx = np.array([kernels.address(coef), kernels.address(at), kernels.address(out), K, n, groups],
+                           dtype=np.int64)
+            call = self._calls[key] = (at, out.reshape(K, -1), ctx, kernels.address(ctx), coef)
+        return call
+
+    def elevation(self, t: float, points: np.ndarray) -> np.ndarray:
+        """Sea.elevation(t, points[:, 0], points[:, 1]) for K points (K, 2): the same bits where
+        numpy's cos is the C library's (see ship.c)."""
+        K = len(points)
+        at, out, ctx, address, _ = self._call(0, K, self._coef)
+        new = points.ravel().tolist()
+        # rows of the same point at the same time are kept (a feedthrough refresh moves only the
+        # wave probe, the last point): the phases and cosines are functions of the point and time
+        # alone, and the comparison is of values (cos is even: a zero's sign cannot change one)
+        held = at.tolist()
+        first = 0
+        if held[2 * K] == t:
+            while first < K and held[2 * first:2 * first + 2] == new[2 * first:2 * first + 2]:
+                first += 1
+        else:
+            at[2 * K] = t
+        if first < K:
+            at[2 * first:2 * K] = new[2 * first:]
+            ctx[5] = first
+            self._fn(address, 0)
+        # the sum as Sea.elevation makes it: the same matrix-vector product on the same numbers
+        return out @ self.sea.amplitude
+
+    def excitation(self, plan, times, north: float, east: float) -> np.ndarray:
+        """plan.cos_sin(theta) @ plan.p at the times (K,) for a plan already at its heading: Sea.excitation
+        with an array of times (K, 6)."""
+        w3 = plan.w3          # contiguous float64 (n, 3), made once per plan
+        at, out, _, address, _ = self._call(1, len(times), w3, plan.m)
+        at[0], at[1] = north, east
+        at[2:] = times
+        if self._fn(address, 1):
+            raise ValueError("the excitation plan's groups do not divide its components")
+        return out @ plan.p

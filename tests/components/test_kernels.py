@@ -524,3 +524,104 @@ def test_line_end_loads_compiled_equal_the_reference():
             assert np.abs(got.force_b - ref.force_b).max() <= 1e-12 * scale
             assert np.abs(got.force_b - F[-1]).max() <= 1e-12 * scale
             assert rel_err(got.tensions, ref.tensions) < 1e-13
+
+
+# ------------------------------------------------------------------------------ ship: the sea's phases
+
+
+@pytest.mark.parametrize("kind", ["long-crested", "spread", "random frequencies"])
+def test_ship_wave_kernel_equals_the_numpy_reference(vessel, kind):  # noqa: F811
+    """ship.c's mc_ship_waves (the phases, cosines and sines of Sea.elevation and Sea.excitation; the
+    sums stay numpy's) against the numpy code: the phases are the same operations, cos and sin the C
+    library's, so the same bits where numpy's loops call those (x86-64 without AVX-512: measured
+    equal on 3000 random times and positions per sea); 1e-13 of the largest term elsewhere."""
+    from components.kernels.ship import CompiledWaves
+    from components.waves import ForceRAO
+
+    kw = {"long-crested": dict(n_frequencies=60), "spread": dict(n_frequencies=40, spreading_s=4.0, n_directions=5),
+          "random frequencies": dict(n_frequencies=100, random_frequencies=True)}[kind]
+    sea = make_sea("jonswap", 2.5, 8.0, seed=11, mean_direction=2.88, **kw)
+    rao = ForceRAO(omega=vessel.omega, heading=vessel.rao_headings, amplitude=vessel.force_rao_amp,
+                   phase=vessel.force_rao_phase)
+    waves = CompiledWaves(sea, kernels.library())
+    rng = np.random.default_rng(3)
+    same = True
+    t, points = 0.0, np.zeros((6, 2))
+    for k in range(300):
+        h = rng.uniform(0.001, 0.05)
+        if k % 3 == 0:          # a new time and new points
+            t, points = rng.uniform(0.0, 2000.0), rng.uniform(-200.0, 200.0, (int(rng.integers(1, 8)), 2))
+        else:                   # the same time, one point moved (the kernel keeps the other rows)
+            points = points.copy()
+            points[-1 if k % 3 == 1 else int(rng.integers(0, len(points)))] = rng.uniform(-200.0, 200.0, 2)
+        ref = sea.elevation(t, points[:, 0], points[:, 1])
+        got = waves.elevation(t, points)
+        assert np.abs(got - ref).max() <= 1e-13 * sea.amplitude.sum() * 10
+        same &= np.array_equal(got, ref)
+        times = np.array([t, t + 0.5 * h, t + h])
+        north, east, psi = rng.uniform(-100.0, 100.0, 3)
+        ref = sea.excitation(times, north, east, psi, rao, heading_tol=1e-4)
+        got = waves.excitation(sea.excitation_plan(rao, psi, 1e-4), times, north, east)
+        assert got.shape == ref.shape == (3, 6)
+        assert rel_err(got, ref) < 1e-12
+        same &= np.array_equal(got, ref)
+    x = rng.uniform(-1e3, 1e3, 10000)
+    if np.array_equal(np.cos(x), [math.cos(v) for v in x]) and np.array_equal(np.sin(x), [math.sin(v) for v in x]):
+        assert same, "numpy's cos and sin are the C library's here: the kernel must give the same bits"
+
+
+def test_ship_with_the_wave_kernel_gives_the_same_elevations_and_steps(vessel, radiation):  # noqa: F811
+    """A compiled Ship with the wave kernel against one on the reference's Sea calls (its kernel
+    switched off): elevations at the points, excitation and state after steps, equal to rounding
+    (the same bits where numpy's cos and sin are the C library's)."""
+    sea = make_sea("jonswap", hs=2.5, period=8.0, mean_direction=2.9, n_frequencies=60, seed=1)
+    ships = [make_ship(vessel, radiation, hardpoints=((-30.0, 5.0, -21.0),), sea=sea, compiled=True) for _ in "ab"]
+    assert ships[0]._sea_kernel is not None
+    ships[1]._sea_kernel = None
+    points = np.array([[0.0, 0.0], [-30.0, 5.0], [12.0, -40.0]])
+    for k in range(40):
+        a, b = ships
+        assert rel_err(a.wave_elevations(points), b.wave_elevations(points)) < 1e-12
+        assert rel_err(a.wave_excitation(), b.wave_excitation()) < 1e-12
+        for ship in ships:
+            ship.step(0.025, 0.05 if k % 5 else 0.005)
+        assert rel_err(a.y, b.y) < 1e-10
+
+
+def test_ship_points_kernel_equals_the_numpy_reference(vessel, radiation):  # noqa: F811
+    """ship.c's mc_ship_points (the body points' positions, velocities, accelerations, omega and
+    omega' in NED) against components/ship.py's numpy code: the same bits where the Ship's check at
+    first use found them (this machine's BLAS forms its small products as the kernel does), else equal
+    to 1e-12 of the largest value; the Ship's outputs equal with and without it."""
+    from components.rotations import quat_to_matrix
+    from components.ship import _points_kernel_reproduces_numpy, _rigid_point_accelerations, _rigid_point_motion
+
+    sea = make_sea("jonswap", hs=2.5, period=8.0, mean_direction=2.9, n_frequencies=60, seed=1)
+    ship = make_ship(vessel, radiation, hardpoints=((-30.0, 5.0, -21.0),), sea=sea, compiled=True)
+    rng = np.random.default_rng(7)
+    for K in (1, 2, 6):
+        exact = _points_kernel_reproduces_numpy(ship._compiled, K)
+        rs = np.vstack([np.zeros(3), rng.normal(size=(5, 3)) * 30.0])[:K]
+        for _ in range(100):
+            y = np.concatenate([rng.normal(size=3) * 50.0, quat_normalize(rng.normal(size=4)),
+                                rng.normal(size=6) * 0.3])
+            R, nu_dot = quat_to_matrix(y[3:7]), rng.normal(size=6) * 0.2
+            c_wv, wwr, pos, vel, w_ned = _rigid_point_motion(y, R, rs)
+            ref = (pos, vel, *_rigid_point_accelerations(rs, c_wv, wwr, R, nu_dot))
+            got = ship._compiled.points(y, R, nu_dot, rs)
+            got = (got[0], got[1], got[2], got[4])
+            for a, b in zip(got, ref):
+                assert rel_err(a, b) < 1e-12 if not exact else np.array_equal(a, b)
+    # the Ship's outputs with and without the kernel, over steps with waves
+    other = make_ship(vessel, radiation, hardpoints=((-30.0, 5.0, -21.0),), sea=sea, compiled=True)
+    other._points_kernel = False
+    points = np.array([[0.0, 0.0, 0.0], [-30.0, 5.0, -21.0], [10.0, 2.0, -3.0]])
+    exact = _points_kernel_reproduces_numpy(ship._compiled, len(points))
+    for k in range(30):
+        for s in (ship, other):
+            s.set_loads(np.array([[1e4, 2e4, 3e5]]), np.array([[1e3, 0.0, 0.0]]))
+        a, b = ship.points_kinematics(points), other.points_kinematics(points)
+        for x, y in zip(a, b):
+            assert np.array_equal(x, y) if exact else rel_err(x, y) < 1e-12
+        for s in (ship, other):
+            s.step(0.025, 0.025)
