@@ -115,21 +115,18 @@ def _points_kernel_reproduces_numpy(compiled, n_points: int) -> bool:
         rng = np.random.default_rng(26)
         rs = np.vstack([np.zeros(3), rng.normal(size=(max(n_points, 2) - 1, 3)) * 30.0])[:n_points]
         exact = True
-        try:
-            for n in range(48):
-                y = np.zeros(13)
-                y[0:3] = rng.normal(size=3) * 100.0
-                y[3:7] = quat_normalize(rng.normal(size=4))
-                if n % 4:       # else at rest: zero velocities (signed zeros)
-                    y[7:13] = rng.normal(size=6) * (1.0, 1.0, 0.5, 0.1, 0.1, 0.1)
-                R = quat_to_matrix(y[3:7])
-                nu_dot = rng.normal(size=6) * (0.5, 0.5, 0.5, 0.05, 0.05, 0.05) if n % 3 else np.zeros(6)
-                c_wv, wwr, pos, vel, w_ned = _rigid_point_motion(y, R, rs)
-                acc, wd_ned = _rigid_point_accelerations(rs, c_wv, wwr, R, nu_dot)
-                got = compiled.points(y, R, nu_dot, rs)
-                exact = exact and all(a.tobytes() == b.tobytes() for a, b in zip((pos, vel, acc, w_ned, wd_ned), got))
-        except AttributeError:          # a library built before mc_ship_points
-            exact = False
+        for n in range(48):
+            y = np.zeros(13)
+            y[0:3] = rng.normal(size=3) * 100.0
+            y[3:7] = quat_normalize(rng.normal(size=4))
+            if n % 4:       # else at rest: zero velocities (signed zeros)
+                y[7:13] = rng.normal(size=6) * (1.0, 1.0, 0.5, 0.1, 0.1, 0.1)
+            R = quat_to_matrix(y[3:7])
+            nu_dot = rng.normal(size=6) * (0.5, 0.5, 0.5, 0.05, 0.05, 0.05) if n % 3 else np.zeros(6)
+            c_wv, wwr, pos, vel, w_ned = _rigid_point_motion(y, R, rs)
+            acc, wd_ned = _rigid_point_accelerations(rs, c_wv, wwr, R, nu_dot)
+            got = compiled.points(y, R, nu_dot, rs)
+            exact = exact and all(a.tobytes() == b.tobytes() for a, b in zip((pos, vel, acc, w_ned, wd_ned), got))
         _POINTS_EXACT[key] = exact
     return _POINTS_EXACT[key]
 
@@ -220,10 +217,7 @@ class Ship:
         if self._compiled is not None and sea is not None and sea.omega.size:
             from components.kernels.ship import CompiledWaves
 
-            try:
-                self._sea_kernel = CompiledWaves(sea, lib)
-            except AttributeError:          # a library built before mc_ship_waves
-                self._sea_kernel = None
+            self._sea_kernel = CompiledWaves(sea, lib)
 
     # ------------------------------------------------------------------ loads
 

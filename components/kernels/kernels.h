@@ -9,7 +9,7 @@
 #include <math.h>
 
 /* must equal ABI in components/kernels/__init__.py */
-#define MC_KERNELS_ABI 4
+#define MC_KERNELS_ABI 5
 
 int mc_kernels_abi(void);
 
@@ -73,6 +73,8 @@ void mc_rigid_body_step(const double *params, const double *loads, double *y, in
 /* ---- ship (ship.c; components/ship.py) ---- */
 #define MC_SHIP_MAX_RAD 512     /* fluid-memory states */
 int mc_ship(const long long *ctx, int mode);
+int mc_ship_waves(const long long *ctx, int mode);     /* the sea's phases, cosines and sines */
+void mc_ship_points(const double *in, const double *r, int K, double *out);   /* body points' kinematics */
 
 /* ---- lumped-mass line (line.c; components/line.py) ---- */
 int mc_line_work_size(int n);

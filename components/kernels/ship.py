@@ -6,7 +6,6 @@ then); the wave excitation of each stage is the caller's (components/waves.py), 
 """
 from __future__ import annotations
 
-import ctypes
 import math
 
 import numpy as np
@@ -65,8 +64,7 @@ class CompiledShip:
         at the state y with rotation R and nu', and omega, omega' in NED (Ship.points_kinematics,
         see ship.c's mc_ship_points): views of one new array."""
         if self._points_fn is None:
-            fn = self._points_fn = self._lib.mc_ship_points
-            fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p], None
+            self._points_fn = self._lib.mc_ship_points
         kept = self._points_buffers
         if kept is None or kept[0] is not rs:
             r = np.ascontiguousarray(rs, dtype=float)
@@ -139,9 +137,7 @@ class CompiledWaves:
     microseconds to ask numpy for)."""
 
     def __init__(self, sea, lib) -> None:
-        fn = lib.mc_ship_waves          # AttributeError from a library built before it: the caller's fallback
-        fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_int], ctypes.c_int
-        self._fn = fn
+        self._fn = lib.mc_ship_waves
         self.sea = sea
         self.n = sea.omega.size
         self._coef = np.concatenate((sea.omega, sea.phase, sea._kx, sea._ky))
