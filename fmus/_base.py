@@ -693,6 +693,8 @@ class Fmi2Slave(_PythonFmuSlave):
             return
         self.phase = _STEPPING
         self._in_init = False
+        if self.initialized:
+            return   # a state past initialisation was restored in initialisation mode: the run goes on from it
         problems = self.check_parameters()
         for name, value, reason in problems:
             self.error(f"parameter '{name}' = {value!r}: {reason}")
@@ -845,6 +847,7 @@ class Fmi2Slave(_PythonFmuSlave):
             self._checked_state_problem(state)
         if problem is None:
             backup = self._snapshot()
+            phase = (self.phase, self._in_init, self._init_dirty)
             try:
                 self._restore(copy_state(state))   # the same saved state may be restored more than once
                 problem = self._restored_problem(state, backup)
@@ -853,6 +856,7 @@ class Fmi2Slave(_PythonFmuSlave):
             if problem is not None:
                 try:
                     self._restore(backup)   # never half-restored: the instance is as it was, in the error state
+                    self.phase, self._in_init, self._init_dirty = phase
                 except Exception as exc:
                     problem += f" (and the instance could not be put back as it was: {exc})"
         if problem is not None:
@@ -891,6 +895,23 @@ class Fmi2Slave(_PythonFmuSlave):
         self.set_model_state(state["model"])
         self._stale = set(self._lazy_methods)
         self.changed_inputs.clear()
+        if self.phase is not _TERMINATED:
+            self._phase_of_state()
+
+    def _phase_of_state(self) -> None:
+        """Bring the FMI life cycle in line with a state just restored (an FMU state does not
+        carry the phase): a state past initialisation restored before initialisation ended went on
+        in initialisation mode, where the outputs read and fmi2ExitInitializationMode rebuilt the
+        model from the parameters, so the restored state was silently dropped (the run started
+        again from t = 0 at fmi2OK); and one taken in initialisation mode restored in step mode
+        left an instance that neither fmi2ExitInitializationMode nor fmi2DoStep would take."""
+        if self.initialized:
+            if self.phase is _INSTANTIATED:
+                self.phase = _STEPPING        # never initialised again over the restored state
+            self._in_init = False             # in initialisation mode: fmi2ExitInitializationMode just leaves it
+        elif self.phase is _STEPPING:
+            self.phase = _INITIALIZATION      # the parameters may be set again, then initialisation ends
+            self._in_init = self._init_dirty = True
 
     def _state_problem(self, state) -> str | None:
         """What makes ``state`` unfit to restore into this instance, checked as a whole before
