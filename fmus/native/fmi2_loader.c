@@ -167,6 +167,31 @@ static int configured = 0;
 static LoaderConfig config;
 static char runtime_root[PATH_MAX];     /* process mode: the unpacked copy in the cache */
 static char setup_error[4096];
+static char model_guid[128];           /* the guid of the modelDescription.xml beside resources/, if found */
+
+/* The guid attribute of resources/../modelDescription.xml (read once, with the rest of the setup):
+ * fmi2Instantiate compares the host's with it (FMI 2.0: the GUID checks that the model
+ * description the host read belongs to this binary). A host that read the modelDescription.xml
+ * of another build (a stale unzip folder, another version of the FMU) ran with value references
+ * that meant other variables, at fmi2OK. No file there (deleted by the host): no check. */
+static void read_model_guid(const char *resources) {
+    char file[PATH_MAX + 32], head[16384];
+    snprintf(file, sizeof file, "%s/../modelDescription.xml", resources);
+    FILE *f = fopen(file, "rb");
+    if (!f) return;
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = 0;
+    const char *root = strstr(head, "<fmiModelDescription");
+    const char *at = root ? strstr(root, " guid=\"") : NULL;
+    if (!at) return;
+    at += 7;
+    const char *end = strchr(at, '"');
+    if (end && (size_t)(end - at) < sizeof model_guid) {
+        memcpy(model_guid, at, (size_t)(end - at));
+        model_guid[end - at] = 0;
+    }
+}
 
 /* ------------------------------------------------------------------ in-process Python */
 typedef void PyObj;
@@ -580,7 +605,10 @@ static int setup(const char *resources) {
         if (rc == 0) rc = import_bridge(resources);
 #endif
     }
-    if (rc == 0) configured = 1;
+    if (rc == 0) {
+        read_model_guid(resources);
+        configured = 1;
+    }
 done:
     unlock_setup();
     return rc;
@@ -970,7 +998,6 @@ static void release(Instance *w);
 fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String guid,
                               fmi2String resourceLocation, const fmi2CallbackFunctions *functions,
                               fmi2Boolean visible, fmi2Boolean loggingOn) {
-    (void)guid;
     char resources[PATH_MAX] = ".";
     char message[sizeof setup_error + 64];
     if (fmuType != fmi2CoSimulation) {
@@ -982,6 +1009,13 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     if (setup(resources) != 0) {
         snprintf(message, sizeof message, "marine-cosim FMU loader: %s", setup_error);
         host_log(NULL, functions, instanceName, fmi2Fatal, "logStatusFatal", message);
+        return NULL;
+    }
+    if (guid && model_guid[0] && strcmp(guid, model_guid) != 0) {
+        char text[512];
+        snprintf(text, sizeof text, "fmi2Instantiate: GUID '%.160s' is not this FMU's '%s': the modelDescription.xml "
+                 "the host read is of another build of the FMU", guid, model_guid);
+        host_log(NULL, functions, instanceName, fmi2Error, "logStatusError", text);
         return NULL;
     }
     Instance *w = calloc(1, sizeof *w);
