@@ -1146,6 +1146,17 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean noSet
     return exchange(W, "fmi2DoStep");
 }
 
+/* value references or values given as NULL for n > 0 (a host's nvr that does not match its
+ * arrays): refused with a message instead of copied from address 0 (a crash of the host) */
+static int missing_arrays(Instance *w, const void *vr, const void *v, size_t n, const char *call) {
+    if (!n || (vr && v)) return 0;
+    char text[200];
+    snprintf(text, sizeof text, "%s: %zu value references with a NULL array of %s; the call is refused", call, n,
+             vr ? "values" : "value references");
+    host_log(w, &w->host, w->name, fmi2Error, "logStatusError", text);
+    return 1;
+}
+
 static void put_vrs(Instance *w, enum Op op, const fmi2ValueReference vr[], size_t n) {
     begin(w, op);
     buf_u32(&w->request, (uint32_t)n);
@@ -1154,6 +1165,7 @@ static void put_vrs(Instance *w, enum Op op, const fmi2ValueReference vr[], size
 
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real v[]) {
     if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_GET_REAL, vr, n);
     fmi2Status s = exchange(W, "fmi2GetReal");
     if (s != fmi2Fatal && payload(W, v, 8 * n) != 0) return fmi2Fatal;
@@ -1162,6 +1174,7 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
 
 fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer v[]) {
     if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_GET_INTEGER, vr, n);
     fmi2Status s = exchange(W, "fmi2GetInteger");
     if (s != fmi2Fatal && payload(W, v, 4 * n) != 0) return fmi2Fatal;
@@ -1170,6 +1183,7 @@ fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t
 
 fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean v[]) {
     if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_GET_BOOLEAN, vr, n);
     fmi2Status s = exchange(W, "fmi2GetBoolean");
     for (size_t i = 0; s != fmi2Fatal && i < n; ++i) {
@@ -1182,6 +1196,7 @@ fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 
 fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2String v[]) {
     if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_GET_STRING, vr, n);
     fmi2Status s = exchange(W, "fmi2GetString");
     if (s == fmi2Fatal) return s;
@@ -1204,6 +1219,7 @@ fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
 
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real v[]) {
     if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_SET_REAL, vr, n);
     buf_put(&W->request, v, 8 * n);
     return exchange(W, "fmi2SetReal");
@@ -1211,6 +1227,7 @@ fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
 
 fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer v[]) {
     if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_SET_INTEGER, vr, n);
     buf_put(&W->request, v, 4 * n);
     return exchange(W, "fmi2SetInteger");
@@ -1218,6 +1235,7 @@ fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t
 
 fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean v[]) {
     if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_SET_BOOLEAN, vr, n);
     for (size_t i = 0; i < n; ++i) buf_i32(&W->request, v[i] ? 1 : 0);
     return exchange(W, "fmi2SetBoolean");
@@ -1225,6 +1243,7 @@ fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 
 fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String v[]) {
     if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_SET_STRING, vr, n);
     for (size_t i = 0; i < n; ++i) buf_text(&W->request, v[i]);
     return exchange(W, "fmi2SetString");

@@ -86,6 +86,24 @@ def test_a_freed_instance_is_refused_not_read(open_fmu):
     assert np.isfinite(rows).all()
 
 
+def test_null_arrays_for_a_count_of_values_are_refused(open_fmu):
+    """A host whose nvr does not match its arrays (NULL for n > 0): the loader copied from
+    address 0, a crash of the host process."""
+    payload = open_fmu("Payload")
+    payload.initialize()
+    component, library = ctypes.c_void_p(payload.slave.component), payload.slave.dll
+    vrs = (ctypes.c_uint * 1)(payload.vr["cg.position[2]"])
+    for name in ("fmi2GetReal", "fmi2SetReal", "fmi2GetInteger", "fmi2SetInteger", "fmi2GetBoolean",
+                 "fmi2SetBoolean", "fmi2GetString", "fmi2SetString"):
+        assert getattr(library, name)(component, None, ctypes.c_size_t(3), None) == FMI2_ERROR, name
+        assert getattr(library, name)(component, vrs, ctypes.c_size_t(1), None) == FMI2_ERROR, name
+    assert any("NULL array of value references" in m for m in payload.errors()), payload.errors()
+    # nothing given for nothing asked is fine, and the instance goes on
+    assert library.fmi2GetReal(component, None, ctypes.c_size_t(0), None) == 0
+    _, rows = payload.run(0.0, 0.05, 0.01, OUTPUTS)
+    assert np.isfinite(rows).all()
+
+
 def test_fmu_states_outlive_a_reset(open_fmu):
     """The host holds an FMU state until fmi2FreeFMUstate: fmi2Reset forgot every one ("unknown
     FMU state"), so a checkpoint taken before a reset could not be restored after it."""
