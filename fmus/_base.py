@@ -23,6 +23,8 @@ import copy
 import datetime
 import hashlib
 import math
+import os
+import stat
 import traceback
 import uuid
 from dataclasses import dataclass
@@ -101,6 +103,7 @@ MAX_GRAVITY = 100.0           # m/s2: ten Earths; any gravity parameter is check
 MAX_TIME = 1e9                # s: |start time| and |time| of a step (~32 years; h = 1e-6 s still resolves)
 MAX_SUBSTEPS_PER_STEP = 10_000  # internal sub-steps one doStep may take (a bound on one call's work)
 STATE_VERSION = 2             # of the FMU state dict (get/set/serialize FMU state)
+MAX_INPUT_FILE_BYTES = 256 * 2 ** 20   # a data file a String parameter names (mesh, mechanism): at most 256 MiB
 
 # FMI 2.0 states of an instance (the standard's section 4.2.4, simplified to what we enforce)
 _INSTANTIATED, _INITIALIZATION, _STEPPING, _TERMINATED = "instantiated", "initialization mode", \
@@ -129,6 +132,23 @@ def _guarded(fallback: Callable[..., Any]):
         guarded.__doc__ = method.__doc__
         return guarded
     return wrap
+
+
+def file_problem(path: str | Path, max_bytes: int = MAX_INPUT_FILE_BYTES) -> str | None:
+    """What makes the file a String parameter names unfit to read, before anything reads it: it
+    must be a regular file of at most ``max_bytes``.  A FIFO (or a socket) blocks the read until
+    a writer comes, for ever; /dev/zero or /dev/urandom never end and fill the memory: read
+    whole as a mesh or a mechanism, either hung the FMU call instead of refusing the value."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError) as exc:
+        return f"cannot be read: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device, a pipe or a socket)"
+        return f"is {kind}"
+    if info.st_size > max_bytes:
+        return f"is {info.st_size} bytes, more than the {max_bytes} a data file may have"
+    return None
 
 
 @dataclass
@@ -693,6 +713,8 @@ class Fmi2Slave(_PythonFmuSlave):
             return
         self.phase = _STEPPING
         self._in_init = False
+        if self.initialized:
+            return   # a state past initialisation was restored in initialisation mode: the run goes on from it
         problems = self.check_parameters()
         for name, value, reason in problems:
             self.error(f"parameter '{name}' = {value!r}: {reason}")
@@ -845,6 +867,7 @@ class Fmi2Slave(_PythonFmuSlave):
             self._checked_state_problem(state)
         if problem is None:
             backup = self._snapshot()
+            phase = (self.phase, self._in_init, self._init_dirty)
             try:
                 self._restore(copy_state(state))   # the same saved state may be restored more than once
                 problem = self._restored_problem(state, backup)
@@ -853,6 +876,7 @@ class Fmi2Slave(_PythonFmuSlave):
             if problem is not None:
                 try:
                     self._restore(backup)   # never half-restored: the instance is as it was, in the error state
+                    self.phase, self._in_init, self._init_dirty = phase
                 except Exception as exc:
                     problem += f" (and the instance could not be put back as it was: {exc})"
         if problem is not None:
@@ -891,6 +915,23 @@ class Fmi2Slave(_PythonFmuSlave):
         self.set_model_state(state["model"])
         self._stale = set(self._lazy_methods)
         self.changed_inputs.clear()
+        if self.phase is not _TERMINATED:
+            self._phase_of_state()
+
+    def _phase_of_state(self) -> None:
+        """Bring the FMI life cycle in line with a state just restored (an FMU state does not
+        carry the phase): a state past initialisation restored before initialisation ended went on
+        in initialisation mode, where the outputs read and fmi2ExitInitializationMode rebuilt the
+        model from the parameters, so the restored state was silently dropped (the run started
+        again from t = 0 at fmi2OK); and one taken in initialisation mode restored in step mode
+        left an instance that neither fmi2ExitInitializationMode nor fmi2DoStep would take."""
+        if self.initialized:
+            if self.phase is _INSTANTIATED:
+                self.phase = _STEPPING        # never initialised again over the restored state
+            self._in_init = False             # in initialisation mode: fmi2ExitInitializationMode just leaves it
+        elif self.phase is _STEPPING:
+            self.phase = _INITIALIZATION      # the parameters may be set again, then initialisation ends
+            self._in_init = self._init_dirty = True
 
     def _state_problem(self, state) -> str | None:
         """What makes ``state`` unfit to restore into this instance, checked as a whole before

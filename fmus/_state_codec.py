@@ -5,10 +5,16 @@ bytes (base64) with dtype and shape, floats through ``repr`` (which round-trips 
 NaN and inf included), ints of any size exactly (numpy's PCG64 state holds 128-bit integers). So
 serialise -> deserialise gives back bit-identical numbers, and a state blob can never execute code
 when loaded, unlike pickle.
+
+The envelope carries the SHA-256 of the state's text: a byte changed after serialisation (a
+garbled file, a flipped bit in a base64 array) gave another valid state, restored at fmi2OK with
+numbers nobody saved; now it is refused. A blob without the digest (written before it existed)
+is read as before.
 """
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from typing import Any
 
@@ -56,8 +62,24 @@ def _decode(obj: Any) -> Any:
 
 def to_bytes(state: dict, model_name: str) -> bytes:
     """Serialise ``state`` (see module docstring) tagged with the model it belongs to."""
-    envelope = {"format": FORMAT, "version": VERSION, "model": model_name, "state": _encode(state)}
-    return json.dumps(envelope, separators=(",", ":")).encode("utf-8")
+    text = json.dumps(_encode(state), separators=(",", ":")).encode("utf-8")
+    head = json.dumps({"format": FORMAT, "version": VERSION, "model": model_name,
+                       "sha256": hashlib.sha256(text).hexdigest()}, separators=(",", ":")).encode("utf-8")
+    # the same bytes as json.dumps of the envelope with "state" last: the state's text ends the blob
+    return head[:-1] + _STATE_KEY + text + b"}"
+
+
+_STATE_KEY = b',"state":'
+
+
+def _intact(blob: bytes, digest) -> bool:
+    """The state's text in ``blob`` (after the first ',"state":', to the closing brace) has the
+    SHA-256 ``digest``: nothing was changed since :func:`to_bytes` (a blob re-written by a JSON
+    tool, even with the same content, is not the bytes that were hashed and is refused too)."""
+    blob = blob.rstrip()
+    at = blob.find(_STATE_KEY)
+    return isinstance(digest, str) and at >= 0 and blob.endswith(b"}") and \
+        hashlib.sha256(blob[at + len(_STATE_KEY):-1]).hexdigest() == digest
 
 
 def from_bytes(blob: bytes, model_name: str) -> dict:
@@ -67,9 +89,13 @@ def from_bytes(blob: bytes, model_name: str) -> dict:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"not a serialised {model_name} state: {exc}") from None
     if not isinstance(envelope, dict) or envelope.get("format") != FORMAT:
-        raise ValueError(f"not a serialised marine-cosim FMU state (format {envelope.get('format')!r})")
+        found = envelope.get("format") if isinstance(envelope, dict) else type(envelope).__name__
+        raise ValueError(f"not a serialised marine-cosim FMU state (format {found!r})")
     if envelope.get("model") != model_name:
         raise ValueError(f"serialised state belongs to model {envelope.get('model')!r}, not {model_name!r}")
     if envelope.get("version") != VERSION:
         raise ValueError(f"serialised state version {envelope.get('version')} is not supported (expected {VERSION})")
+    if "sha256" in envelope and not _intact(bytes(blob), envelope["sha256"]):
+        raise ValueError(f"the serialised {model_name} state is not intact: its bytes do not have the SHA-256 "
+                         "it was written with (changed after serialisation)")
     return _decode(envelope["state"])

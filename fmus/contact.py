@@ -18,7 +18,7 @@ import numpy as np
 from components.contact import ContactMaterial, ContactPair, ContactParams, cross3
 from components.convex import Box, ConvexMesh, Cylinder, Sphere
 from components.rotations import quat_to_matrix
-from fmus._base import Fmi2Slave
+from fmus._base import Fmi2Slave, file_problem
 
 N_BODIES = 3
 PAIRS = tuple(itertools.combinations(range(1, N_BODIES + 1), 2))      # (1, 2), (1, 3), (2, 3)
@@ -102,8 +102,12 @@ class Contact(Fmi2Slave):
         if kind == "cylinder":
             return Cylinder(float(size[0]), 0.5 * float(size[2]))
         if kind == "mesh":
-            return ConvexMesh.from_file(self.resolve_path(v[f"body{k}.mesh_file"]) if hasattr(
-                self, "resolve_path") else v[f"body{k}.mesh_file"])
+            path = self.resolve_path(v[f"body{k}.mesh_file"]) if hasattr(self, "resolve_path") else \
+                v[f"body{k}.mesh_file"]
+            problem = file_problem(path)     # a FIFO or /dev/zero would hang the read
+            if problem:
+                raise ValueError(problem)
+            return ConvexMesh.from_file(path)
         return None
 
     def _params(self) -> ContactParams:

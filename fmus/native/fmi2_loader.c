@@ -167,6 +167,31 @@ static int configured = 0;
 static LoaderConfig config;
 static char runtime_root[PATH_MAX];     /* process mode: the unpacked copy in the cache */
 static char setup_error[4096];
+static char model_guid[128];           /* the guid of the modelDescription.xml beside resources/, if found */
+
+/* The guid attribute of resources/../modelDescription.xml (read once, with the rest of the setup):
+ * fmi2Instantiate compares the host's with it (FMI 2.0: the GUID checks that the model
+ * description the host read belongs to this binary). A host that read the modelDescription.xml
+ * of another build (a stale unzip folder, another version of the FMU) ran with value references
+ * that meant other variables, at fmi2OK. No file there (deleted by the host): no check. */
+static void read_model_guid(const char *resources) {
+    char file[PATH_MAX + 32], head[16384];
+    snprintf(file, sizeof file, "%s/../modelDescription.xml", resources);
+    FILE *f = fopen(file, "rb");
+    if (!f) return;
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = 0;
+    const char *root = strstr(head, "<fmiModelDescription");
+    const char *at = root ? strstr(root, " guid=\"") : NULL;
+    if (!at) return;
+    at += 7;
+    const char *end = strchr(at, '"');
+    if (end && (size_t)(end - at) < sizeof model_guid) {
+        memcpy(model_guid, at, (size_t)(end - at));
+        model_guid[end - at] = 0;
+    }
+}
 
 /* ------------------------------------------------------------------ in-process Python */
 typedef void PyObj;
@@ -580,7 +605,10 @@ static int setup(const char *resources) {
         if (rc == 0) rc = import_bridge(resources);
 #endif
     }
-    if (rc == 0) configured = 1;
+    if (rc == 0) {
+        read_model_guid(resources);
+        configured = 1;
+    }
 done:
     unlock_setup();
     return rc;
@@ -606,7 +634,16 @@ typedef struct {
     Buffer request, reply;
     size_t at;                     /* read position in reply */
     Buffer strings;                /* getString results, valid until the next call */
+    struct StateHandle **states;   /* the FMU states this instance made and has not freed */
+    size_t n_states, cap_states;
 } Instance;
+
+/* An FMU state as the host holds it: memory of this library, naming the Python end's number for
+ * it. Each instance lists the ones it made, and a state pointer is used only once found in that
+ * list: a state of another instance (whose Python numbers are its own: a number alone restored
+ * the other instance's own state of that number at fmi2OK), one already freed, or a pointer that
+ * is no state at all is refused with a message instead of being followed. */
+typedef struct StateHandle { uint32_t key; } StateHandle;
 
 static void host_log(const Instance *w, const fmi2CallbackFunctions *cb, const char *name, fmi2Status status,
                      const char *category, const char *text) {
@@ -893,21 +930,74 @@ static void begin(Instance *w, enum Op op) {
 
 /* ------------------------------------------------------------------ FMI 2.0 API */
 
+/* The instances alive in this process (of this library). A host that calls with an instance it has
+ * freed (or a pointer that never was one) gets fmi2Error and a line on stderr (it has no logger
+ * left to tell) instead of this library reading freed memory: that gave fmi2Fatal or a crash,
+ * whichever the allocator happened to leave there. A short list: a system holds a few instances. */
+#ifdef _WIN32
+static SRWLOCK live_lock = SRWLOCK_INIT;
+static void lock_live(void) { AcquireSRWLockExclusive(&live_lock); }
+static void unlock_live(void) { ReleaseSRWLockExclusive(&live_lock); }
+#else
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static void lock_live(void) { pthread_mutex_lock(&live_lock); }
+static void unlock_live(void) { pthread_mutex_unlock(&live_lock); }
+#endif
+static void **live_instances;
+static size_t n_live, cap_live;
+
+static int add_live(void *w) {
+    int ok = 1;
+    lock_live();
+    if (n_live == cap_live) {
+        size_t cap = cap_live ? 2 * cap_live : 16;
+        void **grown = realloc(live_instances, cap * sizeof *grown);
+        if (grown) { live_instances = grown; cap_live = cap; } else ok = 0;
+    }
+    if (ok) live_instances[n_live++] = w;
+    unlock_live();
+    return ok;
+}
+
+/* 1 if c is a live instance; with ``remove``, it is taken off the list (fmi2FreeInstance) */
+static int live(fmi2Component c, int remove, const char *call) {
+    int found = 0;
+    if (c) {
+        lock_live();
+        for (size_t i = n_live; i-- > 0;) {
+            if (live_instances[i] == c) {
+                found = 1;
+                if (remove) live_instances[i] = live_instances[--n_live];
+                break;
+            }
+        }
+        unlock_live();
+    }
+    if (!found && c)
+        fprintf(stderr, "[marine-cosim] %s: %p is not a live instance of this FMU (freed, or never made); "
+                "the call is refused\n", call, c);
+    return found;
+}
+
+
 const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
 const char *fmi2GetVersion(void) { return fmi2Version; }
 
 static void free_instance(Instance *w) {
     if (w->process) child_close(&w->child, !w->dead);
+    for (size_t i = 0; i < w->n_states; ++i) free(w->states[i]);
+    free(w->states);
     free(w->request.data);
     free(w->reply.data);
     free(w->strings.data);
     free(w);
 }
 
+static void release(Instance *w);
+
 fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String guid,
                               fmi2String resourceLocation, const fmi2CallbackFunctions *functions,
                               fmi2Boolean visible, fmi2Boolean loggingOn) {
-    (void)guid;
     char resources[PATH_MAX] = ".";
     char message[sizeof setup_error + 64];
     if (fmuType != fmi2CoSimulation) {
@@ -919,6 +1009,13 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     if (setup(resources) != 0) {
         snprintf(message, sizeof message, "marine-cosim FMU loader: %s", setup_error);
         host_log(NULL, functions, instanceName, fmi2Fatal, "logStatusFatal", message);
+        return NULL;
+    }
+    if (guid && model_guid[0] && strcmp(guid, model_guid) != 0) {
+        char text[512];
+        snprintf(text, sizeof text, "fmi2Instantiate: GUID '%.160s' is not this FMU's '%s': the modelDescription.xml "
+                 "the host read is of another build of the FMU", guid, model_guid);
+        host_log(NULL, functions, instanceName, fmi2Error, "logStatusError", text);
         return NULL;
     }
     Instance *w = calloc(1, sizeof *w);
@@ -951,7 +1048,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         buf_text(&w->request, where);
         buf_text(&w->request, visible ? "1" : "0");
         fmi2Status s = exchange(w, "instantiation");
-        if (s > fmi2Warning) {
+        if (s > fmi2Warning || !add_live(w)) {
             free_instance(w);
             return NULL;
         }
@@ -979,17 +1076,17 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         host_log(w, functions, instanceName, fmi2Fatal, "logStatusFatal", message);
     }
     py.GILState_Release(gil);
-    if (!w->call) {
-        free(w);
+    if (!w->call || !add_live(w)) {
+        if (w->call) release(w);
+        else free(w);
         return NULL;
     }
     return w;
 #endif
 }
 
-void fmi2FreeInstance(fmi2Component c) {
-    Instance *w = (Instance *)c;
-    if (!w) return;
+/* the instance's Python end and memory */
+static void release(Instance *w) {
     if (w->process) {
         begin(w, OP_FREE);
         if (!w->dead) exchange(w, "fmi2FreeInstance");
@@ -1005,10 +1102,14 @@ void fmi2FreeInstance(fmi2Component c) {
     free_instance(w);
 }
 
+void fmi2FreeInstance(fmi2Component c) {
+    if (live(c, 1, "fmi2FreeInstance")) release((Instance *)c);
+}
+
 #define W ((Instance *)c)
 #define SIMPLE(fn, op)                                                                           \
     fmi2Status fn(fmi2Component c) {                                                             \
-        if (!c) return fmi2Error;                                                                \
+        if (!live(c, 0, __func__)) return fmi2Error;                                                                \
         begin(W, op);                                                                            \
         return exchange(W, #fn);                                                                 \
     }
@@ -1019,14 +1120,14 @@ SIMPLE(fmi2Reset, OP_RESET)
 
 fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n, const fmi2String cats[]) {
     (void)n; (void)cats;
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
     W->logging_on = on;   /* the slave always reports to us; we filter for the host */
     return fmi2OK;
 }
 
 fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean tolDef, fmi2Real tol, fmi2Real start,
                                fmi2Boolean stopDef, fmi2Real stop) {
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
     begin(W, OP_SETUP);
     buf_i32(&W->request, tolDef);
     buf_f64(&W->request, tol);
@@ -1037,12 +1138,23 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean tolDef, fmi2Real tol
 }
 
 fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean noSetPrior) {
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
     begin(W, OP_DO_STEP);
     buf_f64(&W->request, t);
     buf_f64(&W->request, h);
     buf_i32(&W->request, noSetPrior);
     return exchange(W, "fmi2DoStep");
+}
+
+/* value references or values given as NULL for n > 0 (a host's nvr that does not match its
+ * arrays): refused with a message instead of copied from address 0 (a crash of the host) */
+static int missing_arrays(Instance *w, const void *vr, const void *v, size_t n, const char *call) {
+    if (!n || (vr && v)) return 0;
+    char text[200];
+    snprintf(text, sizeof text, "%s: %zu value references with a NULL array of %s; the call is refused", call, n,
+             vr ? "values" : "value references");
+    host_log(w, &w->host, w->name, fmi2Error, "logStatusError", text);
+    return 1;
 }
 
 static void put_vrs(Instance *w, enum Op op, const fmi2ValueReference vr[], size_t n) {
@@ -1052,7 +1164,8 @@ static void put_vrs(Instance *w, enum Op op, const fmi2ValueReference vr[], size
 }
 
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real v[]) {
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_GET_REAL, vr, n);
     fmi2Status s = exchange(W, "fmi2GetReal");
     if (s != fmi2Fatal && payload(W, v, 8 * n) != 0) return fmi2Fatal;
@@ -1060,7 +1173,8 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
 }
 
 fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer v[]) {
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_GET_INTEGER, vr, n);
     fmi2Status s = exchange(W, "fmi2GetInteger");
     if (s != fmi2Fatal && payload(W, v, 4 * n) != 0) return fmi2Fatal;
@@ -1068,7 +1182,8 @@ fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t
 }
 
 fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean v[]) {
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_GET_BOOLEAN, vr, n);
     fmi2Status s = exchange(W, "fmi2GetBoolean");
     for (size_t i = 0; s != fmi2Fatal && i < n; ++i) {
@@ -1080,7 +1195,8 @@ fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 }
 
 fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2String v[]) {
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_GET_STRING, vr, n);
     fmi2Status s = exchange(W, "fmi2GetString");
     if (s == fmi2Fatal) return s;
@@ -1102,69 +1218,117 @@ fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
 }
 
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real v[]) {
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_SET_REAL, vr, n);
     buf_put(&W->request, v, 8 * n);
     return exchange(W, "fmi2SetReal");
 }
 
 fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer v[]) {
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_SET_INTEGER, vr, n);
     buf_put(&W->request, v, 4 * n);
     return exchange(W, "fmi2SetInteger");
 }
 
 fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean v[]) {
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_SET_BOOLEAN, vr, n);
     for (size_t i = 0; i < n; ++i) buf_i32(&W->request, v[i] ? 1 : 0);
     return exchange(W, "fmi2SetBoolean");
 }
 
 fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String v[]) {
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
+    if (missing_arrays(W, vr, v, n, __func__)) return fmi2Error;
     put_vrs(W, OP_SET_STRING, vr, n);
     for (size_t i = 0; i < n; ++i) buf_text(&W->request, v[i]);
     return exchange(W, "fmi2SetString");
 }
 
-/* An FMU state is a number the Python end gives; the pointer carries it. */
-fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *state) {
-    if (!c || !state) return fmi2Error;
-    begin(W, OP_GET_STATE);
-    fmi2Status s = exchange(W, "fmi2GetFMUstate");
+/* An FMU state is a number the Python end gives, held in a StateHandle of the instance. */
+static size_t find_state(const Instance *w, fmi2FMUstate state) {
+    for (size_t i = w->n_states; i-- > 0;)          /* the latest first: masters restore what they just saved */
+        if ((void *)w->states[i] == state) return i;
+    return (size_t)-1;
+}
+
+/* the state at *state if this instance made it; else a message naming the call and NULL */
+static StateHandle *own_state(Instance *w, fmi2FMUstate state, const char *call) {
+    size_t i = state ? find_state(w, state) : (size_t)-1;
+    if (i != (size_t)-1) return w->states[i];
+    char text[300];
+    snprintf(text, sizeof text, "%s: %p is not an FMU state of instance '%s' (one of another instance or another "
+             "FMU, one already freed, or no state at all); nothing was changed", call, state, w->name);
+    host_log(w, &w->host, w->name, fmi2Error, "logStatusError", text);
+    return NULL;
+}
+
+/* a new handle for the Python end's state number ``key`` (0: none) */
+static fmi2Status new_state(Instance *w, fmi2Status s, fmi2FMUstate *state) {
     uint32_t key = 0;
-    if (s != fmi2Fatal && payload(W, &key, 4) != 0) return fmi2Fatal;
-    *state = (fmi2FMUstate)(uintptr_t)key;
+    *state = NULL;
+    if (s == fmi2Fatal) return s;
+    if (payload(w, &key, 4) != 0) return fmi2Fatal;
+    if (!key) return s;
+    if (w->n_states == w->cap_states) {
+        size_t cap = w->cap_states ? 2 * w->cap_states : 8;
+        StateHandle **grown = realloc(w->states, cap * sizeof *grown);
+        if (!grown) return fmi2Fatal;
+        w->states = grown;
+        w->cap_states = cap;
+    }
+    StateHandle *h = malloc(sizeof *h);
+    if (!h) return fmi2Fatal;
+    h->key = key;
+    w->states[w->n_states++] = h;
+    *state = h;
     return s;
 }
 
+fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *state) {
+    if (!live(c, 0, __func__) || !state) return fmi2Error;
+    begin(W, OP_GET_STATE);
+    return new_state(W, exchange(W, "fmi2GetFMUstate"), state);
+}
+
 fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state) {
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
+    StateHandle *h = own_state(W, state, "fmi2SetFMUstate");
+    if (!h) return fmi2Error;
     begin(W, OP_SET_STATE);
-    buf_u32(&W->request, (uint32_t)(uintptr_t)state);
+    buf_u32(&W->request, h->key);
     return exchange(W, "fmi2SetFMUstate");
 }
 
 fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *state) {
-    if (!c) return fmi2Error;
+    if (!live(c, 0, __func__)) return fmi2Error;
     if (!state || !*state) return fmi2OK;
+    StateHandle *h = own_state(W, *state, "fmi2FreeFMUstate");
+    if (!h) return fmi2Error;
+    size_t i = find_state(W, h);
+    W->states[i] = W->states[--W->n_states];
     begin(W, OP_FREE_STATE);
-    buf_u32(&W->request, (uint32_t)(uintptr_t)*state);
+    buf_u32(&W->request, h->key);
+    free(h);
     *state = NULL;
     return exchange(W, "fmi2FreeFMUstate");
 }
 
-static fmi2Status serialize(Instance *w, fmi2FMUstate state) {
+static fmi2Status serialize(Instance *w, const StateHandle *h) {
     begin(w, OP_SERIALIZE_STATE);
-    buf_u32(&w->request, (uint32_t)(uintptr_t)state);
+    buf_u32(&w->request, h->key);
     return exchange(w, "fmi2SerializeFMUstate");
 }
 
 fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate state, size_t *size) {
-    if (!c || !size) return fmi2Error;
-    fmi2Status s = serialize(W, state);
+    if (!live(c, 0, __func__) || !size) return fmi2Error;
+    StateHandle *h = own_state(W, state, "fmi2SerializedFMUstateSize");
+    if (!h) return fmi2Error;
+    fmi2Status s = serialize(W, h);
     uint32_t n = 0;
     if (s != fmi2Fatal && payload(W, &n, 4) != 0) return fmi2Fatal;
     *size = n;
@@ -1172,8 +1336,10 @@ fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate state, size_
 }
 
 fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate state, fmi2Byte bytes[], size_t size) {
-    if (!c) return fmi2Error;
-    fmi2Status s = serialize(W, state);
+    if (!live(c, 0, __func__)) return fmi2Error;
+    StateHandle *h = own_state(W, state, "fmi2SerializeFMUstate");
+    if (!h) return fmi2Error;
+    fmi2Status s = serialize(W, h);
     uint32_t n = 0;
     if (s == fmi2Fatal || payload(W, &n, 4) != 0) return fmi2Fatal;
     if (n > size) {
@@ -1184,19 +1350,21 @@ fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate state, fmi2Byte b
 }
 
 fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte bytes[], size_t size, fmi2FMUstate *state) {
-    if (!c || !state) return fmi2Error;
+    if (!live(c, 0, __func__) || !state) return fmi2Error;
+    if (size > UINT32_MAX || (size && !bytes)) {
+        *state = NULL;
+        host_log(W, &W->host, W->name, fmi2Error, "logStatusError",
+                 "fmi2DeSerializeFMUstate: no bytes, or more than 4 GiB: not a state of this FMU");
+        return fmi2Error;
+    }
     begin(W, OP_DESERIALIZE_STATE);
     buf_u32(&W->request, (uint32_t)size);
     buf_put(&W->request, bytes, size);
-    fmi2Status s = exchange(W, "fmi2DeSerializeFMUstate");
-    uint32_t key = 0;
-    if (s != fmi2Fatal && payload(W, &key, 4) != 0) return fmi2Fatal;
-    *state = (fmi2FMUstate)(uintptr_t)key;
-    return s;
+    return new_state(W, exchange(W, "fmi2DeSerializeFMUstate"), state);
 }
 
 static fmi2Status unsupported(fmi2Component c, const char *what) {
-    if (c) host_log(W, &W->host, W->name, fmi2Error, "logStatusError", what);
+    if (live(c, 0, what)) host_log(W, &W->host, W->name, fmi2Error, "logStatusError", what);
     return fmi2Error;
 }
 

@@ -163,7 +163,8 @@ class Instance:
             slave.terminate()
             return OK, b""
         if op == RESET:
-            self.states.clear()
+            # the saved FMU states stay: the host holds them until fmi2FreeFMUstate (FMI 2.0), and
+            # may restore one after the reset (a checkpoint of the run before it)
             self.slave = self._new()
             return OK, b""
         if op == GET_STATE:
