@@ -64,6 +64,7 @@ class CompiledAba:
         """(Re)allocate the input buffer for up to ``wrenches`` link wrenches."""
         n = self.n
         self._in = np.zeros(HEAD + 3 * n + WRENCH * wrenches)
+        self._wrenches_of = None     # (CompiledCraneStep._inputs)
         self._capacity = wrenches
         self._wrenches = 0
         # moving base: R, p, v, w, a, alpha, g, q, qd, tau in one go; fixed base: g, q, qd, tau
@@ -76,6 +77,7 @@ class CompiledAba:
 
     def _set_wrenches(self, link_wrenches) -> None:
         """The link wrenches into the input buffer (their points in J_link coordinates)."""
+        self._wrenches_of = None     # whose wrenches the buffer holds: a caller that keeps track says
         if not link_wrenches:
             if self._wrenches:
                 self._in[1] = self._wrenches = 0
