@@ -8,7 +8,6 @@ nothing is deferred as in the reference; its results live in one float64 array p
 """
 from __future__ import annotations
 
-from functools import cached_property
 import numpy as np
 
 from components import kernels
@@ -89,6 +88,7 @@ class CompiledAba:
         buf = self._in
         body = self.body
         cache = body._r_cache
+        values = []                  # the block of all wrenches, written with one assignment
         for (i, point, force, moment) in link_wrenches:
             i = int(i)
             point = np.asarray(point, dtype=float)
@@ -98,11 +98,11 @@ class CompiledAba:
                 if len(cache) > 64:
                     cache.clear()
                 r = cache[key] = body.point_in_joint_frame(i, point).tolist()
-            buf[at] = i
-            buf[at + 1:at + 4] = r
-            buf[at + 4:at + 7] = force
-            buf[at + 7:at + 10] = moment
-            at += WRENCH
+            values.append(i)
+            values += r
+            values += _floats(force)
+            values += _floats(moment)
+        buf[at:at + WRENCH * count] = values
         buf[1] = self._wrenches = count
 
     def forward_dynamics(self, q, qd, tau, base_R=None, base_p=None, base_v=None, base_w=None, base_a=None,
@@ -146,6 +146,31 @@ class CompiledAba:
         return CompiledAbaResult(self, result.q, self._work.copy(), (R, p, v, w, a, al, g), result._pass1, moving)
 
 
+def _floats(x) -> list:
+    """A force or moment's three numbers as a list (an array's values as floats, the numbers the
+    buffer would take from it); anything else as the buffer converts it."""
+    if type(x) is np.ndarray:
+        return x.astype(float, copy=False).tolist() if x.dtype != float else x.tolist()
+    return np.asarray(x, dtype=float).reshape(3).tolist()
+
+
+class _cached:
+    """functools.cached_property without its lock (Python 3.11 takes an RLock on every first read,
+    ~2 us here, and a crane's outputs read four of these per result at two results a macro step):
+    the value, formed on the first read, goes to the instance's __dict__, which shadows this
+    non-data descriptor from then on. A result is one thread's."""
+
+    def __init__(self, method) -> None:
+        self.method, self.name = method, method.__name__
+        self.__doc__ = method.__doc__
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.method(obj)
+        return value
+
+
 class CompiledAbaResult(AbaResult):
     """AbaResult of the compiled kernel: the same attributes, read from the kernel's work array."""
 
@@ -164,27 +189,27 @@ class CompiledAbaResult(AbaResult):
         at = self._o[name]
         return self._work[at:at + size]
 
-    @cached_property
+    @_cached
     def _tau(self) -> np.ndarray:
         return self._block("tau", self.body.n)
 
-    @cached_property
+    @_cached
     def _V(self) -> np.ndarray:
         return self._block("V", 6 * self.body.n).reshape(-1, 6)
 
-    @cached_property
+    @_cached
     def articulated_inertia(self) -> np.ndarray:
         return self._block("IAw", 36).reshape(6, 6)
 
-    @cached_property
+    @_cached
     def bias(self) -> np.ndarray:
         return self._block("bias", 6)
 
-    @cached_property
+    @_cached
     def base_wrench(self) -> np.ndarray:
         return self._block("wrench", 6)
 
-    @cached_property
+    @_cached
     def spatial_accelerations(self) -> np.ndarray:
         return self._block("A", 6 * self.body.n).reshape(-1, 6)
 
@@ -192,7 +217,7 @@ class CompiledAbaResult(AbaResult):
         at = self._o["A"] + 6 * i
         return self._work[at:at + 6]
 
-    @cached_property
+    @_cached
     def _T(self) -> np.ndarray:
         return self._block("T", 12 * self.body.n).reshape(-1, 12)
 
@@ -200,7 +225,7 @@ class CompiledAbaResult(AbaResult):
         T = self._T[link]
         return T[:9].reshape(3, 3), T[9:]
 
-    @cached_property
+    @_cached
     def joint_frames(self) -> list[np.ndarray]:
         out = []
         for T in self._T:
@@ -210,6 +235,6 @@ class CompiledAbaResult(AbaResult):
             out.append(F)
         return out
 
-    @cached_property
+    @_cached
     def kinetic_energy(self) -> float:
         return float(self._work[self._o["ke"]])

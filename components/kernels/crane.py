@@ -37,6 +37,8 @@ class CompiledCraneStep:
         self._act = self._cr[HEAD + JOINT * n + 6 * n:HEAD + JOINT * n + 7 * n]
         self._z_dot = self._cr[HEAD + JOINT * n + 7 * n:HEAD + JOINT * n + 8 * n]
         self._stops_at = HEAD + JOINT * n + 8 * n
+        self._outputs = self._cr[HEAD + JOINT * n + 6 * n:HEAD + JOINT * n + 8 * n]      # act, z'
+        self._base_out = self._cr[26:39]
         self._fn, self._evaluate = lib.mc_crane_step, lib.mc_crane_evaluate
         self._packed = None
         self._in = None
@@ -85,7 +87,8 @@ class CompiledCraneStep:
         R = aba._in[2:11].reshape(3, 3).copy()         # the base's rotation, as the kernel formed it
         base = (R, b.position, b.velocity, b.angular_velocity, b.acceleration, b.angular_acceleration, crane.gravity)
         result = CompiledAbaResult(aba, crane.q, aba._work.copy(), base, None, True)
-        return result, self._act.copy(), self._z_dot.copy()
+        out = self._outputs.copy()                    # [actuator torques, z'] with one copy
+        return result, out[:self.n], out[self.n:]
 
     def step(self, crane, dt: float, max_substep: float, stops_substep: float) -> tuple:
         """RK4 over dt, the inputs held (Crane.step), in sub-steps of at most max_substep, or of
@@ -107,6 +110,5 @@ class CompiledCraneStep:
             raise ValueError(f"no number of sub-steps of at most {cr[1]!r} s makes a step of {dt!r} s")
         if code:
             raise ValueError(f"the compiled crane step refused {n} joints")
-        y = self._y
-        return (y[:n].copy(), y[n:2 * n].copy(), y[2 * n:].copy(),
-                (cr[26:30].copy(), cr[30:33].copy(), cr[33:36].copy(), cr[36:39].copy()))
+        y, b = self._y.copy(), self._base_out.copy()   # one copy each, handed on as views
+        return (y[:n], y[n:2 * n], y[2 * n:], (b[0:4], b[4:7], b[7:10], b[10:13]))
