@@ -262,7 +262,7 @@ class Crane(Fmi2Slave):
             motion[1] = np.array([1.0, 0.0, 0.0, 0.0])
         base = BaseMotion(*motion)
         self._fresh = False
-        setpoints = np.array([v[name] for name in self._setpoint_names])
+        setpoints = [v[name] for name in self._setpoint_names]      # set_inputs makes the array
         loads = []
         for name, (link, point) in zip(_FORCE, self._load_points):
             force = v[name]
