@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from components import kernels
-from components.articulated_body import AbaResult, GRAVITY_NED
+from components.articulated_body import AbaResult, GRAVITY_NED, _cross
 from components.spatial import mcI
 
 LINK = 51            # MC_ABA_LINK: doubles per link in the model array
@@ -224,6 +224,18 @@ class CompiledAbaResult(AbaResult):
     def _frame(self, link: int) -> tuple[np.ndarray, np.ndarray]:
         T = self._T[link]
         return T[:9].reshape(3, 3), T[9:]
+
+    def _point_motion(self, link, r):
+        """AbaResult._point_motion with the frame and velocity read at their offsets in the work
+        array (the same contiguous 3x3 and 3-vectors, the same operations: the same bits), not
+        through the _T and _V blocks a crane's attachments would form for one row each."""
+        work, o = self._work, self._o
+        at = o["T"] + 12 * link
+        RJ, pJ = work[at:at + 9].reshape(3, 3), work[at + 9:at + 12]
+        at = o["V"] + 6 * link
+        w, vO = work[at:at + 3].tolist(), work[at + 3:at + 6]
+        vP = vO + np.asarray(_cross(w, r.tolist()))
+        return pJ + RJ.dot(r), RJ.dot(vP), vP
 
     @_cached
     def joint_frames(self) -> list[np.ndarray]:
