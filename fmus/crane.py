@@ -284,11 +284,10 @@ class Crane(Fmi2Slave):
         if last is not None and last[0] is result and last[1] is c:
             return                                          # no input changed since these outputs
         self._shown = (result, c)
-        IA = result.articulated_inertia.ravel()
+        IA, bias = result.inertia_and_bias()              # I_A row-major (36), p_A
         v["base.inertia_linear"][:] = IA[_SYM_LINEAR]
         v["base.inertia_coupling"][:] = IA[_COUPLING]
         v["base.inertia_angular"][:] = IA[_SYM_ANGULAR]
-        bias = result.bias
         v["base.bias_force"][:] = bias[0:3]
         v["base.bias_moment"][:] = bias[3:6]
         # the same state (only the base acceleration or the loads changed, Crane.evaluate redid

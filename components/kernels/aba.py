@@ -225,6 +225,11 @@ class CompiledAbaResult(AbaResult):
         T = self._T[link]
         return T[:9].reshape(3, 3), T[9:]
 
+    def inertia_and_bias(self) -> tuple[np.ndarray, np.ndarray]:
+        work, o = self._work, self._o
+        at, bias = o["IAw"], o["bias"]
+        return work[at:at + 36], work[bias:bias + 6]
+
     def _point_motion(self, link, r):
         """AbaResult._point_motion with the frame and velocity read at their offsets in the work
         array (the same contiguous 3x3 and 3-vectors, the same operations: the same bits), not
