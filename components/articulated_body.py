@@ -132,6 +132,11 @@ class AbaResult:
         lin = -np.asarray(_cross(w.tolist(), v.tolist())) - g   # a_spatial = a - w x v; gravity trick -g
         return self._Rs.dot(self._MB[:6, 6]) + self.articulated_inertia[:, :3].dot(lin)
 
+    def inertia_and_bias(self) -> tuple[np.ndarray, np.ndarray]:
+        """(I_A row-major as 36 numbers, p_A): the strong-coupling outputs in one call (the compiled
+        result reads them where the kernel wrote them)."""
+        return self.articulated_inertia.ravel(), self.bias
+
     @cached_property
     def base_wrench(self) -> np.ndarray:
         """[F; M] (6), world axes: force and moment (about the base origin) the crane exerts on the base."""

@@ -234,7 +234,7 @@ class Crane:
         key = ((base.position.tolist(), base.quaternion.tolist(), base.velocity.tolist(),
                 base.angular_velocity.tolist(), setpoints.tolist()),
                (base.acceleration.tolist(), base.angular_acceleration.tolist(),
-                [(int(l[0]), *(np.asarray(x, float).tolist() for x in l[1:])) for l in loads]))
+                [(int(i), _values(point), _values(force), _values(moment)) for i, point, force, moment in loads]))
         if self._last is not None:
             if self._key is None or key[0] != self._key[0]:     # None: evaluated for other inputs
                 self._last = None
@@ -289,18 +289,20 @@ class Crane:
         After ``limit_substeps`` the sub-steps also keep within the stability limits."""
         if max_substep > self._substep_free:
             max_substep = self._substep_free
-        if max_substep > self._substep_stops and self._at_a_stop(dt):
-            max_substep = self._substep_stops
-        n = max(1, math.ceil(dt / max_substep - 1e-9))
-        h = dt / n
         if self._compiled is not None:                 # the same steps in C (results equal to rounding)
-            self.q, self.qd, self.z, (quat, p, v, w) = self._compiled.step(self, dt, n, h)
+            # the kernel chooses the sub-steps as below (the end-stop test in C costs nothing)
+            self.q, self.qd, self.z, (quat, p, v, w) = self._compiled.step(self, dt, max_substep,
+                                                                          self._substep_stops)
             self.base = BaseMotion(p, quat, v, w, self.base.acceleration, self.base.angular_acceleration)
             self.time += dt
             self._last = None
             self._stale = False
             self._key = None
             return
+        if max_substep > self._substep_stops and self._at_a_stop(dt):
+            max_substep = self._substep_stops
+        n = max(1, math.ceil(dt / max_substep - 1e-9))
+        h = dt / n
         m = self.n
         y = np.concatenate((self.q, self.qd, self.z))
         s = 0.0
@@ -368,6 +370,12 @@ class Crane:
         self._last = None
         self._stale = False
         self._key = None
+
+
+def _values(x) -> list:
+    """The values of a vector as a list (np.asarray(x, float).tolist(), without its call where x is
+    an array already: an integer array's values compare equal to their floats)."""
+    return x.tolist() if type(x) is np.ndarray else np.asarray(x, float).tolist()
 
 
 def _matrix_to_quat(R: np.ndarray) -> np.ndarray:

@@ -145,6 +145,10 @@ class Winch:
         self.p = params
         self.substep = float(substep)
         self.J = params.drum_inertia + params.gear_ratio**2 * params.motor_inertia
+        # constants of the sub-steps, formed once (the same numbers as formed in place)
+        self._band = EFFICIENCY_BAND / params.drum_radius      # drum speed of the efficiency band
+        self._flat = params.rope_diameter <= 0.0               # the radius is drum_radius
+        self._decay = (None, 0.0)                              # (h, 1 - exp(-h / tau_c))
         # state
         self.t = 0.0
         self.omega = 0.0                  # drum speed [rad/s], > 0 pays out
@@ -196,27 +200,36 @@ class Winch:
         if self.mode == 1:
             e = self.tension - self.tension_setpoint
             # filtered derivative: dfilt' = (de/dt - dfilt) / Tf, as a state on e
-            tf = max(p.derivative_filter, h)
+            tf = h if h > p.derivative_filter else p.derivative_filter     # max(filter, h)
             deriv = (e - self.dfilt) / tf
             self.dfilt += h * deriv
             self.integral += h * e
             target = p.kp * e + p.ki * self.integral + p.kd * deriv
         else:
             target = self.speed_setpoint
-        target = min(max(target, -p.max_speed), p.max_speed)
+        # min(max(target, -vmax), vmax) and the clamps below as conditionals: the builtins' results
+        # (the first argument unless the second is larger, or smaller; NaN passes) at a third of
+        # their cost in a sub-step
+        vmax = p.max_speed
+        if -vmax > target:
+            target = -vmax
+        if vmax < target:
+            target = vmax
         if target > self.v_lim:
             step = (p.accel_limit if self.v_lim >= 0.0 else p.decel_limit) * h
-            self.v_lim = min(self.v_lim + step, target)
+            up = self.v_lim + step
+            self.v_lim = target if target < up else up                # min(v_lim + step, target)
         elif target < self.v_lim:
             step = (p.decel_limit if self.v_lim > 0.0 else p.accel_limit) * h
-            self.v_lim = max(self.v_lim - step, target)
+            down = self.v_lim - step
+            self.v_lim = target if target > down else down            # max(v_lim - step, target)
         return self.v_lim
 
     def _efficiency_factor(self, tau_m: float, omega: float) -> float:
         """eta^s of tau_g = n tau_m eta^s (module docstring): eta motoring, 1 / eta regenerating, a
         continuous ramp of the exponent within the standstill band."""
         p = self.p
-        band = EFFICIENCY_BAND / p.drum_radius
+        band = self._band                                       # EFFICIENCY_BAND / p.drum_radius
         if omega >= band or omega <= -band:
             return p.efficiency if tau_m * omega < 0.0 else 1.0 / p.efficiency
         s = omega / band if tau_m < 0.0 else -omega / band
@@ -239,16 +252,24 @@ class Winch:
         """Motor torque that gives the drum the pay-out acceleration a_want against tension T
         (module docstring), within the motor's limits; and whether it saturates."""
         p = self.p
-        need = T * r - p.viscous * self.omega - self.J * a_want / r        # = tau_g
-        band = EFFICIENCY_BAND / p.drum_radius
-        if self.omega >= band or self.omega <= -band:                      # the hard switch's expressions
-            tau_m = need / (p.gear_ratio * p.efficiency)                 # motoring
-            if not tau_m * self.omega < 0.0:
-                tau_m = need * p.efficiency / p.gear_ratio                # regenerating
-        else:                                                            # sign(tau_m) = sign(need)
-            tau_m = need / (p.gear_ratio * self._efficiency_factor(need, self.omega))
-        lim = self._motor_limit(tau_m, self.omega)
-        return min(max(tau_m, -lim), lim), abs(tau_m) > lim
+        omega = self.omega
+        need = T * r - p.viscous * omega - self.J * a_want / r        # = tau_g
+        band = self._band                                            # EFFICIENCY_BAND / p.drum_radius
+        if omega >= band or omega <= -band:                          # the hard switch's expressions
+            tau_m = need / (p.gear_ratio * p.efficiency)             # motoring
+            if not tau_m * omega < 0.0:
+                tau_m = need * p.efficiency / p.gear_ratio            # regenerating
+        else:                                                        # sign(tau_m) = sign(need)
+            tau_m = need / (p.gear_ratio * self._efficiency_factor(need, omega))
+        # the motor's limit (_motor_limit, written out: it runs every sub-step)
+        lim = p.max_torque
+        if tau_m * omega < 0.0:
+            power = p.max_power / abs(p.gear_ratio * omega)
+            if power < lim:                                          # min(max_torque, power limit)
+                lim = power
+        # min(max(tau_m, -lim), lim), as conditionals (the builtins' results, NaN included)
+        held = -lim if -lim > tau_m else tau_m
+        return (lim if lim < held else held), abs(tau_m) > lim
 
     def present_drive(self) -> tuple[float, float, bool]:
         """(motor torque, reference speed, saturated) for the present inputs at the present state,
@@ -292,8 +313,10 @@ class Winch:
 
     def _substep(self, h: float) -> None:
         p, J = self.p, self.J
-        r = self.radius
-        T = max(self.tension, 0.0)
+        r = p.drum_radius if self._flat else self.radius
+        T = self.tension
+        if 0.0 > T:                                         # max(tension, 0.0)
+            T = 0.0
         brake = self.brake or self.mode == 3
         v_prev_ref = self.v_ref
         if brake:
@@ -312,12 +335,22 @@ class Winch:
             # the speed error left from the previous sub-step decays with tau_c; a drive that
             # tracks exactly keeps it zero, so the pay-out acceleration is a_ref (within the limits)
             # exact decay over the sub-step (stable for any h, unlike 1/tau_c)
-            a_want = a_ref + (v_prev_ref - r * self.omega) * (1.0 - math.exp(-h / p.speed_time_constant)) / h
+            held, decay = self._decay                      # 1 - exp(-h / tau_c), formed once per h
+            if held != h:
+                decay = 1.0 - math.exp(-h / p.speed_time_constant)
+                self._decay = (h, decay)
+            a_want = a_ref + (v_prev_ref - r * self.omega) * decay / h
             tau_m, self.saturated = self._drive_torque(T, r, a_want)
             if brake:
                 tau_m = 0.0
         self.v_ref = v_ref
-        drive = T * r - self._gear_torque(tau_m, self.omega) - p.viscous * self.omega
+        omega = self.omega
+        # the gear's torque (_gear_torque; outside the efficiency band written out)
+        if omega >= self._band or omega <= -self._band:
+            gear = p.gear_ratio * tau_m * (p.efficiency if tau_m * omega < 0.0 else 1.0 / p.efficiency)
+        else:
+            gear = p.gear_ratio * tau_m * self._efficiency_factor(tau_m, omega)
+        drive = T * r - gear - p.viscous * omega
         # brake: Karnopp stick-slip on the drum
         self.braking = False
         if brake and p.brake_torque > 0.0:

@@ -40,6 +40,9 @@ _ACC = tuple(f"attachment{k}.acceleration" for k in range(1, N_ATTACHMENTS + 1))
 _SETPOINT = tuple(f"joint{k}.setpoint" for k in range(1, N_JOINTS + 1))
 _FORCE = tuple(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1))
 _ZERO3 = np.zeros(3)
+# the base inputs and the BaseMotion fields they set, in BaseMotion's order
+_BASE_FIELDS = tuple(zip(BASE_INPUTS, ("position", "quaternion", "velocity", "angular_velocity", "acceleration",
+                                       "angular_acceleration")))
 SAFETY = 0.8          # sub-steps at most this fraction of the RK4 stability limit
 _JOINT = tuple((f"joint{k}.position", f"joint{k}.rate", f"joint{k}.torque", f"joint{k}.power")
                for k in range(1, N_JOINTS + 1))
@@ -234,6 +237,8 @@ class Crane(Fmi2Slave):
         self._shown = self._accelerations_shown = None
         self._motion_shown = [None] * N_ATTACHMENTS
         self._applied = None        # (input_version, base, setpoints, loads) last given to the crane
+        self._setpoint_names = _SETPOINT[:self.crane.n]
+        self._joints_shown = None   # (q, qd, z, setpoint bits) the joint outputs were last formed from
 
     # ------------------------------------------------------------------ stepping and outputs
 
@@ -247,22 +252,17 @@ class Crane(Fmi2Slave):
         v = self.v
         # the base inputs set since the last step; the others keep the base where the step moved
         # it (all of them at initialisation)
-        changed, now = (None if self._fresh else self.changed_inputs), c.base
-
-        def given(name):
-            return changed is None or name in changed
-
-        q = v["base.quaternion"].copy() if given("base.quaternion") else now.quaternion
-        if not np.dot(q, q) > 1e-12:
+        changed, now = (BASE_INPUTS if self._fresh else self.changed_inputs), c.base
+        # copies of the inputs set, the moved base's own arrays for the others (one comprehension:
+        # a closure and a generator per field cost more than the copies)
+        motion = [v[name].copy() if name in changed else getattr(now, field) for name, field in _BASE_FIELDS]
+        q = motion[1].tolist()
+        if not q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 1e-12:
             # an all-zero quaternion is a source that has no output yet (initialisation): level
-            q = np.array([1.0, 0.0, 0.0, 0.0])
-        base = BaseMotion(*(v[name].copy() if given(name) else current for name, current in (
-            ("base.position", now.position), ("base.quaternion", q), ("base.velocity", now.velocity),
-            ("base.angular_velocity", now.angular_velocity), ("base.acceleration", now.acceleration),
-            ("base.angular_acceleration", now.angular_acceleration))))
-        base.quaternion = q
+            motion[1] = np.array([1.0, 0.0, 0.0, 0.0])
+        base = BaseMotion(*motion)
         self._fresh = False
-        setpoints = np.array([v[name] for name in _SETPOINT[:c.n]])
+        setpoints = [v[name] for name in self._setpoint_names]      # set_inputs makes the array
         loads = []
         for name, (link, point) in zip(_FORCE, self._load_points):
             force = v[name]
@@ -284,17 +284,25 @@ class Crane(Fmi2Slave):
         if last is not None and last[0] is result and last[1] is c:
             return                                          # no input changed since these outputs
         self._shown = (result, c)
-        IA = result.articulated_inertia.ravel()
+        IA, bias = result.inertia_and_bias()              # I_A row-major (36), p_A
         v["base.inertia_linear"][:] = IA[_SYM_LINEAR]
         v["base.inertia_coupling"][:] = IA[_COUPLING]
         v["base.inertia_angular"][:] = IA[_SYM_ANGULAR]
-        bias = result.bias
         v["base.bias_force"][:] = bias[0:3]
         v["base.bias_moment"][:] = bias[3:6]
         # the same state (only the base acceleration or the loads changed, Crane.evaluate redid
         # passes 2-3): the joint outputs stand
         if not (last is not None and last[1] is c and last[0]._pass1 is result._pass1):
-            self._joint_outputs(act)
+            # the actuator torques depend on the state and the setpoints, not on the base: after a
+            # feedthrough refresh that moved only the base (the master's second setReal of a macro
+            # step) they are those shown. A step or a restored state makes new arrays of q, qd and
+            # z; the setpoints are compared by their bits (-0.0 is not 0.0 to the torque's sign).
+            key = (c.q, c.qd, c.z, c.setpoint.tobytes())
+            shown = self._joints_shown
+            if not (shown is not None and shown[0] is key[0] and shown[1] is key[1] and shown[2] is key[2]
+                    and shown[3] == key[3]):
+                self._joints_shown = key
+                self._joint_outputs(act)
 
     def update_attachment1_motion(self) -> None:
         self._update_attachment_motion(0)

@@ -145,15 +145,17 @@ class Winch(Fmi2Slave):
         # the drive at this instant (not over the last sub-step) for the inputs now
         self._apply_inputs()
         torque, reference, saturated = w.present_drive()
-        v["payout.speed"] = w.speed
+        # the radius and motor speed once (properties: w.speed is radius * omega)
+        radius, motor_speed = w.radius, w.motor_speed
+        v["payout.speed"] = radius * w.omega
         v["payout.length"] = w.paid_out
         v["payout.line_length"] = v["initial_line_length"] + w.paid_out
         v["payout.reference_speed"] = reference
         v["drum.speed"] = w.omega
-        v["drum.effective_radius"] = w.radius
-        v["motor.speed"] = w.motor_speed
+        v["drum.effective_radius"] = radius
+        v["motor.speed"] = motor_speed
         v["motor.torque"] = torque
-        v["motor.power"] = -torque * w.motor_speed
+        v["motor.power"] = -torque * motor_speed
         v["motor.saturated"] = bool(saturated)
         v["brake.engaged"] = bool((w.brake or w.mode == 3) and w.p.brake_torque > 0.0)
 

@@ -8,11 +8,10 @@ nothing is deferred as in the reference; its results live in one float64 array p
 """
 from __future__ import annotations
 
-from functools import cached_property
 import numpy as np
 
 from components import kernels
-from components.articulated_body import AbaResult, GRAVITY_NED
+from components.articulated_body import AbaResult, GRAVITY_NED, _cross
 from components.spatial import mcI
 
 LINK = 51            # MC_ABA_LINK: doubles per link in the model array
@@ -64,6 +63,7 @@ class CompiledAba:
         """(Re)allocate the input buffer for up to ``wrenches`` link wrenches."""
         n = self.n
         self._in = np.zeros(HEAD + 3 * n + WRENCH * wrenches)
+        self._wrenches_of = None     # (CompiledCraneStep._inputs)
         self._capacity = wrenches
         self._wrenches = 0
         # moving base: R, p, v, w, a, alpha, g, q, qd, tau in one go; fixed base: g, q, qd, tau
@@ -76,6 +76,7 @@ class CompiledAba:
 
     def _set_wrenches(self, link_wrenches) -> None:
         """The link wrenches into the input buffer (their points in J_link coordinates)."""
+        self._wrenches_of = None     # whose wrenches the buffer holds: a caller that keeps track says
         if not link_wrenches:
             if self._wrenches:
                 self._in[1] = self._wrenches = 0
@@ -87,6 +88,7 @@ class CompiledAba:
         buf = self._in
         body = self.body
         cache = body._r_cache
+        values = []                  # the block of all wrenches, written with one assignment
         for (i, point, force, moment) in link_wrenches:
             i = int(i)
             point = np.asarray(point, dtype=float)
@@ -96,11 +98,11 @@ class CompiledAba:
                 if len(cache) > 64:
                     cache.clear()
                 r = cache[key] = body.point_in_joint_frame(i, point).tolist()
-            buf[at] = i
-            buf[at + 1:at + 4] = r
-            buf[at + 4:at + 7] = force
-            buf[at + 7:at + 10] = moment
-            at += WRENCH
+            values.append(i)
+            values += r
+            values += _floats(force)
+            values += _floats(moment)
+        buf[at:at + WRENCH * count] = values
         buf[1] = self._wrenches = count
 
     def forward_dynamics(self, q, qd, tau, base_R=None, base_p=None, base_v=None, base_w=None, base_a=None,
@@ -144,6 +146,31 @@ class CompiledAba:
         return CompiledAbaResult(self, result.q, self._work.copy(), (R, p, v, w, a, al, g), result._pass1, moving)
 
 
+def _floats(x) -> list:
+    """A force or moment's three numbers as a list (an array's values as floats, the numbers the
+    buffer would take from it); anything else as the buffer converts it."""
+    if type(x) is np.ndarray:
+        return x.astype(float, copy=False).tolist() if x.dtype != float else x.tolist()
+    return np.asarray(x, dtype=float).reshape(3).tolist()
+
+
+class _cached:
+    """functools.cached_property without its lock (Python 3.11 takes an RLock on every first read,
+    ~2 us here, and a crane's outputs read four of these per result at two results a macro step):
+    the value, formed on the first read, goes to the instance's __dict__, which shadows this
+    non-data descriptor from then on. A result is one thread's."""
+
+    def __init__(self, method) -> None:
+        self.method, self.name = method, method.__name__
+        self.__doc__ = method.__doc__
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.method(obj)
+        return value
+
+
 class CompiledAbaResult(AbaResult):
     """AbaResult of the compiled kernel: the same attributes, read from the kernel's work array."""
 
@@ -162,27 +189,27 @@ class CompiledAbaResult(AbaResult):
         at = self._o[name]
         return self._work[at:at + size]
 
-    @cached_property
+    @_cached
     def _tau(self) -> np.ndarray:
         return self._block("tau", self.body.n)
 
-    @cached_property
+    @_cached
     def _V(self) -> np.ndarray:
         return self._block("V", 6 * self.body.n).reshape(-1, 6)
 
-    @cached_property
+    @_cached
     def articulated_inertia(self) -> np.ndarray:
         return self._block("IAw", 36).reshape(6, 6)
 
-    @cached_property
+    @_cached
     def bias(self) -> np.ndarray:
         return self._block("bias", 6)
 
-    @cached_property
+    @_cached
     def base_wrench(self) -> np.ndarray:
         return self._block("wrench", 6)
 
-    @cached_property
+    @_cached
     def spatial_accelerations(self) -> np.ndarray:
         return self._block("A", 6 * self.body.n).reshape(-1, 6)
 
@@ -190,7 +217,7 @@ class CompiledAbaResult(AbaResult):
         at = self._o["A"] + 6 * i
         return self._work[at:at + 6]
 
-    @cached_property
+    @_cached
     def _T(self) -> np.ndarray:
         return self._block("T", 12 * self.body.n).reshape(-1, 12)
 
@@ -198,7 +225,24 @@ class CompiledAbaResult(AbaResult):
         T = self._T[link]
         return T[:9].reshape(3, 3), T[9:]
 
-    @cached_property
+    def inertia_and_bias(self) -> tuple[np.ndarray, np.ndarray]:
+        work, o = self._work, self._o
+        at, bias = o["IAw"], o["bias"]
+        return work[at:at + 36], work[bias:bias + 6]
+
+    def _point_motion(self, link, r):
+        """AbaResult._point_motion with the frame and velocity read at their offsets in the work
+        array (the same contiguous 3x3 and 3-vectors, the same operations: the same bits), not
+        through the _T and _V blocks a crane's attachments would form for one row each."""
+        work, o = self._work, self._o
+        at = o["T"] + 12 * link
+        RJ, pJ = work[at:at + 9].reshape(3, 3), work[at + 9:at + 12]
+        at = o["V"] + 6 * link
+        w, vO = work[at:at + 3].tolist(), work[at + 3:at + 6]
+        vP = vO + np.asarray(_cross(w, r.tolist()))
+        return pJ + RJ.dot(r), RJ.dot(vP), vP
+
+    @_cached
     def joint_frames(self) -> list[np.ndarray]:
         out = []
         for T in self._T:
@@ -208,6 +252,6 @@ class CompiledAbaResult(AbaResult):
             out.append(F)
         return out
 
-    @cached_property
+    @_cached
     def kinetic_energy(self) -> float:
         return float(self._work[self._o["ke"]])

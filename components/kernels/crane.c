@@ -24,7 +24,12 @@
  *   upper (+-inf: none), stop stiffness, stop damping, lower and upper (0 where infinite), setpoint,
  *   integrating (1 in position and velocity control),
  *   then y = [q, qd, z] (3n, in place), k1 (3n), and (mc_crane_evaluate's outputs) the actuator
- *   torques (n, end stops excluded) and the integrators' rates z' (n).
+ *   torques (n, end stops excluded) and the integrators' rates z' (n), and the sub-step the end
+ *   stops need (1).
+ * Sub-steps 0 (mc_crane_step): the kernel chooses them as Crane.step does, h holding the largest
+ *   sub-step (the stability limit with the stops free applied) and the last entry the one with the
+ *   stops engaged, taken where a joint is beyond a stop or reaches one within dt at its present
+ *   rate; n = max(1, ceil(dt / h - 1e-9)), h = dt / n, both written back to [0] and [1].
  */
 #include <math.h>
 #include <stdint.h>
@@ -166,15 +171,42 @@ int mc_crane_evaluate(const long long *ctx) {
     return mc_aba(ctx);
 }
 
+/* a joint is beyond an end stop, or gets there within dt at its present rate (Crane._at_a_stop):
+   q + min(qd dt, 0) < lower or q + max(qd dt, 0) > upper, with Python's min and max (the first
+   argument unless the second is smaller, or larger; NaN compares false either way) */
+static int at_a_stop(int n, const double *cr, const double *y, double dt) {
+    const double *J = cr + MC_CRANE_HEAD;
+    for (int i = 0; i < n; i++) {
+        const double x = y[n + i] * dt;
+        const double down = 0.0 < x ? 0.0 : x, up = 0.0 > x ? 0.0 : x;
+        if (y[i] + down < J[MC_CRANE_JOINT * i + J_LO] || y[i] + up > J[MC_CRANE_JOINT * i + J_HI])
+            return 1;
+    }
+    return 0;
+}
+
 int mc_crane_step(const long long *ctx) {
     const int n = (int)ctx[0];
     const double *model = (const double *)(intptr_t)ctx[1];
     double *in = (double *)(intptr_t)ctx[2], *work = (double *)(intptr_t)ctx[3], *cr = (double *)(intptr_t)ctx[4];
     if (n < 1 || n > MC_ABA_MAX_LINKS)
         return -1;
-    const int nsub = (int)cr[C_NSUB], m = 3 * n;
-    const double h = cr[C_H];
+    const int m = 3 * n;
     double *y = cr + MC_CRANE_HEAD + MC_CRANE_JOINT * n;
+    int nsub = (int)cr[C_NSUB];
+    double h = cr[C_H];
+    if (nsub <= 0) {                 /* Crane.step's choice of the sub-steps (header) */
+        const double dt = cr[C_DT], stops = y[8 * n];
+        if (h > stops && at_a_stop(n, cr, y, dt))
+            h = stops;
+        const double count = ceil(dt / h - 1e-9);
+        if (!(count < 1e9))          /* NaN (Python's math.ceil refuses it) or beyond any bound */
+            return -2;
+        nsub = count < 1.0 ? 1 : (int)count;
+        h = dt / nsub;
+        cr[C_NSUB] = nsub;
+        cr[C_H] = h;
+    }
     const double *k1 = y + m;
     double K1[3 * MC_ABA_MAX_LINKS], K2[3 * MC_ABA_MAX_LINKS], K3[3 * MC_ABA_MAX_LINKS], K4[3 * MC_ABA_MAX_LINKS],
            T[3 * MC_ABA_MAX_LINKS];

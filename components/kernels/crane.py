@@ -28,14 +28,17 @@ class CompiledCraneStep:
             raise ValueError("the compiled crane step needs the compiled articulated-body algorithm")
         n = self.n = crane.n
         self._aba = aba
-        self._cr = np.zeros(HEAD + JOINT * n + 8 * n)
+        self._cr = np.zeros(HEAD + JOINT * n + 8 * n + 1)      # + the sub-step with the end stops engaged
         self._joints = self._cr[HEAD:HEAD + JOINT * n].reshape(n, JOINT)
         self._setpoints = self._joints[:, SP]
         self._base = self._cr[7:26]
         self._y = self._cr[HEAD + JOINT * n:HEAD + JOINT * n + 3 * n]
         self._k1 = self._cr[HEAD + JOINT * n + 3 * n:HEAD + JOINT * n + 6 * n]
         self._act = self._cr[HEAD + JOINT * n + 6 * n:HEAD + JOINT * n + 7 * n]
-        self._z_dot = self._cr[HEAD + JOINT * n + 7 * n:]
+        self._z_dot = self._cr[HEAD + JOINT * n + 7 * n:HEAD + JOINT * n + 8 * n]
+        self._stops_at = HEAD + JOINT * n + 8 * n
+        self._outputs = self._cr[HEAD + JOINT * n + 6 * n:HEAD + JOINT * n + 8 * n]      # act, z'
+        self._base_out = self._cr[26:39]
         self._fn, self._evaluate = lib.mc_crane_step, lib.mc_crane_evaluate
         self._packed = None
         self._in = None
@@ -62,7 +65,12 @@ class CompiledCraneStep:
         np.concatenate((b.position, b.quaternion, b.velocity, b.angular_velocity, b.acceleration,
                         b.angular_acceleration), out=self._base)
         np.concatenate((crane.q, crane.qd, crane.z), out=self._y)
-        aba._set_wrenches(crane.loads)
+        loads = crane.loads
+        if aba._wrenches_of is not loads:
+            # the evaluation right after a step finds the step's loads in the buffer (the same list:
+            # Crane.set_inputs makes a new one, and every _set_wrenches forgets whose they are)
+            aba._set_wrenches(loads)
+        aba._wrenches_of = loads
         if aba._in is not self._in:                   # the ABA's input buffer was (re)allocated
             self._in = aba._in
             self._ctx = np.array([self.n, *aba._ctx[1:4], kernels.address(cr)], dtype=np.int64)
@@ -72,20 +80,24 @@ class CompiledCraneStep:
         """(ABA result, actuator torques, z') at the crane's state and inputs (Crane._evaluate at
         the step start, the base as given)."""
         self._inputs(crane)
+        self._aba._wrenches_of = None        # a step packs them afresh (only the evaluation after a step skips it)
         if self._evaluate(self._ctx_address):
             raise ValueError(f"the compiled crane evaluation refused {self.n} joints")
         aba, b = self._aba, crane.base
         R = aba._in[2:11].reshape(3, 3).copy()         # the base's rotation, as the kernel formed it
         base = (R, b.position, b.velocity, b.angular_velocity, b.acceleration, b.angular_acceleration, crane.gravity)
         result = CompiledAbaResult(aba, crane.q, aba._work.copy(), base, None, True)
-        return result, self._act.copy(), self._z_dot.copy()
+        out = self._outputs.copy()                    # [actuator torques, z'] with one copy
+        return result, out[:self.n], out[self.n:]
 
-    def step(self, crane, dt: float, substeps: int, h: float) -> tuple:
-        """RK4 over dt in ``substeps`` sub-steps of h, the inputs held (Crane.step). Returns
+    def step(self, crane, dt: float, max_substep: float, stops_substep: float) -> tuple:
+        """RK4 over dt, the inputs held (Crane.step), in sub-steps of at most max_substep, or of
+        stops_substep where a joint is at an end stop or reaches one within dt (Crane._at_a_stop;
+        the kernel makes that test and chooses the sub-steps as Crane.step does). Returns
         (q, qd, z, (quaternion, position, velocity, angular velocity) of the base at dt)."""
         n, cr = self.n, self._cr
         self._inputs(crane)
-        cr[0], cr[1], cr[3] = substeps, h, dt
+        cr[0], cr[1], cr[3], cr[self._stops_at] = 0.0, max_substep, dt, stops_substep
         reuse = crane._last if (crane._last is not None and not crane._stale) else None
         if reuse is not None:                         # first same as last: the outputs' evaluation
             result, _, z_dot = reuse
@@ -93,8 +105,10 @@ class CompiledCraneStep:
             cr[2] = 1.0
         else:
             cr[2] = 0.0
-        if self._fn(self._ctx_address):
+        code = self._fn(self._ctx_address)
+        if code == -2:
+            raise ValueError(f"no number of sub-steps of at most {cr[1]!r} s makes a step of {dt!r} s")
+        if code:
             raise ValueError(f"the compiled crane step refused {n} joints")
-        y = self._y
-        return (y[:n].copy(), y[n:2 * n].copy(), y[2 * n:].copy(),
-                (cr[26:30].copy(), cr[30:33].copy(), cr[33:36].copy(), cr[36:39].copy()))
+        y, b = self._y.copy(), self._base_out.copy()   # one copy each, handed on as views
+        return (y[:n], y[n:2 * n], y[2 * n:], (b[0:4], b[4:7], b[7:10], b[10:13]))
