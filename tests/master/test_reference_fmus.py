@@ -11,9 +11,15 @@ getFMUstate, one that needs a fixed communication step).  What these runs found:
   2): the FMU refused 1.25 and the run stopped.  Integer, Enumeration and Boolean values are now held
   (extrapolation) and iterated by substitution (iterative);
 * an FMU that declares canHandleVariableCommunicationStepSize false was stepped with varying steps
-  by error-control and ECCO; they now refuse it by name, before the first step.
+  by error-control and ECCO; they now refuse it by name, before the first step;
+* an output that overflows (Dahlquist with k = -1e308) was fed on and recorded as inf with exit
+  status 0 and no word; the recorders now name the variables and the time they turned NaN or
+  infinite (a NonFiniteWarning, metadata.json "non_finite").
 """
 from __future__ import annotations
+
+import json
+import warnings
 
 import numpy as np
 import pytest
@@ -23,7 +29,7 @@ from orchestration import simulate
 from orchestration.cli.main import main
 from orchestration.errors import AlgorithmError, ConvergenceError
 from orchestration.master.algorithms.step_control import StepSizeWarning
-from orchestration.master.observers.results import load_results
+from orchestration.master.observers.results import NonFiniteWarning, load_results
 from orchestration.system.model import Component, System
 from orchestration.system.ssp import write_ssp
 from tests.models.reference_fmus.build import FmuBuildError, build_reference_fmu
@@ -40,7 +46,7 @@ def ref(tmp_path_factory):
         fmus = {}
         for v in (2, 3):
             d = out / f"fmi{v}"
-            for model in ("Stair", "BouncingBall", "Feedthrough"):
+            for model in ("Stair", "BouncingBall", "Feedthrough", "Dahlquist"):
                 fmus[model, v] = build_reference_fmu(model, v, d)
             fmus["BouncingBall-nostate", v] = build_reference_fmu(
                 "BouncingBall", v, d, suffix="_nostate", attributes={STATE[v]: "false"})
@@ -136,6 +142,28 @@ def test_a_bouncing_ball_system_file_validates_and_runs_with_every_algorithm(ref
             assert np.array_equal(ours.time, theirs["time"])
             assert np.array_equal(h, theirs["h"]), algorithm
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("v", [2, 3])
+def test_an_output_that_overflows_is_named_with_the_time_it_began(ref, v, tmp_path, capsys):
+    """Before: columns of inf, exit status 0, not a word; now a warning names them, earliest first."""
+    s = System(f"overflow{v}", stop_time=1.0, base_step=0.1)
+    s.add_component(Component("d", ref["Dahlquist", v], {"k": -1e308}))
+    s.add_component(Component("ft", ref["Feedthrough", v]))
+    s.connect("d.x", "ft.Float64_continuous_input")
+    with pytest.warns(NonFiniteWarning, match=r"NaN or infinite: d\.x \(from t = 0\.2 s\), "
+                                              r"ft\.Float64_continuous_output \(from t = 0\.2 s\)"):
+        r = simulate(s, variables=["d.x", "ft.Float64_continuous_output"])
+    assert r["d.x"][1] == pytest.approx(1e307) and np.isinf(r["d.x"][2])
+    ssd = write_ssp(s, tmp_path / "overflow.ssd")
+    assert main(["run", str(ssd), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert "d.x (from t = 0.2 s)" in capsys.readouterr().err
+    non_finite = json.loads((tmp_path / "out" / "metadata.json").read_text())["non_finite"]
+    assert non_finite["d.x"] == pytest.approx(0.2) and non_finite["ft.Float64_continuous_input"] == pytest.approx(0.2)
+    # a run without: no such key, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonFiniteWarning)
+        simulate(s, parameters={"d.k": 1.0}, variables=["d.x"])
 
 
 PROCESS_TYPES = ("process backend (orchestration/backends/process.py, _Hosted.stepper): the fast FMI 2.0 "

@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-MODELS = ("Stair", "BouncingBall", "Feedthrough")
+MODELS = ("Stair", "BouncingBall", "Feedthrough", "Dahlquist")
 
 
 class FmuBuildError(RuntimeError):
