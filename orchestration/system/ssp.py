@@ -153,7 +153,7 @@ from orchestration.system.adapters import ADAPTER_TYPE, AdapterError, KINDS as A
 from orchestration.system.backend_choice import PLACEMENT_ATTRIBUTES, read_backend_element
 from orchestration.system.file_values import FileValue, names_a_file, resolve_file_value
 from orchestration.system.fmu_info import (ModelInfo, Variable, component_info, info_from_description,  # noqa: F401
-                                           is_output, model_info)
+                                           is_output, model_info, no_co_simulation)
 from orchestration.system.units import BASE_UNITS, Unit, unit_conversion  # noqa: F401  (re-exported)
 from orchestration.system.model import Component, Connection, System, SystemFileError
 
@@ -630,7 +630,7 @@ class _SsdReader:
                                                            f"{path})")), path)
         info = load_model_info(self.file, el, path)
         if not info.co_simulation:
-            raise error(self.file, el, f"{path.name} has no CoSimulation interface")
+            raise error(self.file, el, no_co_simulation(path))
         component = Component(name=name, source=path, origin=f"{self.file}: {describe(el)}")
         data = _ComponentData(component, info, el=el)
         data.connectors = self._connectors(el, data)
