@@ -321,8 +321,12 @@ def step_multiple(file: str, el, step: float, base_step: float | None, what: str
     ratio = step / base_step
     multiple = round(ratio)
     if multiple < 1 or abs(ratio - multiple) > 1e-9 * max(1.0, ratio):
+        # libcosim takes max(1, floor(ratio)) base steps and only logs it; here the file says so
+        floor = max(1, math.floor(ratio + 1e-9))
         raise error(file, el, f"{what}={format_double(step)} is not an integer multiple of the base step "
-                              f"{format_double(base_step)} (ratio {ratio:.12g})")
+                              f"{format_double(base_step)} (ratio {ratio:.12g}); libcosim would step it every "
+                              f"{floor} base step(s), {format_double(floor * base_step)} s: write that to run "
+                              "it the same way")
     return int(multiple)
 
 

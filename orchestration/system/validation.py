@@ -179,8 +179,8 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
     grid = time_grid_problem(system, stop, step)
     if grid:
         add("error", _loc(system, ""), grid)
-    missing = [what for what, value in (("a stop time", system.stop_time if stop is None else stop),
-                                        ("a base step", system.base_step if step is None else step)) if value is None]
+    missing = [what for what, value in (("stop time", system.stop_time if stop is None else stop),
+                                        ("base step", system.base_step if step is None else step)) if value is None]
     if missing:
         add("warning", _loc(system, ""), f"the file sets no {' and no '.join(missing)}: give --stop and --step "
                                          "to run it")

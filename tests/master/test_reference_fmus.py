@@ -187,8 +187,9 @@ def test_an_fmu_without_co_simulation_is_refused_naming_what_it_has(ref, tmp_pat
                    f'version="0.1"><BaseStepSize>0.1</BaseStepSize><Simulators><Simulator name="ball" '
                    f'source="{me_only}"/></Simulators></OspSystemStructure>')
     ssd = tmp_path / "me.ssd"
-    ssd.write_text('<ssd:SystemStructureDescription xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription" '
-                   'version="1.0" name="me"><ssd:System name="me"><ssd:Elements><ssd:Component name="ball" '
+    ssd.write_text('<ssd:SystemStructureDescription '
+                   'xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription" version="1.0" name="me">'
+                   '<ssd:System name="me"><ssd:Elements><ssd:Component name="ball" '
                    f'source="{me_only.name}"/></ssd:Elements></ssd:System></ssd:SystemStructureDescription>')
     for path in (ssd, osp):
         assert main(["validate", str(path)]) != 0
