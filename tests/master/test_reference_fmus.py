@@ -198,6 +198,36 @@ def test_an_fmu_without_co_simulation_is_refused_naming_what_it_has(ref, tmp_pat
                 "FMI 1.0, 2.0 and 3.0 co-simulation FMUs") in said.out + said.err
 
 
+def test_an_osp_power_bond_may_label_its_variables_by_role_as_libcosim_reads_them(ref, tmp_path):
+    """libcosim's own ECCO case (tests/data/fmi2/quarter_truck) declares causality="input" on the
+    chassis' velocity, an FMU output: in a power-bond connection libcosim reads @causality as the
+    variable's role in the bond. Before: refused ("causality='input', but 'velocity' is output");
+    now the direction comes from the FMUs there, and a plain connection still checks it."""
+    from orchestration.system.osp import read_osp
+
+    ft = ref["Feedthrough", 2]
+    conn = ('<VariableConnection{bond}><Variable simulator="a" name="Float64_continuous_output" causality="input"/>'
+            '<Variable simulator="b" name="Float64_continuous_input" causality="output"/></VariableConnection>'
+            '<VariableConnection{bond}><Variable simulator="b" name="Float64_continuous_output" causality="input"/>'
+            '<Variable simulator="a" name="Float64_continuous_input" causality="output"/></VariableConnection>')
+    path = tmp_path / "OspSystemStructure.xml"
+
+    def write(bond: str) -> None:
+        path.write_text('<OspSystemStructure xmlns="http://opensimulationplatform.com/MSMI/OSPSystemStructure" '
+                        'version="0.1"><BaseStepSize>0.1</BaseStepSize><Simulators>'
+                        f'<Simulator name="a" source="{ft}"/><Simulator name="b" source="{ft}"/></Simulators>'
+                        f'<Connections>{conn.format(bond=bond)}</Connections></OspSystemStructure>')
+
+    write(' powerBond="ab"')
+    s = read_osp(path)
+    assert [(c.label(), c.power_bond) for c in s.connections] == [
+        ("a.Float64_continuous_output -> b.Float64_continuous_input", "ab"),
+        ("b.Float64_continuous_output -> a.Float64_continuous_input", "ab")]
+    write("")
+    with pytest.raises(Exception, match="causality='input', but 'Float64_continuous_output' is output"):
+        read_osp(path)
+
+
 PROCESS_TYPES = ("process backend (orchestration/backends/process.py, _Hosted.stepper): the fast FMI 2.0 "
                  "path calls fmi2GetReal/fmi2SetReal with every reference, so a typed (Integer, Boolean, "
                  "Enumeration) one fails: 'Get Float64 is not allowed for value reference ...'")
