@@ -47,6 +47,10 @@ class _LinkGroup:
     identity: bool
     #: the targets' declared (min, max), None when none is declared: extrapolated values are clamped
     bounds: tuple[np.ndarray, np.ndarray] | None = None
+    #: which of the group's values are held rather than extrapolated (None: none): an Integer,
+    #: Enumeration or Boolean signal is piecewise constant, so a polynomial through its past values
+    #: is no estimate of it, and an integer input cannot take the fraction it gives
+    held: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         # src_pos and dst_pos as slices where they are runs of consecutive positions (a vector
@@ -189,7 +193,9 @@ class Execution:
                 continue
             src = slot(out_names[j], c.source[1])
             dst = slot(in_names[i], c.target[1])
-            raw_links.setdefault((i, j), []).append((src, dst, c.factor, c.offset))
+            held = (self.slaves[j].variables[c.source[1]].type != "Real"
+                    or self.slaves[i].variables[c.target[1]].type != "Real")
+            raw_links.setdefault((i, j), []).append((src, dst, c.factor, c.offset, held))
         for m in self.manipulators:
             for comp, var in m.variables():
                 i = self.index[comp]
@@ -219,13 +225,14 @@ class Execution:
         self._text_fed: list[dict[str, Any]] = [{} for _ in range(n)]
         self.links: list[list[_LinkGroup]] = [[] for _ in range(n)]
         for (i, j), items in raw_links.items():
-            src, dst, factor, offset = (np.array(x) for x in zip(*items))
+            src, dst, factor, offset, held = (np.array(x) for x in zip(*items))
             identity = bool(np.all(factor == 1.0) and np.all(offset == 0.0))
             dst = dst.astype(np.int64)
             lo, hi = self.input_range[i][0][dst], self.input_range[i][1][dst]
             bounds = (lo, hi) if np.isfinite(lo).any() or np.isfinite(hi).any() else None
             self.links[i].append(_LinkGroup(j, src.astype(np.int64), dst, factor.astype(float),
-                                            offset.astype(float), identity, bounds))
+                                            offset.astype(float), identity, bounds,
+                                            held.astype(bool) if held.any() else None))
         self.outputs = [np.zeros(len(v)) for v in self.out_vrs]
         self.inputs = [np.zeros(len(v)) for v in self.in_vrs]
         # what an input is when no connection, override or bias acts on it: its start value
@@ -301,6 +308,9 @@ class Execution:
                 extrapolated = True
             values = y[g.src_at]
             values = values if g.identity else g.factor * values + g.offset
+            if extrapolated and g.held is not None:
+                now = self.outputs[g.source][g.src_at]
+                values = np.where(g.held, now if g.identity else g.factor * now + g.offset, values)
             if extrapolated and g.bounds is not None:
                 values = np.clip(values, g.bounds[0], g.bounds[1])
             u[g.dst_at] = values

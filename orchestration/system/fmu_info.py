@@ -163,3 +163,20 @@ def model_info(path: Path) -> ModelInfo:
 
 def is_output(causality: str) -> bool:
     return causality in ("output", "calculatedParameter")
+
+
+def no_co_simulation(path: Path) -> str:
+    """Why an FMU without a CoSimulation interface cannot be a component, naming what it has
+    (ModelExchange, FMI 3.0 ScheduledExecution, as the Reference FMU Clocks)."""
+    from fmpy import read_model_description
+
+    try:
+        md = read_model_description(str(path))
+        has = [name for name, attr in (("ModelExchange", "modelExchange"), ("ScheduledExecution", "scheduledExecution"))
+               if getattr(md, attr, None) is not None]
+    except Exception:          # FMPy raises many kinds for a broken FMU
+        has = []
+    what = f" (it has {' and '.join(has)} only)" if has else ""
+    return (f"{Path(path).name} has no CoSimulation interface{what}: the master runs FMI 1.0, 2.0 and 3.0 "
+            "co-simulation FMUs")
+

@@ -29,7 +29,9 @@ no system name: ``System.name`` is the folder's name (for ``OspSystemStructure.x
   against the folder of the XML file (orchestration.system.file_values).
 * ``VariableConnection`` (two ``Variable@simulator,@name``): the direction comes from the
   causalities in the FMUs' modelDescription.xml (one output, one input; an optional
-  ``@causality`` must agree); ``@powerBond`` -> ``Connection.power_bond``.
+  ``@causality`` must agree, except in a power-bond connection, where libcosim reads it as the
+  variable's role in the bond and its own ECCO demo, the quarter truck, declares an FMU output
+  "input"); ``@powerBond`` -> ``Connection.power_bond``.
 * ``VariableGroupConnection``: both groups are looked up (at any nesting depth) in the
   simulator's ``<modelName>_OspModelDescription.xml`` or ``<fmu stem>_OspModelDescription.xml``,
   beside the FMU or beside the system file (libcosim looks for ``<modelName>_...`` in these two
@@ -321,8 +323,10 @@ class _OspReader:
 
     # ---------------------------------------------------------------- connections
 
-    def _variable(self, el) -> tuple[str, str, str]:
-        """(simulator, variable, causality) of a Variable endpoint."""
+    def _variable(self, el, bond: bool = False) -> tuple[str, str, str]:
+        """(simulator, variable, causality) of a Variable endpoint; ``bond``: in a power-bond
+        connection, where libcosim reads ``@causality`` as the variable's role in the bond (input_a,
+        output_b, ...), not as the FMU's causality, so it is not checked against the FMU."""
         sim = required(self.file, el, "simulator")
         name = required(self.file, el, "name")
         if sim not in self.infos:
@@ -332,7 +336,7 @@ class _OspReader:
             raise error(self.file, el, f"{self.infos[sim].path.name} (simulator {sim!r}) has no variable {name!r}"
                                        f"{suggest(name, self.infos[sim].variables)}")
         declared = el.get("causality")
-        if declared is not None and declared != variable.causality:
+        if declared is not None and declared != variable.causality and not bond:
             raise error(self.file, el, f"causality={declared!r}, but {name!r} is {variable.causality} in "
                                        f"{self.infos[sim].path.name}")
         return sim, name, variable.causality
@@ -352,7 +356,9 @@ class _OspReader:
         variables = [v for v in elements(el) if local(v) == "Variable"]
         if len(variables) != 2:
             raise error(self.file, el, f"expected two Variable elements, found {len(variables)}")
-        return self._pair(el, self._variable(variables[0]), self._variable(variables[1]), el.get("powerBond"))
+        bond = el.get("powerBond")
+        a, b = (self._variable(v, bond is not None) for v in variables)
+        return self._pair(el, a, b, bond)
 
     def _functions(self, functions_el) -> dict[str, tuple[str, float, float, Any]]:
         functions: dict[str, tuple[str, float, float, Any]] = {}

@@ -153,7 +153,7 @@ from orchestration.system.adapters import ADAPTER_TYPE, AdapterError, KINDS as A
 from orchestration.system.backend_choice import PLACEMENT_ATTRIBUTES, read_backend_element
 from orchestration.system.file_values import FileValue, names_a_file, resolve_file_value
 from orchestration.system.fmu_info import (ModelInfo, Variable, component_info, info_from_description,  # noqa: F401
-                                           is_output, model_info)
+                                           is_output, model_info, no_co_simulation)
 from orchestration.system.units import BASE_UNITS, Unit, unit_conversion  # noqa: F401  (re-exported)
 from orchestration.system.model import Component, Connection, System, SystemFileError
 
@@ -321,8 +321,12 @@ def step_multiple(file: str, el, step: float, base_step: float | None, what: str
     ratio = step / base_step
     multiple = round(ratio)
     if multiple < 1 or abs(ratio - multiple) > 1e-9 * max(1.0, ratio):
+        # libcosim takes max(1, floor(ratio)) base steps and only logs it; here the file says so
+        floor = max(1, math.floor(ratio + 1e-9))
         raise error(file, el, f"{what}={format_double(step)} is not an integer multiple of the base step "
-                              f"{format_double(base_step)} (ratio {ratio:.12g})")
+                              f"{format_double(base_step)} (ratio {ratio:.12g}); libcosim would step it every "
+                              f"{floor} base step(s), {format_double(floor * base_step)} s: write that to run "
+                              "it the same way")
     return int(multiple)
 
 
@@ -630,7 +634,7 @@ class _SsdReader:
                                                            f"{path})")), path)
         info = load_model_info(self.file, el, path)
         if not info.co_simulation:
-            raise error(self.file, el, f"{path.name} has no CoSimulation interface")
+            raise error(self.file, el, no_co_simulation(path))
         component = Component(name=name, source=path, origin=f"{self.file}: {describe(el)}")
         data = _ComponentData(component, info, el=el)
         data.connectors = self._connectors(el, data)

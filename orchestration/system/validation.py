@@ -47,7 +47,8 @@ from fmpy import read_model_description
 from orchestration.errors import did_you_mean
 from orchestration.system.file_values import FileValue
 from orchestration.system.adapters import AdapterError
-from orchestration.system.fmu_info import NUMERIC, INTEGER_RANGE, component_description, connection_problem, family
+from orchestration.system.fmu_info import (NUMERIC, INTEGER_RANGE, component_description, connection_problem, family,
+                                           no_co_simulation)
 from orchestration.system.graphs import strongly_connected_components
 from orchestration.system.model import Connection, System
 
@@ -178,8 +179,8 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
     grid = time_grid_problem(system, stop, step)
     if grid:
         add("error", _loc(system, ""), grid)
-    missing = [what for what, value in (("a stop time", system.stop_time if stop is None else stop),
-                                        ("a base step", system.base_step if step is None else step)) if value is None]
+    missing = [what for what, value in (("stop time", system.stop_time if stop is None else stop),
+                                        ("base step", system.base_step if step is None else step)) if value is None]
     if missing:
         add("warning", _loc(system, ""), f"the file sets no {' and no '.join(missing)}: give --stop and --step "
                                          "to run it")
@@ -203,7 +204,7 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
                 add("error", where, f"cannot read {source.name}: {exc}")
                 continue
             if md.coSimulation is None:
-                add("error", where, f"{source.name} has no co-simulation interface")
+                add("error", where, no_co_simulation(source))
                 continue
             if md.fmiVersion not in ("1.0", "2.0", "3.0"):
                 add("error", where, f"{source.name} is FMI {md.fmiVersion}; FMI 1.0, 2.0 and 3.0 co-simulation are "

@@ -317,7 +317,8 @@ def test_error_malformed_xml(data_dir):
     ('<ssc:LinearTransformation factor="2" offset="1"/>', '<ssc:LinearTransformation factor="two" offset="1"/>',
      ["ssc:LinearTransformation (line 92)", "factor='two' is not a number"]),
     ('<osp:StepSizeHint value="0.02"/>', '<osp:StepSizeHint value="0.025"/>',
-     ["osp:StepSizeHint", "0.025", "not an integer multiple", "0.01"]),
+     ["osp:StepSizeHint", "0.025", "not an integer multiple", "0.01",
+      "libcosim would step it every 2 base step(s), 0.02 s: write that to run it the same way"]),
     ('<ssc:Real unit="km/h"/></ssd:Connector>\n          <ssd:Connector name="water.velocity[1]"',
      '<ssc:Real unit="knots"/></ssd:Connector>\n          <ssd:Connector name="water.velocity[1]"',
      ["ssd:Connector 'water.velocity[0]'", "unit 'knots' is not defined"]),
@@ -418,7 +419,8 @@ def test_read_hand_written_osp(data_dir):
 
 
 @pytest.mark.parametrize("old, new, fragments", [
-    ('stepSize="0.03"', 'stepSize="0.035"', ["Simulator 'load'", "stepSize=0.035", "not an integer multiple"]),
+    ('stepSize="0.03"', 'stepSize="0.035"', ["Simulator 'load'", "stepSize=0.035", "not an integer multiple",
+                                             "libcosim would step it every 3 base step(s), 0.03 s"]),
     ('<Real value="9"/>', '<Integer value="9"/>', ["Integer (line", "'gravity'", "Real"]),
     ('<LinearTransformation name="depth" factor="-1" offset="2.5"/>',
      '<LinearTransformation name="depth" factor="-1" offset="2.5"/><Sum name="total" inputCount="2"/>',

@@ -64,6 +64,12 @@ class IterativeAlgorithm(Algorithm):
         if any(m != 1 for m in execution.step_multiple):
             raise ValueError("iterative: step multiples (multi-rate) are not supported")
         self._sizes = [len(u) for u in execution.inputs]
+        # Integer, Enumeration and Boolean inputs: an average or a relaxed value of two integers is
+        # no value they can take (a Stair counter of 1.25), so they take the iterate itself and are
+        # updated by substitution, outside Aitken's products; None when every input is Real
+        discrete = np.array([s.variables[name].type != "Real" for s, names in zip(execution.slaves, execution.in_names)
+                             for name in names], dtype=bool)
+        self._discrete = discrete if discrete.any() else None
 
     def _split(self, flat: np.ndarray) -> list[np.ndarray]:
         return np.split(flat, np.cumsum(self._sizes)[:-1])
@@ -78,11 +84,16 @@ class IterativeAlgorithm(Algorithm):
             u = u0.copy()                # the coupling values at t + h, iterated
             # Aitken's inner products in tolerance units: forces (1e6 N) and positions (1 m) count alike
             weight = 1.0 / (self.atol + self.rtol * np.abs(u0))
+            discrete = self._discrete
+            if discrete is not None:
+                weight[discrete] = 0.0
             r_prev, w = None, self.relaxation
             for k in range(1, self.max_iterations + 1):
                 if k > 1:
                     ex.restore(snap)
                 held = 0.5 * (u0 + u) if self.trapezoidal else u
+                if discrete is not None and self.trapezoidal:
+                    held = np.where(discrete, u, held)
                 for i, ui in zip(everyone, self._split(held)):
                     ex.advance(i, ui, t, h)
                 # outputs that depend on inputs are evaluated at the candidate end values u, so a
@@ -102,6 +113,8 @@ class IterativeAlgorithm(Algorithm):
                     if denom > 0.0:
                         w = float(np.clip(-w * float((r_prev * weight) @ dr) / denom, -2.0, 2.0)) or self.relaxation
                 u, r_prev = u + w * r, r
+                if discrete is not None:
+                    u = np.where(discrete, u_new, u)
             j = int(np.argmax(scaled))
             i = int(np.searchsorted(np.cumsum(self._sizes), j, side="right"))
             name = ex.in_names[i][j - int(np.sum(self._sizes[:i]))]

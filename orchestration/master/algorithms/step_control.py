@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from orchestration.errors import AlgorithmError
 from orchestration.master.algorithms.fixed import Algorithm, gauss_seidel_order
 
 if TYPE_CHECKING:
@@ -119,6 +120,42 @@ SLOW_FRACTION = 0.1
 SLOW_WINDOW = 500
 
 
+def fixed_step_slaves(slaves) -> list[str]:
+    """The slaves (``name (file)``) whose FMU cannot take a communication step of another size than
+    its first: canHandleVariableCommunicationStepSize false, the FMI default when it is not declared."""
+    found = []
+    for s in slaves:
+        md = getattr(s, "model_description", None)
+        cs = getattr(md, "coSimulation", None)
+        if cs is None:
+            continue
+        fmu = getattr(s, "fmu", None)
+        if md.fmiVersion == "1.0":
+            # FMPy does not read FMI 1.0's Capabilities: from the modelDescription itself
+            variable = _fmi1_capability(fmu, "canHandleVariableCommunicationStepSize")
+        else:
+            variable = getattr(cs, "canHandleVariableCommunicationStepSize", True)
+        if not variable:
+            found.append(f"{s.name} ({getattr(fmu, 'name', '') or 'FMU'})")
+    return found
+
+
+def _fmi1_capability(fmu, name: str) -> bool:
+    """An FMI 1.0 co-simulation capability (Implementation/CoSimulation_*/Capabilities), false when
+    not declared (FMI 1.0's default); true when the FMU file cannot be read (nothing to refuse on)."""
+    import zipfile
+    import xml.etree.ElementTree as ET
+
+    try:
+        with zipfile.ZipFile(fmu) as zf:
+            root = ET.fromstring(zf.read("modelDescription.xml"))
+    except (OSError, KeyError, TypeError, ValueError, zipfile.BadZipFile, ET.ParseError):
+        return True
+    for caps in root.iter("Capabilities"):
+        return caps.get(name, "false").strip().lower() == "true"
+    return False
+
+
 class AdaptiveAlgorithm(Algorithm):
     """An algorithm that proposes its own steps (Execution.run calls :meth:`start`, then steps with
     ``next_step`` until the stop time).
@@ -158,6 +195,12 @@ class AdaptiveAlgorithm(Algorithm):
 
     def setup(self, execution: "Execution") -> None:
         super().setup(execution)
+        fixed = fixed_step_slaves(execution.slaves)
+        if fixed:
+            raise AlgorithmError(f"{self.name} changes the communication step, but {', '.join(fixed)} can only be "
+                                 "stepped with one step size (canHandleVariableCommunicationStepSize is false or "
+                                 "not declared, which FMI reads as false); use --algorithm fixed or iterative "
+                                 "for this system")
         n = len(execution.slaves)
         self._multiples = [int(m) for m in execution.step_multiple]
         self.cycle = math.lcm(*self._multiples) if self._multiples else 1

@@ -31,6 +31,7 @@ import csv
 import datetime
 import json
 import platform
+import warnings
 from operator import itemgetter
 from importlib import metadata as importlib_metadata
 from pathlib import Path
@@ -178,6 +179,34 @@ class Gather:
         return list(self._pick(out))
 
 
+class NonFiniteWarning(UserWarning):
+    """Recorded Real values that are NaN or infinite (an FMU's output, or an input fed from one)."""
+
+
+def first_non_finite(time, names: Sequence[str], block: np.ndarray, found: dict[str, float]) -> None:
+    """Add to ``found`` each of ``names`` (the columns of ``block``, one row per time in ``time``)
+    whose values turn NaN or infinite, with the first time they do (kept if already there)."""
+    bad = ~np.isfinite(block)
+    if not bad.any():
+        return
+    for k in np.nonzero(bad.any(axis=0))[0]:
+        if names[k] not in found:
+            found[names[k]] = float(time[int(np.argmax(bad[:, k]))])
+
+
+def warn_non_finite(found: dict[str, float]) -> None:
+    """Say which recorded variables are not numbers, the earliest first: otherwise a run that fed
+    NaN from one FMU to the next ends with exit status 0 and columns of nan without a word."""
+    if not found:
+        return
+    order = sorted(found, key=found.get)          # by time, then in the order of the columns
+    listed = ", ".join(f"{name} (from t = {found[name]:g} s)" for name in order[:6])
+    more = f" and {len(order) - 6} more" if len(order) > 6 else ""
+    warnings.warn(f"recorded values are NaN or infinite: {listed}{more}; the earliest is where it began "
+                  "(an FMU's output, or an input fed from one): look at that FMU's parameters, inputs "
+                  "and log", NonFiniteWarning, stacklevel=2)
+
+
 class MemoryObserver(Observer):
     """Keeps selected variables in memory (for scripts and tests), every ``record_every``-th step."""
 
@@ -208,6 +237,11 @@ class MemoryObserver(Observer):
         for k, (c, v) in enumerate(self.variables):
             name = f"{c}.{v}"
             columns[name] = typed_column([row[k] for row in self.rows], self.types.get(name, "Real"))
+        real = [name for name in columns if self.types.get(name, "Real") == "Real"]
+        if real:
+            found: dict[str, float] = {}
+            first_non_finite(self.time, real, np.column_stack([columns[name] for name in real]), found)
+            warn_non_finite(found)
         return Results(np.array(self.time), columns, metadata, self.units, self.types)
 
 
@@ -261,6 +295,8 @@ class FileObserver(Observer):
         self.extra = extra_metadata or {}
         self._rows: list[list[float]] = []
         self._parts = 0
+        #: recorded Real variables that became NaN or infinite, with the first time (metadata "non_finite")
+        self.non_finite: dict[str, float] = {}
         self.columns = ["time"] + [f"{c}.{v}" for c, v in self.variables]
 
     # -- observer -------------------------------------------------------------------------------
@@ -302,7 +338,10 @@ class FileObserver(Observer):
             self.metadata["error"] = f"{type(error).__name__}: {error}"
         if getattr(execution, "terminated", None):
             self.metadata["terminated_by"] = execution.terminated
+        if self.non_finite:
+            self.metadata["non_finite"] = self.non_finite
         self._write_metadata()
+        warn_non_finite(self.non_finite)
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -333,6 +372,11 @@ class FileObserver(Observer):
             texts.append(text)
         self._csv.writerows(texts)
         self._csv_file.flush()
+        real = [k for k, family in enumerate(families) if k and family == "Real"]
+        if real:
+            pick = itemgetter(*real)
+            block = np.array([pick(row) for row in rows], dtype=float).reshape(len(rows), len(real))
+            first_non_finite([row[0] for row in rows], [self.columns[k] for k in real], block, self.non_finite)
         if self.parquet:
             import pyarrow as pa
             import pyarrow.parquet as pq
