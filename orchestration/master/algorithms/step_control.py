@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from orchestration.errors import AlgorithmError
 from orchestration.master.algorithms.fixed import Algorithm, gauss_seidel_order
 
 if TYPE_CHECKING:
@@ -197,10 +196,13 @@ class AdaptiveAlgorithm(Algorithm):
         super().setup(execution)
         fixed = fixed_step_slaves(execution.slaves)
         if fixed:
-            raise AlgorithmError(f"{self.name} changes the communication step, but {', '.join(fixed)} can only be "
-                                 "stepped with one step size (canHandleVariableCommunicationStepSize is false or "
-                                 "not declared, which FMI reads as false); use --algorithm fixed or iterative "
-                                 "for this system")
+            # FMI reads a missing flag as false, and generators write false by default (pythonfmu3
+            # does): most such FMUs take any step, and one that cannot says so by its doStep status,
+            # which stops the run with its name; refusing them all would refuse working swaps
+            warnings.warn(f"{self.name} changes the communication step, but {', '.join(fixed)} declares that it "
+                          "can only be stepped with one step size (canHandleVariableCommunicationStepSize false or "
+                          "not declared, which FMI reads as false); stepping it with varying steps. If it refuses "
+                          "them, use --algorithm fixed or iterative for this system", StepSizeWarning, stacklevel=2)
         n = len(execution.slaves)
         self._multiples = [int(m) for m in execution.step_multiple]
         self.cycle = math.lcm(*self._multiples) if self._multiples else 1
