@@ -80,6 +80,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.spatial import ConvexHull, QhullError
 
+from components.data_files import read_bytes
 from components.rotations import quat_to_matrix
 
 __all__ = [
@@ -397,7 +398,7 @@ class ConvexMesh(ConvexShape):
         """Read the vertices of a Wavefront .obj (``v x y z`` lines) or an STL file (ASCII
         ``vertex x y z`` lines, or binary), times ``scale`` (a number or (sx, sy, sz))."""
         path = Path(path)
-        data = path.read_bytes()
+        data = read_bytes(path)     # a FIFO or /dev/zero would hang the read
         if path.suffix.lower() == ".stl":
             V = _read_stl(data)
         else:

@@ -74,7 +74,7 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from components.data_files import load_json, load_yaml
+from components.data_files import load_json, load_yaml, read_text
 from components.spatial import euler_zyx, homogeneous, rx, rz
 
 FORMAT = "marine-cosim crane 1.0"
@@ -351,7 +351,7 @@ def _scaled(v: Any, k: float) -> Any:
 def load_mechanism(path: Union[str, Path]) -> Mechanism:
     """Read a crane file: JSON (``.json``), or YAML (``.yaml``/``.yml``, needs pyyaml)."""
     path = Path(path)
-    text = path.read_text()
+    text = read_text(path)      # a FIFO or /dev/zero named *.json would hang the read
     # a key given twice (two masses for one link) is refused, not the last one kept
     data = load_yaml(text) if path.suffix.lower() in (".yaml", ".yml") else load_json(text)
     return mechanism_from_dict(data)

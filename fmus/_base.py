@@ -23,8 +23,6 @@ import copy
 import datetime
 import hashlib
 import math
-import os
-import stat
 import traceback
 import uuid
 from dataclasses import dataclass
@@ -39,6 +37,7 @@ from pythonfmu.enums import Fmi2Causality, Fmi2Status, Fmi2Variability
 from pythonfmu.variables import Boolean, Integer, Real, String
 from pythonfmu._version import __version__ as PYTHONFMU_VERSION
 
+from components.data_files import file_problem  # noqa: F401  (the adapters' import)
 from fmus import _state_codec
 
 # Exponents of the SI base units (kg, m, s, A, K, mol, cd, rad) of every unit our FMUs use.
@@ -103,7 +102,6 @@ MAX_GRAVITY = 100.0           # m/s2: ten Earths; any gravity parameter is check
 MAX_TIME = 1e9                # s: |start time| and |time| of a step (~32 years; h = 1e-6 s still resolves)
 MAX_SUBSTEPS_PER_STEP = 10_000  # internal sub-steps one doStep may take (a bound on one call's work)
 STATE_VERSION = 2             # of the FMU state dict (get/set/serialize FMU state)
-MAX_INPUT_FILE_BYTES = 256 * 2 ** 20   # a data file a String parameter names (mesh, mechanism): at most 256 MiB
 
 # FMI 2.0 states of an instance (the standard's section 4.2.4, simplified to what we enforce)
 _INSTANTIATED, _INITIALIZATION, _STEPPING, _TERMINATED = "instantiated", "initialization mode", \
@@ -132,23 +130,6 @@ def _guarded(fallback: Callable[..., Any]):
         guarded.__doc__ = method.__doc__
         return guarded
     return wrap
-
-
-def file_problem(path: str | Path, max_bytes: int = MAX_INPUT_FILE_BYTES) -> str | None:
-    """What makes the file a String parameter names unfit to read, before anything reads it: it
-    must be a regular file of at most ``max_bytes``.  A FIFO (or a socket) blocks the read until
-    a writer comes, for ever; /dev/zero or /dev/urandom never end and fill the memory: read
-    whole as a mesh or a mechanism, either hung the FMU call instead of refusing the value."""
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError) as exc:
-        return f"cannot be read: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"
-    if not stat.S_ISREG(info.st_mode):
-        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device, a pipe or a socket)"
-        return f"is {kind}"
-    if info.st_size > max_bytes:
-        return f"is {info.st_size} bytes, more than the {max_bytes} a data file may have"
-    return None
 
 
 @dataclass

@@ -312,3 +312,21 @@ def test_warnings_are_one_line_like_errors(hook, tmp_path, capsys):
     lines = [line for line in err.splitlines() if "warning" in line.lower()]
     assert lines and all(line.startswith("marine-cosim run: warning: ") for line in lines), err
     assert "no connections" in err and "UserWarning" not in err and "warnings.warn" not in err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_scenario_that_is_no_regular_file_is_refused_not_read(hook, tmp_path, capsys, kind):
+    """Before: a FIFO named as the scenario blocked the run for ever, /dev/zero filled the memory."""
+    import os
+
+    if kind == "fifo":
+        scenario = tmp_path / "events.yaml"
+        os.mkfifo(scenario)
+    elif kind == "device":
+        scenario = Path("/dev/zero")
+    else:
+        scenario = tmp_path / "events.yaml"
+        scenario.mkdir()
+    assert main(["run", str(hook), "--quiet", "--scenario", str(scenario), "--out", str(tmp_path / "out")]) == 2
+    err = one_line_error(capsys)
+    assert f"cannot read scenario {scenario}" in err and ("not a regular file" in err or "a folder" in err), err

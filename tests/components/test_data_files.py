@@ -42,3 +42,35 @@ def test_a_crane_file_with_a_mass_given_twice_is_refused(tmp_path):
     (tmp_path / "crane.json").write_text(doubled)
     with pytest.raises(ValueError, match="key 'mass' given twice"):
         load_mechanism(tmp_path / "crane.json")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder", "missing"])
+def test_a_crane_file_or_mesh_that_is_no_regular_file_is_refused_before_reading(tmp_path, kind):
+    """A FIFO named as a crane file or a mesh blocked the read for ever, /dev/zero filled the memory
+    (the Crane, TipCompensator and Contact FMUs read them at initialisation)."""
+    import os
+
+    from components.convex import ConvexMesh
+    from components.data_files import read_text
+
+    path = tmp_path / "crane.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path = "/dev/zero"
+    elif kind == "folder":
+        path.mkdir()
+    said = {"fifo": "not a regular file", "device": "not a regular file", "folder": "is a folder",
+            "missing": "cannot be read"}[kind]
+    for read in (read_text, load_mechanism, ConvexMesh.from_file):
+        with pytest.raises(ValueError, match=said):
+            read(path)
+
+
+def test_read_text_refuses_what_is_not_utf8(tmp_path):
+    from components.data_files import read_text
+
+    path = tmp_path / "crane.json"
+    path.write_bytes(b"{\"a\": \xff}")
+    with pytest.raises(ValueError, match="crane.json is not UTF-8 text"):
+        read_text(path)

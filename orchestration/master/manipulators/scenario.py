@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from components.data_files import load_json, load_yaml
+from components.data_files import load_json, load_yaml, read_text
 from orchestration.errors import ScenarioError  # noqa: F401  (re-exported)
 from orchestration.errors import did_you_mean
 from orchestration.master.manipulators import Manipulator
@@ -158,8 +158,8 @@ class Scenario(Manipulator):
 def load_scenario(path: Path) -> Scenario:
     path = Path(path)
     try:
-        text = path.read_text()
-    except OSError as exc:
+        text = read_text(path)      # a FIFO or /dev/zero would hang the read
+    except (OSError, ValueError) as exc:
         raise ScenarioError(f"cannot read scenario {path}: {exc}") from None
     try:
         # a key given twice (two value: lines in an event) is refused, not the last one kept
