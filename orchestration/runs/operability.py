@@ -60,7 +60,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from components.data_files import load_yaml
+from components.data_files import load_yaml, read_text
 from orchestration.errors import CriteriaError
 
 #: statistics a limit can use (``any``: for Booleans and flags, 1 if the value was ever non-zero)
@@ -249,7 +249,11 @@ def load_criteria(path: Path | str) -> Criteria:
     if not path.is_file():
         raise CriteriaError(f"criteria file not found: {path}")
     try:
-        data = load_yaml(path.read_text())      # a key given twice is refused
+        text = read_text(path)
+    except (OSError, ValueError) as exc:     # not UTF-8, or replaced by a pipe since the check
+        raise CriteriaError(f"cannot read criteria file {path}: {exc}") from None
+    try:
+        data = load_yaml(text)      # a key given twice is refused
     except yaml.YAMLError as exc:
         raise CriteriaError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
     return criteria_from_dict(data, str(path))

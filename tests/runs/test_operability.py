@@ -211,3 +211,13 @@ def test_wave_headings_are_judged_apart(tmp_path):
     table = result.table()
     assert "heading s.sea.direction = 0" in table and "heading s.sea.direction = 1.57" in table
     assert plot_allowable(result, crit, tmp_path / "chart.png").stat().st_size > 10_000
+
+
+def test_a_criteria_file_that_is_not_text_is_refused_naming_it(tmp_path):
+    """Before: a UnicodeDecodeError from the reader (an internal error in the CLI)."""
+    from orchestration.runs.operability import load_criteria
+
+    path = tmp_path / "criteria.yaml"
+    path.write_bytes(b"tension: \xff\n")
+    with pytest.raises(CriteriaError, match="criteria.yaml is not UTF-8 text"):
+        load_criteria(path)
