@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from orchestration.backends.remote import RemoteSlave, SlaveHost
-from orchestration.master.slaves import SlaveError
+from orchestration.master.slaves import _SHIFT, SlaveError
 
 # a frame: body length (bytes after this header), item count
 _FRAME = struct.Struct("<II")
@@ -98,9 +98,14 @@ class _Hosted:
     def stepper(self, in_key: int, out_key: int) -> tuple | None:
         """(component, fmi2SetReal, input references, count, fmi2DoStep, fmi2GetReal, output
         references, count, slave) of a macro step with these keys once the FMU is instantiated;
-        None: use the generic path (FMI 1.0, or not instantiated yet)."""
+        None: use the generic path (FMI 1.0 and 3.0, not instantiated yet, or references of other
+        types than Real: fmi2GetReal/fmi2SetReal refuse an Integer, Boolean or Enumeration, and
+        InProcessSlave gets and sets those per type). Decided once per pair of keys (``steps``)."""
         slave = self.host.slave
         if slave.fmi_version != "2.0" or slave._fmu is None or not slave._fmu.component:
+            return None
+        if any(np.any(self.host.vrs[key] >> _SHIFT) for key in (in_key, out_key)):
+            self.steps[(in_key, out_key)] = None
             return None
         dll = slave._fmu.dll
         in_address, n_in, _ = self.references(in_key)
@@ -219,7 +224,9 @@ def _answer_frame(inbox: _Buffer, count: int, slots: list[_Hosted], outbox: _Buf
             if op == _OP_EXCHANGE:
                 if hosted.failure:
                     raise SlaveError(hosted.failure)
-                step = hosted.steps.get((in_key, out_key)) or hosted.stepper(in_key, out_key)
+                step = hosted.steps.get((in_key, out_key), False)
+                if step is False:
+                    step = hosted.stepper(in_key, out_key)
                 if step is not None:
                     component, set_real, in_address, n_in, do_step, get_real, out_address, n_out, slave = step
                     size = n_out << 3
