@@ -52,19 +52,20 @@ from typing import Any
 import numpy as np
 
 from orchestration.backends.remote import RemoteSlave, SlaveHost
-from orchestration.master.slaves import _SHIFT, SlaveError
+from orchestration.master.slaves import _SHIFT, SlaveError, TerminateRequest
 
 # a frame: body length (bytes after this header), item count
 _FRAME = struct.Struct("<II")
 # a request item: operation, FMU slot, in key, out key, payload bytes, t, h (32 bytes: keeps the
 # float64 payloads 8-byte aligned)
 _ITEM = struct.Struct("<BxHIIIdd")
-# an answer item: kind (Y values, O pickled, E error text), payload bytes
+# an answer item: kind (Y values, O pickled, E error text, T the FMU ends the run: its name and
+# the time it reached, pickled), payload bytes
 _ANSWER = struct.Struct("<BxxxI")       # 8 bytes: the values that follow stay aligned
 # a frame holding one macro step: the frame header and the item header in one go
 _STEP = struct.Struct("<II" + _ITEM.format[1:])
 _OP_EXCHANGE, _OP_PICKLED = ord("X"), ord("P")
-_VALUES, _PICKLED, _ERROR = ord("Y"), ord("O"), ord("E")
+_VALUES, _PICKLED, _ERROR, _TERMINATE = ord("Y"), ord("O"), ord("E"), ord("T")
 _HEAD = _FRAME.size
 _FIRST_VALUE = (_HEAD + _ANSWER.size) >> 3     # float64 index of a lone answer's first value
 
@@ -238,6 +239,8 @@ def _answer_frame(inbox: _Buffer, count: int, slots: list[_Hosted], outbox: _Buf
                             slave._check(status, "setReal")
                     status = do_step(component, t, h, 1)
                     if status > 1:
+                        if status == 2 and slave._terminated_fmi2():    # as InProcessSlave.do_step
+                            raise TerminateRequest(slave.name, slave._last_successful_time(t))
                         slave._check(status, f"doStep(t = {t:.6g} s, h = {h:.6g} s)")
                     if n_out:
                         status = get_real(component, out_address, n_out, outbox.address + out + 8)
@@ -272,6 +275,8 @@ def _answer_frame(inbox: _Buffer, count: int, slots: list[_Hosted], outbox: _Buf
             kind = _PICKLED
         except SlaveError as exc:
             blob, kind = str(exc).encode("utf-8", "replace"), _ERROR
+        except TerminateRequest as request:        # not a failure: the run ends there (_Reply.result)
+            blob, kind = pickle.dumps((request.name, request.time), protocol=5), _TERMINATE
         except Exception as exc:
             name = hosted.host.slave.name if hosted is not None and hosted.host is not None else f"slot {slot}"
             blob, kind = (f"{name}: {method} failed in the worker: {type(exc).__name__}: {exc}"
@@ -317,6 +322,8 @@ class _Reply:
                 worker.pool.flush()
             worker.wait_for(self)
         if self.error is not None:
+            if isinstance(self.error, TerminateRequest):    # the FMU asked to end the simulation
+                raise TerminateRequest(self.error.name, self.error.time)
             raise SlaveError(self.error)
         return self.value
 
@@ -620,6 +627,8 @@ class _Worker:
                 reply.value = self.in_f64[start:start + (size >> 3)].copy()
             elif kind == _PICKLED:
                 reply.value = pickle.loads(self.in_view[at:at + size])
+            elif kind == _TERMINATE:
+                reply.error = TerminateRequest(*pickle.loads(self.in_view[at:at + size]))   # result() raises it
             else:
                 reply.error = bytes(self.in_view[at:at + size]).decode("utf-8", "replace")
             reply.done = True

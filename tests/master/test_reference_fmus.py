@@ -286,11 +286,47 @@ def test_integer_outputs_in_the_process_backend_fmi2(ref):
                           np.asarray(ours["st.counter"], dtype=float))
 
 
-PROCESS_END = ("process backend (orchestration/backends/process.py, _answer_frame): an FMU's request to end "
-               "the simulation (TerminateRequest) comes back as a worker failure, not as the end of the run")
-
-
-@pytest.mark.xfail(reason=PROCESS_END, strict=False)
-def test_an_fmi3_fmu_ends_the_run_in_the_process_backend(ref):
-    r = simulate(stair_system(ref, 3), backend="process", variables=["st.counter"])
+@pytest.mark.parametrize("v", [2, 3])
+def test_an_fmu_ends_the_run_in_the_process_backend(ref, v, tmp_path, capsys):
+    """Before: Stair's request to end the simulation at 9 s (FMI 3.0 terminateSimulation; FMI 2.0
+    fmi2Discard with fmi2Terminated) came back from the worker as a failure, 'st: exchange failed in the
+    worker: TerminateRequest: st asked to end the simulation at t = 9 s' (FMI 3.0), 'st (Stair.fmu):
+    doStep(t = 8.5 s, h = 0.5 s) failed: status 2 (discard)' (FMI 2.0 fast path), and the run failed;
+    now the worker answers it as its own kind, the master re-raises TerminateRequest and the run ends
+    at 9 s as it does in-process: completed, terminated by st, the same rows (the last one but for st,
+    test below). Stair alone, recording its Real time only, takes the FMI 2.0 fast path."""
+    r = simulate(stair_system(ref, v), backend="process", variables=["st.counter"])
     assert r.time[-1] == pytest.approx(9.0)
+    alone = System(f"alone{v}", stop_time=10.0, base_step=0.5)
+    alone.add_component(Component("st", ref["Stair", v]))
+    ssd = write_ssp(alone, tmp_path / "alone.ssd")
+    assert main(["run", str(ssd), "--backend", "process", "--variables", "st.time", "--out", str(tmp_path / "alone"),
+                 "--quiet"]) == 0
+    meta = json.loads((tmp_path / "alone" / "metadata.json").read_text())
+    assert meta["status"] == "completed" and meta["end_time"] == pytest.approx(9.0)
+    assert meta["terminated_by"] == {"component": "st", "time": pytest.approx(9.0)}
+
+    ssd = write_ssp(stair_system(ref, v), tmp_path / "stair.ssd")
+    names = ["st.counter", "ft.Int32_output", "ft2.Float64_continuous_output"]
+    for backend in ("inprocess", "process"):
+        assert main(["run", str(ssd), "--backend", backend, "--out", str(tmp_path / backend), "--quiet"]) == 0
+    capsys.readouterr()
+    ours, theirs = load_results(tmp_path / "process"), load_results(tmp_path / "inprocess")
+    assert np.array_equal(ours.time, theirs.time) and ours.time[-1] == pytest.approx(9.0)
+    assert differing_columns(ours, theirs, names, slice(None, -1)) == []
+    assert differing_columns(ours, theirs, names[1:]) == []
+    meta = {b: json.loads((tmp_path / b / "metadata.json").read_text()) for b in ("inprocess", "process")}
+    for key in ("status", "end_time", "macro_steps", "terminated_by"):
+        assert meta["process"][key] == meta["inprocess"][key], key
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "orchestration/master/execution.py, Execution.sync: a remote slave's TerminateRequest is re-raised "
+    "without recording that slave's outputs at the time it ended (Execution.advance does, in-process: "
+    "get_reals after the request), so the last row holds its outputs of the step before (Stair's counter "
+    "9, not 10)"))
+@pytest.mark.parametrize("v", [2, 3])
+def test_the_last_row_of_a_run_an_fmu_ends_in_the_process_backend(ref, v):
+    ours, theirs = (simulate(stair_system(ref, v), variables=["st.counter"], **b) for b in ({"backend": "process"}, {}))
+    assert np.array_equal(ours.time, theirs.time)
+    assert differing_columns(ours, theirs, ["st.counter"]) == []
