@@ -362,8 +362,9 @@ class Execution:
 
     def sync(self, indices: Iterable[int] | None = None) -> None:
         """Collect the pending remote steps of ``indices`` (default: all) and record their outputs.
-        A failed step raises ExecutionError naming the FMU instance, after every other pending step
-        has been collected (so no worker is left half-way through an answer)."""
+        A failed step raises ExecutionError naming the FMU instance, and an FMU's request to end the
+        run its TerminateRequest (with its outputs where it stopped recorded), after every other
+        pending step has been collected (so no worker is left half-way through an answer)."""
         pending = self._pending
         if not pending:
             return
@@ -382,17 +383,28 @@ class Execution:
                 collect = getattr(kind, "collect", None)
                 if collect is not None and len(handles) > 1:
                     collect(handles)                        # e.g. one ray.get for all actors
-        error = None
+        error = request = None
         for i, handle, t_end in items:
             try:
                 y = handle.result()
             except SlaveError as exc:
                 error = error or exc
                 continue
+            except TerminateRequest as exc:     # raised once every other answer is in, as errors are
+                request = request or (i, exc)
+                continue
             self._record(i, t_end, y)
         if error is not None:
             self.abandon()
             raise ExecutionError(str(error)) from None
+        if request is not None:
+            # as advance() does in-process: the ending FMU's outputs where it stopped are its last row
+            i, exc = request
+            try:
+                self._record(i, exc.time, self.slaves[i].get_reals(self.out_vrs[i]))
+            except SlaveError as failed:
+                raise ExecutionError(str(failed)) from None
+            raise exc
 
     def abandon(self) -> None:
         """Forget pending steps after a failure (their answers are drained when the slaves end)."""
