@@ -277,3 +277,20 @@ def test_collect_reads_whole_answers_and_hands_split_or_failed_ones_to_the_gener
     for master_end, far in ends:
         master_end.close()
         far.close()
+
+
+@pytest.mark.slow
+def test_the_offshore_lift_with_its_events_runs_in_the_process_backend_as_in_process(fmu_dir, tmp_path):
+    """The shipped lift's scenario overrides Integer inputs of the Winch (its mode): the worker's fast
+    path called fmi2GetReal/fmi2SetReal on them and the run stopped at its first step ('valueReference
+    ... is not of type Real'). Every recorded series equals the in-process run's bits."""
+    from orchestration.runs import reference as rs
+    from orchestration.runs.api import simulate
+
+    system, scenario, _ = rs.load_reference("offshore_lift", fmu_dir, tmp_path / "lift", log=lambda m: None)
+    events = rs.events_file("offshore_lift")
+    runs = [simulate(system, 1.0, scenario=events, backend=b) for b in ("inprocess", "process")]
+    assert len(runs[0].time) == 41 and np.array_equal(runs[0].time, runs[1].time)
+    assert sorted(runs[0].columns) == sorted(runs[1].columns)
+    differ = [k for k in runs[0].columns if not np.array_equal(runs[0][k], runs[1][k], equal_nan=True)]
+    assert differ == []
