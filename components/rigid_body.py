@@ -295,6 +295,10 @@ class RigidBody:
         self._arms = self._attachments - self._cg  # attachment points relative to the CG, body frame
         # the same rows as (view, floats) pairs, for outputs() (iterating the array costs more)
         self._arm_rows = [(arm, tuple(arm.tolist())) for arm in self._arms]
+        # the first attachment at each one's point (bit for bit: -0.0 is not 0.0 here); one at an
+        # earlier one's point (an FMU's unused attachments at the origin) has its values
+        first: dict[bytes, int] = {}
+        self._arm_first = [first.setdefault(arm.tobytes(), i) for i, arm in enumerate(self._arms)]
         self._mg = self._mass * float(p.gravity)
         inertia = tuple(self._inertia.ravel().tolist())
         self._I = inertia
@@ -692,7 +696,11 @@ class RigidBody:
         mx, my, mz = (-self._cg).tolist()
         r_cg = y[0:3]
         positions, velocities = [], []
-        for arm, (px, py, pz) in self._arm_rows:
+        for i, (arm, (px, py, pz)) in zip(self._arm_first, self._arm_rows):
+            if i < len(positions):      # at an earlier attachment's point: the same values
+                positions.append(positions[i].copy())
+                velocities.append(velocities[i].copy())
+                continue
             positions.append(r_cg + rot(arm))
             # omega x rho
             cx, cy, cz = wy * pz - wz * py, wz * px - wx * pz, wx * py - wy * px
@@ -728,7 +736,10 @@ class RigidBody:
         by = dvy + (wz * vx - wx * vz)
         bz = dvz + (wx * vy - wy * vx)
         accelerations = []
-        for arm, (px, py, pz) in self._arm_rows:
+        for i, (arm, (px, py, pz)) in zip(self._arm_first, self._arm_rows):
+            if i < len(accelerations):  # at an earlier attachment's point: the same values
+                accelerations.append(accelerations[i].copy())
+                continue
             # omega x rho, omega_dot x rho, omega x (omega x rho)
             cx, cy, cz = wy * pz - wz * py, wz * px - wx * pz, wx * py - wy * px
             accelerations.append(rot(np.array([

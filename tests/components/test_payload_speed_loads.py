@@ -80,3 +80,21 @@ def test_line_ends_and_tangents_from_arrays_as_from_lists():
     assert fast.t_a.tobytes() == general.t_a.tobytes() and fast.t_b.tobytes() == general.t_b.tobytes()
     with pytest.raises(ValueError):
         fast.set_ends(np.ones(4), np.ones(3))
+
+
+def test_attachments_at_one_point_share_their_values_not_their_arrays():
+    """An attachment at an earlier one's point (bit for bit) takes its values: the same as the
+    properties give, each attachment its own array."""
+    points = np.array([[0.0, 0.0, 0.0], [1.0, 2.0, -3.0], [0.0, 0.0, 0.0], [-0.0, 0.0, 0.0], [1.0, 2.0, -3.0]])
+    params = RigidBodyParameters(mass=5e3, inertia=np.diag([4e3, 5e3, 6e3]), cg=np.array([0.1, -0.2, 0.3]),
+                                 attachments=points)
+    body = RigidBody(params, velocity=(1.0, -2.0, 0.5), angular_velocity=(0.1, -0.2, 0.3),
+                     quaternion=(0.9, 0.1, 0.2, 0.3), compiled=False)
+    body.set_loads(np.arange(15.0).reshape(5, 3), np.ones(3), np.full(3, -2.0))
+    out = body.outputs()
+    for i in range(len(points)):
+        assert out["attachment_positions"][i].tobytes() == body.attachment_position(i).tobytes()
+        assert out["attachment_velocities"][i].tobytes() == body.attachment_velocity(i).tobytes()
+        assert out["attachment_accelerations"][i].tobytes() == body.attachment_acceleration(i).tobytes()
+    for key in ("attachment_positions", "attachment_velocities", "attachment_accelerations"):
+        assert len({id(a) for a in out[key]}) == len(points)
