@@ -110,6 +110,16 @@ from components.rod import SplineBending, Twist, cross, rotate3, transport3
 __all__ = ["LineParams", "Line", "EndLoads"]
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
+def _vector3(x) -> np.ndarray:
+    """x as a float64 array of shape (3,): x itself if it is one (no conversion, no copy)."""
+    if type(x) is np.ndarray and x.dtype == _FLOAT64 and x.shape == (3,):
+        return x
+    return np.asarray(x, dtype=float).reshape(3)
+
+
 class EndLoads(NamedTuple):
     """What a line gives its end connections (Line.end_loads), NED, SI."""
 
@@ -1104,21 +1114,21 @@ class Line:
                  fairlead_pos: np.ndarray | None = None, fairlead_vel: np.ndarray | None = None) -> None:
         """Prescribe end A (and end B unless it is free), NED, at the current time; they move
         with these velocities during step()."""
-        self.r[0] = np.asarray(anchor_pos, dtype=float).reshape(3)
-        self.va = np.asarray(anchor_vel, dtype=float).reshape(3).copy()
+        self.r[0] = _vector3(anchor_pos)
+        self.va = _vector3(anchor_vel).copy()
         self.v[0] = self.va
         if not self.free_b and fairlead_pos is not None:
-            self.r[-1] = np.asarray(fairlead_pos, dtype=float).reshape(3)
-            self.vb = np.asarray(fairlead_vel, dtype=float).reshape(3).copy()
+            self.r[-1] = _vector3(fairlead_pos)
+            self.vb = _vector3(fairlead_vel).copy()
             self.v[-1] = self.vb
 
     def set_end_tangents(self, t_a: np.ndarray | None = None, t_b: np.ndarray | None = None) -> None:
         """Line direction (NED, pointing from end A towards end B) at clamped ends; zero: unchanged."""
         # a zero vector keeps the present tangent (the FMU's default: the initial geometry's)
-        if t_a is not None and np.count_nonzero(np.asarray(t_a, dtype=float)):
-            self.t_a = self._unit(np.asarray(t_a, dtype=float).reshape(3))
-        if t_b is not None and np.count_nonzero(np.asarray(t_b, dtype=float)):
-            self.t_b = self._unit(np.asarray(t_b, dtype=float).reshape(3))
+        if t_a is not None and any(_vector3(t_a).tolist()):       # NaN counts as non-zero, as in count_nonzero
+            self.t_a = self._unit(_vector3(t_a))
+        if t_b is not None and any(_vector3(t_b).tolist()):
+            self.t_b = self._unit(_vector3(t_b))
 
     def set_end_attitudes(self, R_a: np.ndarray | None = None, w_a: np.ndarray | None = None,
                           R_b: np.ndarray | None = None, w_b: np.ndarray | None = None) -> None:

@@ -207,6 +207,14 @@ def _inv3(a: tuple[float, ...]) -> tuple[float, ...]:
             c02 * k, (a01 * a20 - a00 * a21) * k, (a00 * a11 - a01 * a10) * k)
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
+def _is_vector3(a: object) -> bool:
+    """A float64 numpy array of shape (3,) (set_loads takes it as it is)."""
+    return type(a) is np.ndarray and a.dtype == _FLOAT64 and a.shape == (3,)
+
+
 def _smoothstep(x: float) -> float:
     """s = 3 x^2 - 2 x^3 on x clipped to [0, 1]: C1, s(0) = 0, s(1) = 1, s'(0) = s'(1) = 0."""
     if x <= 0.0:
@@ -287,6 +295,10 @@ class RigidBody:
         self._arms = self._attachments - self._cg  # attachment points relative to the CG, body frame
         # the same rows as (view, floats) pairs, for outputs() (iterating the array costs more)
         self._arm_rows = [(arm, tuple(arm.tolist())) for arm in self._arms]
+        # the first attachment at each one's point (bit for bit: -0.0 is not 0.0 here); one at an
+        # earlier one's point (an FMU's unused attachments at the origin) has its values
+        first: dict[bytes, int] = {}
+        self._arm_first = [first.setdefault(arm.tobytes(), i) for i, arm in enumerate(self._arms)]
         self._mg = self._mass * float(p.gravity)
         inertia = tuple(self._inertia.ravel().tolist())
         self._I = inertia
@@ -337,25 +349,39 @@ class RigidBody:
         water_elevation [m], positive UP: the free surface is at z_ned = -water_elevation.
         """
         n = self.n_attachments
-        f = np.zeros((n, 3)) if attachment_forces is None else np.array(attachment_forces, dtype=float)
-        if f.size == 0 and n == 0:
-            f = np.zeros((0, 3))
-        if f.shape != (n, 3):
-            raise ValueError(f"attachment_forces must have shape ({n}, 3), got {f.shape}")
-        loads = {}
-        for name, value in (("cg_force", cg_force), ("cg_moment", cg_moment), ("water_velocity", water_velocity)):
-            a = np.array(value, dtype=float)
-            if a.shape != (3,):
-                raise ValueError(f"{name} must have shape (3,), got {a.shape}")
-            loads[name] = a
+        f = attachment_forces
+        if (type(f) is np.ndarray and f.dtype == _FLOAT64 and f.shape == (n, 3) and _is_vector3(cg_force)
+                and _is_vector3(cg_moment) and _is_vector3(water_velocity)):
+            # float64 arrays of the right shapes (an FMU's inputs): nothing to check or convert,
+            # only copied (the caller may change its arrays later)
+            f, cg_force, cg_moment, water_velocity = f.copy(), cg_force.copy(), cg_moment.copy(), water_velocity.copy()
+        else:
+            f = np.zeros((n, 3)) if attachment_forces is None else np.array(attachment_forces, dtype=float)
+            if f.size == 0 and n == 0:
+                f = np.zeros((0, 3))
+            if f.shape != (n, 3):
+                raise ValueError(f"attachment_forces must have shape ({n}, 3), got {f.shape}")
+            loads = {}
+            for name, value in (("cg_force", cg_force), ("cg_moment", cg_moment), ("water_velocity", water_velocity)):
+                a = np.array(value, dtype=float)
+                if a.shape != (3,):
+                    raise ValueError(f"{name} must have shape (3,), got {a.shape}")
+                loads[name] = a
+            cg_force, cg_moment, water_velocity = loads["cg_force"], loads["cg_moment"], loads["water_velocity"]
         self._attachment_forces = f
-        self._cg_force = loads["cg_force"]
-        self._cg_moment = loads["cg_moment"]
-        self._water_velocity = loads["water_velocity"]
+        self._cg_force = cg_force
+        self._cg_moment = cg_moment
+        self._water_velocity = water_velocity
         self._water_elevation = float(water_elevation)
 
-        # Precomputed for the derivative. Total NED force at the CG except weight/buoyancy:
-        self._f_ned = tuple((f.sum(axis=0) + self._cg_force).tolist())
+        # Precomputed for the derivative. Total NED force at the CG except weight/buoyancy,
+        # f.sum(axis=0) + cg_force in floats: numpy's sum over the rows is 0.0 + f_0 + f_1 + ...
+        # in that order (the same bits; its reduce costs more than the arithmetic)
+        fx, fy, fz = 0.0, 0.0, 0.0
+        for x, y, z in f.tolist():
+            fx, fy, fz = fx + x, fy + y, fz + z
+        cx, cy, cz = cg_force.tolist()
+        self._f_ned = (fx + cx, fy + cy, fz + cz)
         self._m_ned = tuple(self._cg_moment.tolist())
         # Moment of the attachment forces in body axes, sum_i a_i x (R^T f_i), is bilinear in
         # (a_i, f_i), so it equals eps_jkl (C R)_kl with the constant C = sum_i a_i f_i^T:
@@ -670,7 +696,11 @@ class RigidBody:
         mx, my, mz = (-self._cg).tolist()
         r_cg = y[0:3]
         positions, velocities = [], []
-        for arm, (px, py, pz) in self._arm_rows:
+        for i, (arm, (px, py, pz)) in zip(self._arm_first, self._arm_rows):
+            if i < len(positions):      # at an earlier attachment's point: the same values
+                positions.append(positions[i].copy())
+                velocities.append(velocities[i].copy())
+                continue
             positions.append(r_cg + rot(arm))
             # omega x rho
             cx, cy, cz = wy * pz - wz * py, wz * px - wx * pz, wx * py - wy * px
@@ -679,7 +709,7 @@ class RigidBody:
             "position": r_cg - rot(self._cg),
             "velocity": rot(np.array([vx + (wy * mz - wz * my), vy + (wz * mx - wx * mz), vz + (wx * my - wy * mx)])),
             "quaternion": y[3:7].copy(),
-            "euler": quat_to_euler_zyx(y[3:7]),
+            "euler": np.array(quat_to_euler_zyx(y[3:7])),
             "cg_position": r_cg.copy(),
             "cg_velocity": rot(y[7:10]),
             "angular_velocity_ned": rot(y[10:13]),
@@ -706,7 +736,10 @@ class RigidBody:
         by = dvy + (wz * vx - wx * vz)
         bz = dvz + (wx * vy - wy * vx)
         accelerations = []
-        for arm, (px, py, pz) in self._arm_rows:
+        for i, (arm, (px, py, pz)) in zip(self._arm_first, self._arm_rows):
+            if i < len(accelerations):  # at an earlier attachment's point: the same values
+                accelerations.append(accelerations[i].copy())
+                continue
             # omega x rho, omega_dot x rho, omega x (omega x rho)
             cx, cy, cz = wy * pz - wz * py, wz * px - wx * pz, wx * py - wy * px
             accelerations.append(rot(np.array([

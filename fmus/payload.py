@@ -198,11 +198,15 @@ class Payload(Fmi2Slave):
     def update_outputs(self) -> None:
         v = self.v
         out = self.body.motion_outputs()    # one pass: R computed once
+        # its arrays are fresh float64 3- and 4-vectors, the outputs' shapes: they become the
+        # outputs (a copy into the held arrays costs as much as forming them; fmus/_base reads
+        # v[group] at every access, as it does after a state restore)
         for name, key in _OUTPUTS:
-            v[name][:] = out[key]
-        for k, (position, velocity) in enumerate(_ATTACHMENT_OUTPUTS):
-            v[position][:] = out["attachment_positions"][k]
-            v[velocity][:] = out["attachment_velocities"][k]
+            v[name] = out[key]
+        for (position, velocity), p, w in zip(_ATTACHMENT_OUTPUTS, out["attachment_positions"],
+                                              out["attachment_velocities"]):
+            v[position] = p
+            v[velocity] = w
 
     def update_accelerations(self) -> None:
         """The accelerations and the submerged fraction (lazy outputs: formed when first read)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import operator
 
 import numpy as np
 
@@ -71,7 +72,7 @@ class CompiledLine:
             self._n = n
         arrays = (line.l, line.c_el, line.m_node, line.l_node, line._man_l, line._mat_l, line._rhoA_l)
         held = self._arrays
-        if len(held) != 7 or any(a is not b for a, b in zip(arrays, held)):
+        if len(held) != 7 or not all(map(operator.is_, arrays, held)):
             # a geometry change made new arrays (a winch changes them in place)
             held = self._arrays = tuple(np.ascontiguousarray(a, dtype=np.float64) for a in arrays)
             ctx[2:9] = [kernels.address(a) for a in held]
@@ -131,9 +132,12 @@ class CompiledLine:
         # new arrays for the new state (the reference makes new ones too; nothing sees them change)
         r, v = line.r.astype(np.float64, order="C"), line.v.astype(np.float64, order="C")
         ctx[9], ctx[10] = r.ctypes.data, v.ctypes.data
-        fluid = [None if x is None else np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.float64)
-                 for x, shape in ((U, (n, 3)), (Af, (n, 3)), (zs, (n,)))]
-        ctx[11:14] = [0 if x is None else kernels.address(x) for x in fluid]
+        if U is None and Af is None and zs is None:     # still water (a uniform current)
+            ctx[11] = ctx[12] = ctx[13] = 0
+        else:
+            fluid = [None if x is None else np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.float64)
+                     for x, shape in ((U, (n, 3)), (Af, (n, 3)), (zs, (n,)))]
+            ctx[11:14] = [0 if x is None else kernels.address(x) for x in fluid]
         rc = self._fn(self._ctx_address, self._done_ref)
         line.r, line.v = r, v
         return self._done.value, rc
