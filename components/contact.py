@@ -286,7 +286,7 @@ class ContactPair:
             return res
         # the rest in Python floats, numpy's operations in numpy's order (the same bits without
         # numpy's per-call overhead on 3-vectors; a 3-vector dot product sums left to right)
-        pa, va, wa, pb, vb, wb = (_floats3(x) for x in (pa, va, wa, pb, vb, wb))
+        pa, va, wa, pb, vb, wb = _floats3(pa), _floats3(va), _floats3(wa), _floats3(pb), _floats3(vb), _floats3(wb)
         P, N = point.tolist(), n.tolist()
         vrel = _relative_velocity(P, pa, va, wa, pb, vb, wb)
         if self.p.model != "volume":
@@ -388,7 +388,8 @@ class ContactPair:
             self.was_in_contact = False
             return
         N = result.normal.tolist()
-        vrel = _relative_velocity(result.point.tolist(), *(_floats3(x) for x in (pa, va, wa, pb, vb, wb)))
+        vrel = _relative_velocity(result.point.tolist(), _floats3(pa), _floats3(va), _floats3(wa), _floats3(pb),
+                                  _floats3(vb), _floats3(wb))
         s = _dot(vrel, N)
         if not self.was_in_contact:
             self.v_impact = max(s, 1e-9)
