@@ -245,6 +245,7 @@ class ContactPair:
         self.was_in_contact = False
         self._key: bytes | None = None  # the inputs of the last evaluation and its normal loads
         self._normal: tuple = ()
+        self._kinematics: tuple | None = None   # lists of floats of the same evaluation (evaluate)
         self._kernel = None
         boxes = type(shape_a) is Box and type(shape_b) is Box and params.model == "volume"
         if compiled is not False and boxes:
@@ -278,6 +279,7 @@ class ContactPair:
             key = b"".join([np.asarray(x, dtype=float).tobytes() for x in (pa, Ra, va, wa, pb, Rb, vb, wb)])
         if key != self._key:
             self._key, self._normal = None, self._normal_loads(pa, Ra, va, wa, pb, Rb, vb, wb)
+            self._kinematics = None
             self._key = key
         distance, point, n, fn, fd, damping_a, damping_b, volume = self._normal
         if point is None:
@@ -286,9 +288,14 @@ class ContactPair:
             return res
         # the rest in Python floats, numpy's operations in numpy's order (the same bits without
         # numpy's per-call overhead on 3-vectors; a 3-vector dot product sums left to right)
-        pa, va, wa, pb, vb, wb = _floats3(pa), _floats3(va), _floats3(wa), _floats3(pb), _floats3(vb), _floats3(wb)
-        P, N = point.tolist(), n.tolist()
-        vrel = _relative_velocity(P, pa, va, wa, pb, vb, wb)
+        if self._kinematics is None:
+            # the relative velocity at the contact point and the lever arms: the same inputs, the same values
+            pa, va, wa, pb, vb, wb = (_floats3(pa), _floats3(va), _floats3(wa), _floats3(pb), _floats3(vb),
+                                      _floats3(wb))
+            P = point.tolist()
+            self._kinematics = (n.tolist(), _relative_velocity(P, pa, va, wa, pb, vb, wb),
+                                [P[0] - pa[0], P[1] - pa[1], P[2] - pa[2]], [P[0] - pb[0], P[1] - pb[1], P[2] - pb[2]])
+        N, vrel, da, db = self._kinematics
         if self.p.model != "volume":
             # Hunt-Crossley's damping uses the impact speed, a state: formed on every call
             depth = max(-distance, 0.0)
@@ -302,8 +309,6 @@ class ContactPair:
         vt = [vrel[0] - s * N[0], vrel[1] - s * N[1], vrel[2] - s * N[2]]
         ft = self._friction(fn, N, vt, self.z.tolist())[0]
         F_a = [-fn * N[0] + ft[0], -fn * N[1] + ft[1], -fn * N[2] + ft[2]]
-        da = [P[0] - pa[0], P[1] - pa[1], P[2] - pa[2]]
-        db = [P[0] - pb[0], P[1] - pb[1], P[2] - pb[2]]
         if damping_a is None:
             moment_a = _cross3f(da, F_a)
             moment_b = _cross3f(db, [-F_a[0], -F_a[1], -F_a[2]])
