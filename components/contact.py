@@ -141,6 +141,27 @@ def cross3(a, b) -> np.ndarray:
     return np.array((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0))
 
 
+def _floats3(x) -> list:
+    return x.tolist() if type(x) is np.ndarray else [float(c) for c in x]
+
+
+def _dot(a, b) -> float:
+    """a . b of two 3-vectors (lists): numpy's sum, left to right."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _cross3f(a, b) -> list:
+    """cross3 on lists, a list out."""
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def _relative_velocity(point, pa, va, wa, pb, vb, wb) -> list:
+    """(va + wa x (point - pa)) - (vb + wb x (point - pb)) on lists of floats."""
+    ua = _cross3f(wa, [point[0] - pa[0], point[1] - pa[1], point[2] - pa[2]])
+    ub = _cross3f(wb, [point[0] - pb[0], point[1] - pb[1], point[2] - pb[2]])
+    return [(va[i] + ua[i]) - (vb[i] + ub[i]) for i in range(3)]
+
+
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a x b along the last axis, broadcast (np.cross's formula and bits, less overhead)."""
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
@@ -224,6 +245,7 @@ class ContactPair:
         self.was_in_contact = False
         self._key: bytes | None = None  # the inputs of the last evaluation and its normal loads
         self._normal: tuple = ()
+        self._kinematics: tuple | None = None   # lists of floats of the same evaluation (evaluate)
         self._kernel = None
         boxes = type(shape_a) is Box and type(shape_b) is Box and params.model == "volume"
         if compiled is not False and boxes:
@@ -245,46 +267,60 @@ class ContactPair:
         return interference(self.a.polyhedron(pa, Ra), self.b.polyhedron(pb, Rb))
 
     def evaluate(self, pa: np.ndarray, Ra: np.ndarray, va: np.ndarray, wa: np.ndarray,
-                 pb: np.ndarray, Rb: np.ndarray, vb: np.ndarray, wb: np.ndarray) -> ContactResult:
+                 pb: np.ndarray, Rb: np.ndarray, vb: np.ndarray, wb: np.ndarray, key=None) -> ContactResult:
         """Loads for the poses (p, R body->world), velocities of the reference points and angular
-        velocities (world frame).  Does not change the friction state (see ``advance``)."""
+        velocities (world frame).  Does not change the friction state (see ``advance``).  key: a
+        caller that knows when its poses and velocities are the same as at its last call (the
+        Contact FMU: a key of its inputs) gives a hashable that changes with them, else the
+        arrays' bytes are the key."""
         # the geometry and the normal force depend on the poses and velocities alone: an FMU
         # evaluating twice at one instant (its step, then its outputs) computes them once
-        key = b"".join(np.asarray(x, dtype=float).tobytes() for x in (pa, Ra, va, wa, pb, Rb, vb, wb))
+        if key is None:
+            key = b"".join([np.asarray(x, dtype=float).tobytes() for x in (pa, Ra, va, wa, pb, Rb, vb, wb)])
         if key != self._key:
             self._key, self._normal = None, self._normal_loads(pa, Ra, va, wa, pb, Rb, vb, wb)
+            self._kinematics = None
             self._key = key
         distance, point, n, fn, fd, damping_a, damping_b, volume = self._normal
-        res = ContactResult()
-        res.distance = distance
         if point is None:
+            res = ContactResult()
+            res.distance = distance
             return res
+        # the rest in Python floats, numpy's operations in numpy's order (the same bits without
+        # numpy's per-call overhead on 3-vectors; a 3-vector dot product sums left to right)
+        if self._kinematics is None:
+            # the relative velocity at the contact point and the lever arms: the same inputs, the same values
+            pa, va, wa, pb, vb, wb = (_floats3(pa), _floats3(va), _floats3(wa), _floats3(pb), _floats3(vb),
+                                      _floats3(wb))
+            P = point.tolist()
+            self._kinematics = (n.tolist(), _relative_velocity(P, pa, va, wa, pb, vb, wb),
+                                [P[0] - pa[0], P[1] - pa[1], P[2] - pa[2]], [P[0] - pb[0], P[1] - pb[1], P[2] - pb[2]])
+        N, vrel, da, db = self._kinematics
         if self.p.model != "volume":
             # Hunt-Crossley's damping uses the impact speed, a state: formed on every call
             depth = max(-distance, 0.0)
-            vrel = (va + cross3(wa, point - pa)) - (vb + cross3(wb, point - pb))
-            rate = float(vrel @ n)                       # > 0: approaching (A moves towards B)
+            rate = _dot(vrel, N)                         # > 0: approaching (A moves towards B)
             v_imp = self.v_impact if self.was_in_contact else rate
             # a contact that starts at rest has no impact speed: the floor keeps the damping finite
             damp = 1.5 * (1.0 - self.p.restitution) * rate / max(v_imp, self.p.hc_min_impact_speed)
             fn = max(self.p.hc_stiffness * depth**self.p.hc_exponent * (1.0 + damp), 0.0)
-        res.volume = volume
-        res.in_contact, res.point, res.normal, res.normal_force = True, point, n, fn
         # friction (state z from advance())
-        vrel = (va + cross3(wa, point - pa)) - (vb + cross3(wb, point - pb))
-        vt = vrel - (vrel @ n) * n
-        ft = self._friction(fn, n, vt, self.z)[0]
-        F_a = -fn * n + ft
-        res.force_a, res.force_b = F_a, -F_a
+        s = _dot(vrel, N)
+        vt = [vrel[0] - s * N[0], vrel[1] - s * N[1], vrel[2] - s * N[2]]
+        ft = self._friction(fn, N, vt, self.z.tolist())[0]
+        F_a = [-fn * N[0] + ft[0], -fn * N[1] + ft[1], -fn * N[2] + ft[2]]
         if damping_a is None:
-            res.moment_a = cross3(point - pa, F_a)
-            res.moment_b = cross3(point - pb, -F_a)
+            moment_a = _cross3f(da, F_a)
+            moment_b = _cross3f(db, [-F_a[0], -F_a[1], -F_a[2]])
         else:
             # the springs and friction at the centroid, the dashpots where they act
-            F_c = F_a + fd * n
-            res.moment_a = cross3(point - pa, F_c) + damping_a
-            res.moment_b = cross3(point - pb, -F_c) + damping_b
-        return res
+            F_c = [F_a[0] + fd * N[0], F_a[1] + fd * N[1], F_a[2] + fd * N[2]]
+            ma, mb = _cross3f(da, F_c), _cross3f(db, [-F_c[0], -F_c[1], -F_c[2]])
+            Da, Db = damping_a.tolist(), damping_b.tolist()
+            moment_a = [ma[0] + Da[0], ma[1] + Da[1], ma[2] + Da[2]]
+            moment_b = [mb[0] + Db[0], mb[1] + Db[1], mb[2] + Db[2]]
+        return ContactResult(np.array(F_a), np.array(moment_a), np.array([-F_a[0], -F_a[1], -F_a[2]]),
+                             np.array(moment_b), True, distance, volume, point, n, fn)
 
     def _normal_loads(self, pa, Ra, va, wa, pb, Rb, vb, wb) -> tuple:
         """(signed distance, contact point or None when the loads are zero, normal, normal force,
@@ -324,22 +360,29 @@ class ContactPair:
                 damping_b = arm - fd * cross3(pb, n)
         return c.distance, point, n, max(fn, 0.0), fd, damping_a, damping_b, it.volume
 
-    def _friction(self, fn: float, n: np.ndarray, vt: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(tangential force on A, slider-consistent z) for the spring state z [CS79]."""
+    def _friction(self, fn: float, n, vt, z) -> tuple[list, list]:
+        """(tangential force on A, slider-consistent z) for the spring state z [CS79]; 3-vectors
+        as sequences of floats (lists out), numpy's arithmetic: np.linalg.norm is sqrt(x . x)."""
         p = self.p
         if fn <= 0.0 or p.mu_static <= 0.0:
-            return np.zeros(3), np.zeros(3)
-        z = z - (z @ n) * n                              # keep the spring in the tangent plane
+            return [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
+        s = _dot(z, n)
+        z = [z[0] - s * n[0], z[1] - s * n[1], z[2] - s * n[2]]   # keep the spring in the tangent plane
         kt = p.mu_static * fn / p.stick_distance
         ct = kt * p.stick_time
-        trial = -kt * z - ct * vt
+        trial = [-kt * z[0] - ct * vt[0], -kt * z[1] - ct * vt[1], -kt * z[2] - ct * vt[2]]
         limit = p.mu_static * fn
-        mag = float(np.linalg.norm(trial))
+        mag = math.sqrt(_dot(trial, trial))
         if mag <= limit:
             return trial, z
-        direction = trial / mag if mag > 0.0 else -vt / max(float(np.linalg.norm(vt)), 1e-300)
-        ft = p.mu_dynamic * fn * direction
-        return ft, -(ft + ct * vt) / kt
+        if mag > 0.0:
+            direction = [trial[0] / mag, trial[1] / mag, trial[2] / mag]
+        else:
+            m = max(math.sqrt(_dot(vt, vt)), 1e-300)
+            direction = [-vt[0] / m, -vt[1] / m, -vt[2] / m]
+        f = p.mu_dynamic * fn
+        ft = [f * direction[0], f * direction[1], f * direction[2]]
+        return ft, [-(ft[i] + ct * vt[i]) / kt for i in range(3)]
 
     def advance(self, result: ContactResult, va: np.ndarray, wa: np.ndarray, pa: np.ndarray,
                 vb: np.ndarray, wb: np.ndarray, pb: np.ndarray, dt: float) -> None:
@@ -349,14 +392,17 @@ class ContactPair:
             self.z[:] = 0.0
             self.was_in_contact = False
             return
-        n, point = result.normal, result.point
-        vrel = (va + cross3(wa, point - pa)) - (vb + cross3(wb, point - pb))
+        N = result.normal.tolist()
+        vrel = _relative_velocity(result.point.tolist(), _floats3(pa), _floats3(va), _floats3(wa), _floats3(pb),
+                                  _floats3(vb), _floats3(wb))
+        s = _dot(vrel, N)
         if not self.was_in_contact:
-            self.v_impact = max(float(vrel @ n), 1e-9)
+            self.v_impact = max(s, 1e-9)
         self.was_in_contact = True
-        vt = vrel - (vrel @ n) * n
-        _, z = self._friction(result.normal_force, n, vt, self.z + vt * dt)
-        self.z = z
+        vt = [vrel[0] - s * N[0], vrel[1] - s * N[1], vrel[2] - s * N[2]]
+        z = self.z.tolist()
+        _, z = self._friction(result.normal_force, N, vt, [z[0] + vt[0] * dt, z[1] + vt[1] * dt, z[2] + vt[2] * dt])
+        self.z = np.array(z, dtype=float)
 
     def get_state(self) -> dict:
         return {"z": self.z.copy(), "v_impact": self.v_impact, "was_in_contact": self.was_in_contact}

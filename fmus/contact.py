@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from components.contact import ContactMaterial, ContactPair, ContactParams, cross3
+from components.contact import ContactMaterial, ContactPair, ContactParams
 from components.convex import Box, ConvexMesh, Cylinder, Sphere
 from components.rotations import quat_to_matrix
 from fmus._base import Fmi2Slave
@@ -42,6 +42,14 @@ class Contact(Fmi2Slave):
         self._inputs_used: list[str] = []
         self._bodies: dict = {}
         self._bodies_key: bytes | None = None
+        # the names the hot path uses, formed once
+        self._body_names = {k: tuple(f"body{k}.{w}" for w in ("position", "quaternion", "velocity",
+                                                               "angular_velocity", "offset"))
+                            for k in range(1, N_BODIES + 1)}
+        self._load_names = {k: (f"body{k}.force", f"body{k}.moment") for k in range(1, N_BODIES + 1)}
+        self._pair_names = {(i, j): tuple(f"pair{i}{j}.{w}" for w in ("in_contact", "distance", "penetration",
+                                                                      "volume", "normal_force", "point"))
+                            for i, j in PAIRS}
         P, I, O = "parameter", "input", "output"
         self.integer("model", P, 0, "Normal force: 0 SMS volume of interference, 1 Hunt-Crossley point contact",
                      minimum=0, maximum=1)
@@ -156,59 +164,85 @@ class Contact(Fmi2Slave):
 
     # ------------------------------------------------------------------ kinematics
     def _body(self, k: int):
-        """(shape-centre position, R, shape-centre velocity, omega, reference position) in NED."""
+        """(shape-centre position, R, shape-centre velocity, omega, reference position) in NED, and
+        the centre and reference position as lists of floats.  The arithmetic is numpy's
+        (np.linalg.norm is sqrt(q . q); R @ offset stays numpy's matrix product), written out on
+        floats where numpy's overhead on 3-vectors would dominate."""
         v = self.v
-        q = np.asarray(v[f"body{k}.quaternion"], dtype=float)
+        position, quaternion, velocity, angular_velocity, offset = self._body_names[k]
+        q = v[quaternion]
         n = math.sqrt(float(q.dot(q)))      # np.linalg.norm's arithmetic, without its ~5 us of checks
         R = quat_to_matrix(q / n if n > 0 else np.array([1.0, 0.0, 0.0, 0.0]))
-        ref = np.asarray(v[f"body{k}.position"], dtype=float)
-        w = np.asarray(v[f"body{k}.angular_velocity"], dtype=float)
-        arm = R @ np.asarray(v[f"body{k}.offset"], dtype=float)
-        return ref + arm, R, np.asarray(v[f"body{k}.velocity"], dtype=float) + cross3(w, arm), w, ref
+        a0, a1, a2 = (R @ v[offset]).tolist()
+        r0, r1, r2 = ref = v[position].tolist()
+        w0, w1, w2 = w = v[angular_velocity].tolist()
+        v0, v1, v2 = v[velocity].tolist()
+        centre = [r0 + a0, r1 + a1, r2 + a2]
+        # velocity + omega x arm (cross3's formula)
+        u = (v0 + (w1 * a2 - w2 * a1), v1 + (w2 * a0 - w0 * a2), v2 + (w0 * a1 - w1 * a0))
+        return np.array(centre), R, np.array(u), np.array(w), np.array(ref), centre, ref
 
     def _evaluate(self) -> None:
         v = self.v
         # the bodies of the enabled pairs, formed once per set of their inputs (a step and the
         # outputs after it read the same)
-        key = b"".join(v[name].tobytes() for name in self._inputs_used)
+        key = b"".join([v[name].tobytes() for name in self._inputs_used])
         if key != self._bodies_key:
             self._bodies = {k: self._body(k) for k in self._used}
             self._bodies_key = key
+        elif self.results and not any(res.in_contact for res in self.results.values()):
+            # the same inputs and every pair apart: the results depend on the inputs alone (the
+            # friction state acts only in contact), so they are those of the last call
+            return
         bodies = self._bodies
+        # the pairs' own cache of their normal loads, keyed by these inputs (no need to key by
+        # the poses' bytes again)
+        key = ("inputs", key)
         self.results = {}
         for (i, j), pair in self.pairs.items():
-            pa, Ra, va, wa, _ = bodies[i]
-            pb, Rb, vb, wb, _ = bodies[j]
-            self.results[(i, j)] = pair.evaluate(pa, Ra, va, wa, pb, Rb, vb, wb)
+            pa, Ra, va, wa = bodies[i][:4]
+            pb, Rb, vb, wb = bodies[j][:4]
+            self.results[(i, j)] = pair.evaluate(pa, Ra, va, wa, pb, Rb, vb, wb, key=key)
 
     # ------------------------------------------------------------------ stepping and outputs
     def step_model(self, t: float, h: float) -> None:
         self._evaluate()
         for (i, j), res in self.results.items():
-            pa, _, va, wa, _ = self._bodies[i]
-            pb, _, vb, wb, _ = self._bodies[j]
+            pa, _, va, wa = self._bodies[i][:4]
+            pb, _, vb, wb = self._bodies[j][:4]
             self.pairs[(i, j)].advance(res, va, wa, pa, vb, wb, pb, h)
 
     def update_outputs(self) -> None:
         v = self.v
         self._evaluate()
-        for k in range(1, N_BODIES + 1):
-            v[f"body{k}.force"][:] = 0.0
-            v[f"body{k}.moment"][:] = 0.0
+        # the loads summed on floats as the vectors were (0.0 + F + ..., 0.0 + (M + arm x F) + ...)
+        loads = {k: ([0.0, 0.0, 0.0], [0.0, 0.0, 0.0]) for k in range(1, N_BODIES + 1)}
         for (i, j), res in self.results.items():
-            q = f"pair{i}{j}"
-            # the pair gives moments about the shape centres; move them to the reference points
-            for k, F, M, centre in ((i, res.force_a, res.moment_a, self._bodies[i][0]),
-                                    (j, res.force_b, res.moment_b, self._bodies[j][0])):
-                ref = self._bodies[k][4]
-                v[f"body{k}.force"] += F
-                v[f"body{k}.moment"] += M + cross3(centre - ref, F)
-            v[f"{q}.in_contact"] = 1.0 if res.in_contact else 0.0
-            v[f"{q}.distance"] = float(res.distance) if np.isfinite(res.distance) else 1e9
-            v[f"{q}.penetration"] = max(-float(res.distance), 0.0) if np.isfinite(res.distance) else 0.0
-            v[f"{q}.volume"] = float(res.volume)
-            v[f"{q}.normal_force"] = float(res.normal_force)
-            v[f"{q}.point"][:] = res.point
+            in_contact, distance, penetration, volume, normal_force, point = self._pair_names[(i, j)]
+            # the pair gives moments about the shape centres; move them to the reference points.
+            # Apart the loads are +0.0, and adding +0.0 to a sum that starts at +0.0 changes no bit
+            for k, F, M in ((i, res.force_a, res.moment_a), (j, res.force_b, res.moment_b)):
+                if not res.in_contact:
+                    break
+                centre, ref = self._bodies[k][5:7]
+                F, M = F.tolist(), M.tolist()
+                a0, a1, a2 = centre[0] - ref[0], centre[1] - ref[1], centre[2] - ref[2]
+                c = (a1 * F[2] - a2 * F[1], a2 * F[0] - a0 * F[2], a0 * F[1] - a1 * F[0])   # cross3
+                f, m = loads[k]
+                for x in range(3):
+                    f[x] = f[x] + F[x]
+                    m[x] = m[x] + (M[x] + c[x])
+            finite = math.isfinite(res.distance)
+            v[in_contact] = 1.0 if res.in_contact else 0.0
+            v[distance] = float(res.distance) if finite else 1e9
+            v[penetration] = max(-float(res.distance), 0.0) if finite else 0.0
+            v[volume] = float(res.volume)
+            v[normal_force] = float(res.normal_force)
+            v[point][:] = res.point
+        for k, (f, m) in loads.items():
+            force, moment = self._load_names[k]
+            v[force][:] = f
+            v[moment][:] = m
 
     def get_model_state(self) -> dict:
         return {f"{i}{j}": pair.get_state() for (i, j), pair in self.pairs.items()}

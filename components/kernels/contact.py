@@ -33,7 +33,9 @@ class CompiledContact:
     def normal_loads(self, pa, Ra, va, wa, pb, Rb, vb, wb) -> tuple | None:
         x = self._in
         try:
-            x[3:6], x[6:15], x[18:21], x[21:30] = pa, np.reshape(Ra, 9), pb, np.reshape(Rb, 9)
+            # the method, not np.reshape (its dispatch costs more than the copy)
+            x[3:6], x[6:15] = pa, np.asarray(Ra, dtype=float).reshape(9)
+            x[18:21], x[21:30] = pb, np.asarray(Rb, dtype=float).reshape(9)
             x[30:33], x[33:36], x[36:39], x[39:42] = va, wa, vb, wb
         except ValueError:             # a rotation given otherwise (a quaternion): the reference
             return None
