@@ -9,23 +9,9 @@ import math
 
 import numpy as np
 import pytest
-from fmpy.fmi1 import FMICallException
 
 import build_fmus
-from tests.support.fmu_runner import FmuUnderTest
-
-FMI2_ERROR = 3
-
-
-def expect_error(fmu: FmuUnderTest, call, *args, says: str = "") -> str:
-    """``call`` returns fmi2Error with a message (containing ``says``); the message."""
-    before = len(fmu.errors())
-    with pytest.raises(FMICallException) as info:
-        call(*args)
-    assert f"status {FMI2_ERROR}" in str(info.value), str(info.value)
-    new = fmu.errors()[before:]
-    assert new and any(says in m for m in new), (says, new)
-    return new[-1]
+from tests.support.fmu_runner import FmuUnderTest, expect_error
 
 
 def outputs(fmu: FmuUnderTest) -> list[str]:

@@ -13,23 +13,10 @@ import time
 
 import numpy as np
 import pytest
-from fmpy.fmi1 import FMICallException
 
-from tests.support.fmu_runner import FmuUnderTest
+from tests.support.fmu_runner import FMI2_ERROR, FmuUnderTest, expect_error
 
-FMI2_ERROR = 3
 OUTPUTS = ["cg.position[2]", "cg.velocity[2]", "cg.acceleration[2]"]
-
-
-def expect_error(fmu: FmuUnderTest, call, *args, says: str = "") -> str:
-    """``call`` returns fmi2Error (not fatal, not a crash) with a message containing ``says``."""
-    before = len(fmu.errors())
-    with pytest.raises(FMICallException) as info:
-        call(*args)
-    assert f"status {FMI2_ERROR}" in str(info.value), str(info.value)
-    new = fmu.errors()[before:]
-    assert new and any(says in m for m in new), (says, new)
-    return new[-1]
 
 
 # ------------------------------------------------------------------ FMU states and instances

@@ -75,3 +75,21 @@ class FmuUnderTest:
         self.slave.freeInstance()
         if self.own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+FMI2_ERROR = 3
+
+
+def expect_error(fmu: FmuUnderTest, call, *args, says: str = "") -> str:
+    """``call`` returns fmi2Error (not fatal, not a crash) with a message containing ``says``; the
+    message."""
+    import pytest
+    from fmpy.fmi1 import FMICallException
+
+    before = len(fmu.errors())
+    with pytest.raises(FMICallException) as info:
+        call(*args)
+    assert f"status {FMI2_ERROR}" in str(info.value), str(info.value)
+    new = fmu.errors()[before:]
+    assert new and any(says in m for m in new), (says, new)
+    return new[-1]
