@@ -306,7 +306,8 @@ def prepare(settings: RunSettings, system: System | None = None, manipulators: S
                                                  checked.backend)
     out = None
     all_observers: list[Observer] = []
-    memory = MemoryObserver(variables, settings.record_every) if settings.memory else None
+    # with result files the FileObserver warns of NaN or infinite values: said once, not by both
+    memory = MemoryObserver(variables, settings.record_every, warn=not settings.files) if settings.memory else None
     if memory is not None:
         all_observers.append(memory)
     file_observer = None

@@ -170,6 +170,10 @@ def test_an_output_that_overflows_is_named_with_the_time_it_began(ref, v, tmp_pa
     assert "d.x (from t = 0.2 s)" in capsys.readouterr().err
     non_finite = json.loads((tmp_path / "out" / "metadata.json").read_text())["non_finite"]
     assert non_finite["d.x"] == pytest.approx(0.2) and non_finite["ft.Float64_continuous_input"] == pytest.approx(0.2)
+    # in memory and in files at once: said once
+    with pytest.warns(NonFiniteWarning) as said:
+        simulate(s, variables=["d.x"], out=tmp_path / "both")
+    assert len([w for w in said if w.category is NonFiniteWarning]) == 1
     # a run without: no such key, no warning
     with warnings.catch_warnings():
         warnings.simplefilter("error", NonFiniteWarning)

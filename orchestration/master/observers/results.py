@@ -208,11 +208,14 @@ def warn_non_finite(found: dict[str, float]) -> None:
 
 
 class MemoryObserver(Observer):
-    """Keeps selected variables in memory (for scripts and tests), every ``record_every``-th step."""
+    """Keeps selected variables in memory (for scripts and tests), every ``record_every``-th step.
+    ``warn``: :meth:`results` warns of values that are NaN or infinite (off where a FileObserver of
+    the same run says it already)."""
 
-    def __init__(self, variables: Sequence[tuple[str, str]], record_every: int = 1):
+    def __init__(self, variables: Sequence[tuple[str, str]], record_every: int = 1, warn: bool = True):
         self.variables = list(variables)
         self.record_every = max(1, int(record_every))
+        self.warn = warn
         self.time: list[float] = []
         self.rows: list[list] = []
         self.units: dict[str, str] = {}
@@ -237,7 +240,7 @@ class MemoryObserver(Observer):
         for k, (c, v) in enumerate(self.variables):
             name = f"{c}.{v}"
             columns[name] = typed_column([row[k] for row in self.rows], self.types.get(name, "Real"))
-        real = [name for name in columns if self.types.get(name, "Real") == "Real"]
+        real = [name for name in columns if self.types.get(name, "Real") == "Real"] if self.warn else []
         if real:
             found: dict[str, float] = {}
             first_non_finite(self.time, real, np.column_stack([columns[name] for name in real]), found)
