@@ -22,6 +22,7 @@ import cProfile
 import io
 import json
 import pstats
+import re
 import sys
 import time
 from collections import defaultdict
@@ -127,9 +128,10 @@ def grouped_profile(profiler: cProfile.Profile, top: int = 25) -> str:
         f = file.replace("\\", "/")
         if "/components/" in f:
             key = "components/" + f.rsplit("/", 1)[-1]
-        elif "/resources/fmus/" in f or "/resources/" in f and f.endswith(("ship.py", "crane.py", "cable.py",
-                                                                            "winch.py", "payload.py")):
-            key = "fmus/" + f.rsplit("/", 1)[-1]
+        elif "/fmus/" in f or "/resources/" in f:
+            # an FMU's adapter, the FMI layer (fmus/_base.py) and its bridge, from the checkout or
+            # from the resources/ of an extracted FMU
+            key = "fmus/" + re.sub(r"^_mc_[0-9a-f]+_", "", f.rsplit("/", 1)[-1])
         elif "pythonfmu" in f:
             key = "pythonfmu"
         elif "/orchestration/" in f:
