@@ -260,6 +260,7 @@ def _plot(args) -> int:
     from orchestration.runs.plotting import plot_results
 
     results = load_results(args.results)
+    results.require_rows(args.results, "plot")
     out = args.out or (args.results if args.results.is_dir() else args.results.parent) / "plots"
     paths = plot_results(results, args.variables or None, out)
     for p in paths:

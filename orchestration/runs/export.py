@@ -44,6 +44,9 @@ def export_results(results_path: Path | str, to: str, out: Path | str | None = N
         raise UsageError(f"--to {to!r}: choose one of {', '.join(FORMATS)}")
     results_path = Path(results_path)
     results = load_results(results_path)
+    # h5netcdf takes minutes for a zero-length time axis (each variable rescans the others) and an
+    # empty file answers nothing
+    results.require_rows(results_path, "export")
     folder = results_path if results_path.is_dir() else results_path.parent
     out = Path(out) if out is not None else folder / f"results{FORMATS[to]}"
     if out.is_dir():

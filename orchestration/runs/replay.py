@@ -518,6 +518,7 @@ def replay(results_dir: Path | str, system_file: Path | str | None = None, out: 
         raise UsageError(f"--fps {fps!r}: the frames per second of the GIF must be a whole number >= 1")
     if results is None:
         results = load_results(results_dir)
+    results.require_rows(results_dir, "replay")
     if system is None:
         if system_file is None:
             system_file = (results.metadata.get("system") or {}).get("file")

@@ -304,6 +304,30 @@ def test_files_that_are_not_results_are_refused_naming_the_line(tmp_path, capsys
     assert message in one_line_error(capsys)
 
 
+@pytest.mark.parametrize("command", [["plot"], ["export", "--to", "mat"], ["export", "--to", "netcdf"], ["replay"]])
+def test_a_header_without_rows_is_refused(results, tmp_path, capsys, command):
+    """A run that stopped before its first recorded point leaves a header only. Before, export --to
+    netcdf took minutes per hundred columns (h5netcdf on a zero-length axis), replay was an internal
+    error (np.stack of nothing) and plot wrote empty axes."""
+    header = (results / "results.csv").read_text().splitlines()[0]
+    folder = tmp_path / "header_only"
+    folder.mkdir()
+    (folder / "results.csv").write_text(header + "\n")
+    (folder / "metadata.json").write_text((results / "metadata.json").read_text())
+    assert main([command[0], str(folder), *command[1:]]) == 2
+    assert f"{folder}: no rows to {command[0]}" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("command", [["plot"], ["export", "--to", "mat"], ["replay"]])
+def test_a_parquet_part_that_is_not_parquet_is_refused_naming_it_and_the_csv(results, capsys, command):
+    """Before: an internal error (pyarrow's ArrowInvalid) for a part cut short."""
+    part = sorted((results / "results.parquet").glob("part-*.parquet"))[0]
+    part.write_bytes(part.read_bytes()[:100])
+    assert main([command[0], str(results), *command[1:]]) == 2
+    err = one_line_error(capsys)
+    assert f"{part}: not a readable Parquet part" in err and f"read instead: {results / 'results.csv'}" in err, err
+
+
 def test_warnings_are_one_line_like_errors(hook, tmp_path, capsys):
     """A warning from the run (here: error control on a system without connections) is one line
     naming the command, not Python's 'file:line: UserWarning:' with the source line."""

@@ -73,6 +73,13 @@ class Results:
     def names(self) -> list[str]:
         return list(self.columns)
 
+    def require_rows(self, source: Path | str, what: str) -> None:
+        """Raise UsageError when there is no row to ``what`` (plot, export, replay): a run that
+        stopped before its first recorded point leaves only a header."""
+        if len(self.time) == 0:
+            raise UsageError(f"{source}: no rows to {what} (a header only: the run stopped before its first "
+                             "recorded point)")
+
     def to_pandas(self):
         """A pandas DataFrame indexed by ``time`` [s]; units in ``df.attrs["units"]`` (column -> unit),
         FMI type families in ``df.attrs["types"]`` and the run's metadata in ``df.attrs["metadata"]``."""
@@ -446,7 +453,10 @@ def load_results(path: Path) -> Results:
             import pyarrow.parquet as pq
             import pyarrow as pa
 
-            table = pa.concat_tables([pq.read_table(p) for p in parts])
+            try:
+                table = pa.concat_tables([_read_part(pq, p) for p in parts])
+            except pa.ArrowInvalid as exc:   # parts of different columns or types
+                raise UsageError(f"{path / 'results.parquet'}: its parts do not form one table ({exc})") from None
             cols = {name: table.column(name).to_numpy() for name in table.column_names}
             if "time" not in cols:
                 raise UsageError(f"{path / 'results.parquet'}: no 'time' column")
@@ -482,6 +492,17 @@ def load_results(path: Path) -> Results:
             raise UsageError(f"{path}, line {line}: column {name!r} holds {rows[line - 2][k]!r}, not a "
                              f"{family} value") from None
     return Results(columns.pop(time_key), columns, meta)
+
+
+def _read_part(pq, part: Path):
+    """One Parquet part of a result folder; a part that is not Parquet (cut short, overwritten)
+    raises UsageError naming it, and the CSV the recorder wrote beside it when there is one."""
+    try:
+        return pq.read_table(part)
+    except (OSError, ValueError) as exc:   # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
+        csv_file = part.parent.parent / "results.csv"
+        hint = f"; the run's CSV can be read instead: {csv_file}" if csv_file.is_file() else ""
+        raise UsageError(f"{part}: not a readable Parquet part ({str(exc).splitlines()[0]}){hint}") from None
 
 
 def _parses(text: str, family: str) -> bool:
