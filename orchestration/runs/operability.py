@@ -565,17 +565,15 @@ def judge_sweep(sweep_dir: Path | str, crit: Criteria, log=None) -> OperabilityR
     """Judge every run of a sweep folder (``sweep.json``, ``summary.csv``, ``runs/``) against
     ``crit`` and write operability.csv, operability.json and allowable_hs.png into it."""
     from orchestration.master.observers.results import load_results
-    from orchestration.runs.sweep import load_summary
+    from orchestration.runs.sweep import load_sweep_folder
 
     sweep_dir = Path(sweep_dir)
-    if not (sweep_dir / "sweep.json").is_file() or not (sweep_dir / "summary.csv").is_file():
-        raise CriteriaError(f"{sweep_dir}: not a sweep folder (no sweep.json and summary.csv)")
-    sweep = json.loads((sweep_dir / "sweep.json").read_text())
+    sweep, summary = load_sweep_folder(sweep_dir)
     spec = sweep["spec"]
-    parameters = list(spec["grid"]) + list(spec["ranges"])
+    parameters = list(spec.get("grid", {})) + list(spec.get("ranges", {}))
     cases = {c["name"]: c for c in sweep["cases"]}          # the parameters as given (summary.csv has floats)
     rows = []
-    for row in load_summary(sweep_dir / "summary.csv"):
+    for row in summary:
         row = {**row, **{p: cases[row["run"]][p] for p in parameters if row["run"] in cases}}
         row["checks"] = None
         if row["status"] == "ok":

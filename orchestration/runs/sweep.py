@@ -491,11 +491,46 @@ def _write_summary(path: Path, rows: list[dict], spec: SweepSpec) -> None:
     os.replace(tmp, path)
 
 
+def load_sweep_folder(sweep_dir: Path | str) -> tuple[dict, list[dict]]:
+    """(sweep.json, summary.csv's rows) of a sweep folder, checked for what readers of the folder
+    use: a JSON object with ``spec.grid`` and ``spec.ranges`` (objects) and ``cases`` (objects with a
+    ``name``), and a summary with ``run`` and ``status`` columns and a row per run. Anything else
+    (a file cut short, written by hand, of another tool) raises SweepError naming the file."""
+    sweep_dir = Path(sweep_dir)
+    record, summary = sweep_dir / "sweep.json", sweep_dir / "summary.csv"
+    if not record.is_file() or not summary.is_file():
+        raise SweepError(f"{sweep_dir}: not a sweep folder (no sweep.json and summary.csv)")
+    from components.data_files import read_text
+
+    try:
+        sweep = json.loads(read_text(record))
+    except ValueError as exc:     # JSONDecodeError, or read_text's refusal (not UTF-8, not a regular file)
+        raise SweepError(f"{record}: not the record of a sweep ({exc})") from None
+    spec = sweep.get("spec") if isinstance(sweep, dict) else None
+    cases = sweep.get("cases") if isinstance(sweep, dict) else None
+    if not (isinstance(spec, dict) and isinstance(spec.get("grid", {}), dict)
+            and isinstance(spec.get("ranges", {}), dict) and isinstance(cases, list)
+            and all(isinstance(c, dict) and isinstance(c.get("name"), str) for c in cases)):
+        raise SweepError(f"{record}: not the record of a sweep (a JSON object with 'spec' holding 'grid' and "
+                         "'ranges', and 'cases', each with a 'name')")
+    rows = load_summary(summary)
+    if not rows:
+        raise SweepError(f"{summary}: no runs in it (a header line and a row per run, as the sweep writes)")
+    return sweep, rows
+
+
 def load_summary(path: Path) -> list[dict]:
-    """summary.csv back as dicts (numbers as floats where they parse)."""
+    """summary.csv back as dicts (numbers as floats where they parse); a file without the ``run``
+    and ``status`` columns or with a row of another length raises SweepError naming the line."""
     rows = []
     with open(path, newline="") as f:
-        for row in csv.DictReader(f):
+        reader = csv.DictReader(f)
+        if reader.fieldnames is not None and not {"run", "status"} <= set(reader.fieldnames):
+            raise SweepError(f"{path}: not the summary of a sweep (its header has no 'run' and 'status' columns)")
+        for row in reader:
+            if None in row or None in row.values():   # DictReader's marks of a longer or shorter row
+                raise SweepError(f"{path}, line {reader.line_num}: not as many values as the header has columns "
+                                 f"({len(reader.fieldnames)})")
             parsed = {}
             for k, v in row.items():
                 try:

@@ -221,3 +221,36 @@ def test_a_criteria_file_that_is_not_text_is_refused_naming_it(tmp_path):
     path.write_bytes(b"tension: \xff\n")
     with pytest.raises(CriteriaError, match="criteria.yaml is not UTF-8 text"):
         load_criteria(path)
+
+
+_SWEEP = {"system": "lift.ssd", "spec": {"grid": {"ship.sea.hs": [1, 2]}, "ranges": {}},
+          "cases": [{"name": "run-0001", "ship.sea.hs": 1}, {"name": "run-0002", "ship.sea.hs": 2}]}
+_SUMMARY = ("run,ship.sea.hs,status,steps,wall_s,node,error\r\n"
+            "run-0001,1,ok,120,6.4,vm,\r\nrun-0002,2,ok,120,8.6,vm,\r\n")
+
+
+@pytest.mark.parametrize("record, summary, message", [
+    ("{", _SUMMARY, "sweep.json: not the record of a sweep \\(Expecting property name"),
+    ("[]", _SUMMARY, "sweep.json: not the record of a sweep \\(a JSON object"),
+    ({**_SWEEP, "cases": [{"ship.sea.hs": 1}]}, _SUMMARY, "sweep.json: not the record of a sweep"),
+    ({**_SWEEP, "spec": {"grid": [1, 2]}}, _SUMMARY, "sweep.json: not the record of a sweep"),
+    (b"\xff\xfe", _SUMMARY, "sweep.json: not the record of a sweep \\(.*not UTF-8"),
+    (_SWEEP, "", "summary.csv: no runs in it"),
+    (_SWEEP, _SUMMARY.split("\r\n")[0] + "\r\n", "summary.csv: no runs in it"),
+    (_SWEEP, _SUMMARY.replace("status", "state"), "summary.csv: not the summary of a sweep"),
+    (_SWEEP, _SUMMARY.replace(",vm,\r\nrun-0002", ",vm\r\nrun-0002"), "summary.csv, line 2: not as many values"),
+])
+def test_a_sweep_folder_written_wrong_is_refused_naming_the_file(tmp_path, record, summary, message):
+    """The operability of a sweep folder cut short or edited by hand. Before: a JSONDecodeError or a
+    TypeError (internal errors in the CLI), and an empty summary judged nothing and said so nowhere."""
+    from orchestration.runs.operability import judge_sweep
+    from orchestration.runs.sweep import SweepError
+
+    folder = tmp_path / "sweep"
+    folder.mkdir()
+    (folder / "sweep.json").write_bytes(record if isinstance(record, bytes) else
+                                        (record if isinstance(record, str) else json.dumps(record)).encode())
+    (folder / "summary.csv").write_text(summary, newline="")
+    crit = load_criteria(ROOT / "scenarios" / "offshore_lift" / "operability.yaml")
+    with pytest.raises(SweepError, match=message):
+        judge_sweep(folder, crit)
