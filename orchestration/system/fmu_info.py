@@ -26,7 +26,8 @@ class Variable:
     unit: str | None
     variability: str | None = None
     kind: str = ""       # the FMI type as declared (Real, Float32, Int16, ...)
-    array: bool = False  # an FMI 3.0 array variable (not connected or recorded: scalars only)
+    array: bool = False  # a whole FMI 3.0 array variable (its elements are variables of their own)
+    element_of: str | None = None    # the array an element ``name[i]`` belongs to (orchestration.system.arrays)
 
 
 @dataclass(frozen=True)
@@ -125,11 +126,14 @@ def info_from_description(md, path: Path) -> ModelInfo:
             units[u.name] = Unit(u.name, tuple(int(getattr(b, k) or 0) for k in BASE_UNITS),
                                  float(b.factor if b.factor is not None else 1.0),
                                  float(b.offset if b.offset is not None else 0.0))
+    from orchestration.system.arrays import ArrayElement, element_variables
+
     variables = {}
-    for v in md.modelVariables:
+    for v in element_variables(md):
         unit = v.unit or (getattr(v.declaredType, "unit", None) if v.declaredType is not None else None)
         variables[v.name] = Variable(v.name, v.causality or "local", family(v.type), unit or None, v.variability,
-                                     v.type, bool(getattr(v, "dimensions", None)))
+                                     v.type, bool(getattr(v, "dimensions", None)),
+                                     v.array.name if isinstance(v, ArrayElement) else None)
     return ModelInfo(Path(path), md.modelName, variables, units, md.coSimulation is not None, md.fmiVersion)
 
 
