@@ -154,24 +154,37 @@ def element_problem(md, name: str) -> str | None:
     """Why ``name``, which the FMU has no variable of, is not an element of one of its arrays (for
     the messages of the system readers and the validation), or None when it does not look like one."""
     arrays = {v.name: v for v in md.modelVariables if getattr(v, "dimensions", None)}
+
+    def shape_of(base: str) -> tuple[int, ...] | str:
+        try:
+            return array_shape(md, arrays[base])
+        except SystemFileError as exc:
+            return str(exc)
+
+    return _index_problem(name, {n: v.type for n, v in arrays.items()}, shape_of)
+
+
+def info_element_problem(variables: dict, name: str) -> str | None:
+    """:func:`element_problem` from a ModelInfo's variables (orchestration.system.fmu_info)."""
+    arrays = {n: v for n, v in variables.items() if v.array}
+    return _index_problem(name, {n: v.kind for n, v in arrays.items()}, lambda base: arrays[base].shape)
+
+
+def _index_problem(name: str, kinds: dict[str, str], shape_of) -> str | None:
     m = _COMMA.match(name)
-    if m and m["base"] in arrays:
+    if m and m["base"] in kinds:
         index = re.findall(r"\d+", name[len(m["base"]):])
         return (f"{name!r}: an element of {m['base']} is written with one bracket per dimension, "
                 f"{element_name(m['base'], tuple(int(i) for i in index))!r} (0-based, row-major)")
     split = split_element(name)
-    if split is None:
+    if split is None or split[0] not in kinds:
         return None
     base, index = split
-    array = arrays.get(base)
-    if array is None:
-        return None
-    if array.type in ("String", "Binary", "Clock"):
-        return f"{base} is an array of {array.type}: its elements cannot be addressed (numeric arrays only)"
-    try:
-        shape = array_shape(md, array)
-    except SystemFileError as exc:
-        return str(exc)
+    if kinds[base] in ("String", "Binary", "Clock"):
+        return f"{base} is an array of {kinds[base]}: its elements cannot be addressed (numeric arrays only)"
+    shape = shape_of(base)
+    if isinstance(shape, str) or shape is None:
+        return shape or f"{base}: its shape cannot be resolved"
     if len(index) != len(shape):
         form = element_name(base, tuple("ijk"[d] if d < 3 else "n" for d in range(len(shape))))
         return (f"{base} has {len(shape)} dimension(s) (shape {shape_text(shape)}): an element is written "

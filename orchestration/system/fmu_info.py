@@ -28,6 +28,7 @@ class Variable:
     kind: str = ""       # the FMI type as declared (Real, Float32, Int16, ...)
     array: bool = False  # a whole FMI 3.0 array variable (its elements are variables of their own)
     element_of: str | None = None    # the array an element ``name[i]`` belongs to (orchestration.system.arrays)
+    shape: tuple[int, ...] | str | None = None   # a whole array's shape, or why it cannot be resolved
 
 
 @dataclass(frozen=True)
@@ -126,14 +127,21 @@ def info_from_description(md, path: Path) -> ModelInfo:
             units[u.name] = Unit(u.name, tuple(int(getattr(b, k) or 0) for k in BASE_UNITS),
                                  float(b.factor if b.factor is not None else 1.0),
                                  float(b.offset if b.offset is not None else 0.0))
-    from orchestration.system.arrays import ArrayElement, element_variables
+    from orchestration.errors import SystemFileError
+    from orchestration.system.arrays import ArrayElement, array_shape, element_variables
 
     variables = {}
     for v in element_variables(md):
         unit = v.unit or (getattr(v.declaredType, "unit", None) if v.declaredType is not None else None)
+        shape = None
+        if getattr(v, "dimensions", None):
+            try:
+                shape = array_shape(md, v)
+            except SystemFileError as exc:
+                shape = str(exc)
         variables[v.name] = Variable(v.name, v.causality or "local", family(v.type), unit or None, v.variability,
                                      v.type, bool(getattr(v, "dimensions", None)),
-                                     v.array.name if isinstance(v, ArrayElement) else None)
+                                     v.array.name if isinstance(v, ArrayElement) else None, shape)
     return ModelInfo(Path(path), md.modelName, variables, units, md.coSimulation is not None, md.fmiVersion)
 
 

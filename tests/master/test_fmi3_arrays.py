@@ -1,0 +1,204 @@
+"""FMI 3.0 array variables of a third-party FMU in our master: the Modelica Association's Reference
+FMU StateSpace (``der(x) = A x + B u``, ``y = C x + D u``; u, y, x are arrays sized by the
+structural parameters m, r, n, all 3; A, B, C, D are 3x3), compiled here with gcc from the vendored
+sources (tests/models/reference_fmus).
+
+Elements are addressed ``u[0]``, ``A[0][0]`` (0-based, row-major): connected to and from scalar
+Feedthrough FMUs, given start values, recorded, under every algorithm and in worker processes.
+With A = -I (start values of its diagonal elements) and constant inputs u, the FMU's fixed
+forward-Euler step (1 ms) gives x_i(t) = u_i (1 - (1 - h)^(t/h)) exactly and y = x + u; the
+continuous solution is u_i (2 - exp(-t)).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fmpy import simulate_fmu
+
+from orchestration import simulate
+from orchestration.cli.main import main
+from orchestration.errors import SystemFileError
+from orchestration.master.observers.results import default_observed
+from orchestration.system.files import load_system
+from orchestration.system.model import Component, Connection, System
+from orchestration.system.ssp import write_ssp
+from orchestration.system.validation import validate_system
+from tests.models.reference_fmus.build import FmuBuildError, build_reference_fmu
+
+pytestmark = pytest.mark.gcc          # the Reference FMUs are compiled with gcc here
+
+H = 1e-3                              # StateSpace's fixed solver step (its config.h)
+U = np.array([2.0, 0.5, -1.0])        # u[0], u[2]: from src's continuous and discrete outputs; u[1]: a start value
+NEGATIVE_A = {"A[0][0]": -1.0, "A[1][1]": -1.0, "A[2][2]": -1.0}
+
+
+@pytest.fixture(scope="module")
+def ref(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reference_fmus")
+    try:
+        return {model: build_reference_fmu(model, 3, out) for model in ("StateSpace", "Feedthrough")}
+    except FmuBuildError as exc:
+        pytest.skip(str(exc))
+
+
+def statespace_system(ref) -> System:
+    """Feedthrough outputs into u[0] and u[2], u[1] a start value, y[0] into another Feedthrough."""
+    s = System("arrays", stop_time=2.0, base_step=0.1)
+    s.add_component(Component("ss", ref["StateSpace"], parameters={**NEGATIVE_A, "u[1]": 0.5}))
+    s.add_component(Component("src", ref["Feedthrough"], parameters={"Float64_continuous_input": 2.0,
+                                                                      "Float64_discrete_input": -1.0}))
+    s.add_component(Component("sink", ref["Feedthrough"]))
+    s.connect("src.Float64_continuous_output", "ss.u[0]")
+    s.connect("src.Float64_discrete_output", "ss.u[2]")
+    s.connect("ss.y[0]", "sink.Float64_continuous_input")
+    return s
+
+
+def euler(t: np.ndarray) -> np.ndarray:
+    """y(t) of the FMU's own forward Euler with A = -I, B = C = D = I and the constant inputs U."""
+    return U[:, None] * (2.0 - (1.0 - H) ** np.round(t / H))
+
+
+@pytest.mark.parametrize("algorithm,backend", [("fixed", None), ("iterative", None), ("error-control", None),
+                                               ("fixed", "process"), ("iterative", "process")])
+def test_elements_of_statespace_connect_to_scalar_fmus_and_match_the_exact_solution(ref, algorithm, backend):
+    s = statespace_system(ref)
+    assert validate_system(s).ok, validate_system(s)
+    r = simulate(s, algorithm=algorithm, variables=["ss.y[0]", "ss.y[1]", "ss.y[2]", "ss.u[1]",
+                                                    "sink.Float64_continuous_output"],
+                 **({"backend": backend} if backend else {}))
+    t = np.asarray(r.time)
+    assert t[-1] == pytest.approx(2.0)
+    y = np.array([np.asarray(r[f"ss.y[{i}]"]) for i in range(3)])
+    # each element is the one asked for (u[1] = 0.5 and u[2] = -1 would show in a mix-up)
+    assert np.abs(y - euler(t)).max() < 1e-12
+    assert np.abs(y - U[:, None] * (2.0 - np.exp(-t))).max() < 5e-4       # the continuous solution
+    assert np.array_equal(np.asarray(r["ss.u[1]"]), np.full(len(t), 0.5))
+    assert np.allclose(np.asarray(r["sink.Float64_continuous_output"]), y[0], rtol=0, atol=1e-12)
+
+
+def test_statespace_alone_in_fmpy_agrees_with_our_run(ref):
+    """FMPy runs StateSpace with the same start values (its own array handling) and gets our y."""
+    theirs = simulate_fmu(str(ref["StateSpace"]), stop_time=2.0, output_interval=0.1, output=["y"],
+                          start_values={"A": [-1.0, 0, 0, 0, -1.0, 0, 0, 0, -1.0], "u": list(U)})
+    s = System("alone", stop_time=2.0, base_step=0.1)
+    s.add_component(Component("ss", ref["StateSpace"], parameters={**NEGATIVE_A, **{f"u[{i}]": float(U[i])
+                                                                                    for i in range(3)}}))
+    ours = simulate(s, variables=[f"ss.y[{i}]" for i in range(3)])
+    assert np.array_equal(ours.time, theirs["time"])
+    for i in range(3):
+        assert np.abs(np.asarray(ours[f"ss.y[{i}]"]) - theirs["y"][:, i]).max() < 1e-12
+
+
+def test_ecco_steps_a_power_bond_through_array_elements(ref):
+    """A feedback loop y[0] -> Feedthrough -> u[0] marked as a power bond, D[0][0] = 0 (an element
+    of a 2-D array), A[0][0] = -2, B[0][1] = 1 with u[1] = 0.5: x[0]' = -x[0] + 0.5."""
+    s = System("bond", stop_time=2.0, base_step=0.01)
+    s.add_component(Component("ss", ref["StateSpace"], parameters={
+        **NEGATIVE_A, "A[0][0]": -2.0, "D[0][0]": 0.0, "B[0][1]": 1.0, "u[1]": 0.5}))
+    s.add_component(Component("ft", ref["Feedthrough"]))
+    s.connect("ss.y[0]", "ft.Float64_continuous_input", power_bond="loop")
+    s.connect("ft.Float64_continuous_output", "ss.u[0]", power_bond="loop")
+    for algorithm in ("ecco", "fixed"):
+        r = simulate(s, algorithm=algorithm, variables=["ss.y[0]", "ss.x[0]"])
+        t, y0 = np.asarray(r.time), np.asarray(r["ss.y[0]"])
+        assert t[-1] == pytest.approx(2.0) and np.all(np.isfinite(y0)), algorithm
+        assert np.array_equal(y0, np.asarray(r["ss.x[0]"])), algorithm          # D[0][0] = 0 took
+        assert np.abs(y0 - 0.5 * (1.0 - np.exp(-t))).max() < 0.02, algorithm   # the loop lags a step
+
+
+def test_whole_arrays_connect_element_by_element_from_a_system_file(ref, tmp_path):
+    """ss1.y -> ss2.u written as one connection of whole arrays: three element connections."""
+    s = System("whole", stop_time=1.0, base_step=0.1)
+    s.add_component(Component("ss1", ref["StateSpace"], parameters=dict(NEGATIVE_A)))
+    s.add_component(Component("ss2", ref["StateSpace"], parameters=dict(NEGATIVE_A)))
+    s.connections.append(Connection(("ss1", "y"), ("ss2", "u")))
+    ssd = write_ssp(s, tmp_path / "whole.ssd")
+    loaded = load_system(ssd)
+    assert [(c.source[1], c.target[1]) for c in loaded.connections] == [("y[0]", "u[0]"), ("y[1]", "u[1]"),
+                                                                        ("y[2]", "u[2]")]
+    assert validate_system(loaded).ok
+    r = simulate(loaded, variables=["ss1.y[1]", "ss2.u[1]"])
+    y, u = np.asarray(r["ss1.y[1]"]), np.asarray(r["ss2.u[1]"])
+    # the fixed-step master feeds each step the output of the step before (the start: the initial one)
+    assert u[0] == y[0] == 2.0 and np.array_equal(u[1:], y[:-1])
+    assert y[-1] == pytest.approx(2.0 * (2.0 - np.exp(-1.0)), abs=1e-3)
+    # System.connect does the same
+    s2 = System("whole2")
+    s2.add_component(Component("ss1", ref["StateSpace"]))
+    s2.add_component(Component("ss2", ref["StateSpace"]))
+    s2.connect("ss1.y", "ss2.u", factor=2.0)
+    assert [(c.target[1], c.factor) for c in s2.connections] == [("u[0]", 2.0), ("u[1]", 2.0), ("u[2]", 2.0)]
+
+
+def test_elements_are_recorded_by_default_and_by_name_from_the_command_line(ref, tmp_path, capsys):
+    s = statespace_system(ref)
+    observed = default_observed(s)
+    assert ("ss", "y[2]") in observed and ("ss", "u[0]") in observed
+    assert ("ss", "y") not in observed and ("ss", "A[0][0]") not in observed     # parameters: by name only
+    ssd = write_ssp(s, tmp_path / "arrays.ssd")
+    out = tmp_path / "run"
+    assert main(["run", str(ssd), "--out", str(out), "--quiet", "--variables", "ss.y[2]", "ss.x[2]"]) == 0
+    from orchestration.master.observers.results import load_results
+
+    r = load_results(out)
+    assert np.abs(np.asarray(r["ss.y[2]"]) - euler(np.asarray(r.time))[2]).max() < 1e-12
+    assert np.abs(np.asarray(r["ss.x[2]"]) - (euler(np.asarray(r.time))[2] - U[2])).max() < 1e-12
+    capsys.readouterr()
+
+
+def _ssd_with(ref, tmp_path, source: str, target: str):
+    """An SSD with the connection source -> target as a user would edit it: written with a valid
+    element of StateSpace (y[0] or u[0]) in its place, then that name replaced in the file."""
+    s = System("bad", stop_time=1.0, base_step=0.1)
+    s.add_component(Component("ss", ref["StateSpace"]))
+    s.add_component(Component("ft", ref["Feedthrough"]))
+    ends = [tuple(end.split(".", 1)) for end in (source, target)]
+    stand_in = [(comp, ("y[0]" if k == 0 else "u[0]") if comp == "ss" else var) for k, (comp, var) in enumerate(ends)]
+    s.connections.append(Connection(*stand_in))
+    ssd = write_ssp(s, tmp_path / "bad.ssd")
+    text = ssd.read_text()
+    for (_, var), (_, written) in zip(ends, stand_in):
+        text = text.replace(f'"{written}"', f'"{var}"')
+    ssd.write_text(text)
+    return ssd
+
+
+@pytest.mark.parametrize("source,target,expected", [
+    ("ss.y[3]", "ft.Float64_continuous_input", "'y[3]' is out of range: y has shape 3 (elements y[0] .. y[2]"),
+    ("ft.Float64_continuous_output", "ss.A[0,1]", "one bracket per dimension, 'A[0][1]'"),
+    ("ft.Float64_continuous_output", "ss.A[1]", "A has 2 dimension(s) (shape 3x3): an element is written A[i][j]"),
+    ("ss.y", "ft.Float64_continuous_input", "ss.y is a whole array (shape 3) and ft.Float64_continuous_input a "
+                                            "scalar"),
+])
+def test_a_system_file_with_a_wrong_element_or_an_array_into_a_scalar_is_refused_by_name(ref, tmp_path, capsys,
+                                                                                        source, target, expected):
+    ssd = _ssd_with(ref, tmp_path, source, target)
+    with pytest.raises(SystemFileError) as caught:
+        load_system(ssd)
+    assert expected in str(caught.value)
+    assert main(["validate", str(ssd)]) != 0
+    captured = capsys.readouterr()
+    assert expected in (captured.out + captured.err).replace("\n", " ")
+
+
+def test_whole_arrays_of_different_shapes_are_refused_naming_both(ref):
+    s = System("shapes", stop_time=1.0, base_step=0.1)
+    s.add_component(Component("a", ref["StateSpace"]))
+    s.add_component(Component("b", ref["StateSpace"]))
+    with pytest.raises(SystemFileError, match=r"shape mismatch: a\.y has shape 3, b\.A has shape 3x3"):
+        s.connect("a.y", "b.A")
+    assert s.connections == []
+    s.connections.append(Connection(("a", "y"), ("b", "A")))       # not through connect: the validation says it
+    assert any("shape mismatch: a.y has shape 3, b.A has shape 3x3" in str(p) for p in validate_system(s).errors)
+
+
+def test_start_values_of_whole_arrays_and_of_sizing_structural_parameters_are_refused(ref):
+    s = System("starts", stop_time=1.0, base_step=0.1)
+    s.add_component(Component("ss", ref["StateSpace"], parameters={"u": 1.0, "n": 2, "y[5]": 1.0, "A[2][2]": 0.5}))
+    errors = [str(p) for p in validate_system(s).errors]
+    assert any("'u' is an array variable: give start values to its elements" in e for e in errors), errors
+    sizes = "'n' is a structural parameter that sizes the arrays A, B, C, x0, x, der(x)"
+    assert any(sizes in e for e in errors), errors
+    assert any("'y[5]' is out of range" in e for e in errors), errors
+    assert not any("A[2][2]" in e for e in errors), errors
