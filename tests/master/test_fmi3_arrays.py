@@ -18,7 +18,7 @@ from fmpy import simulate_fmu
 from orchestration import simulate
 from orchestration.cli.main import main
 from orchestration.errors import SystemFileError
-from orchestration.master.observers.results import default_observed
+from orchestration.master.observers.results import default_observed, load_results
 from orchestration.system.files import load_system
 from orchestration.system.model import Component, Connection, System
 from orchestration.system.ssp import write_ssp
@@ -135,12 +135,10 @@ def test_elements_are_recorded_by_default_and_by_name_from_the_command_line(ref,
     s = statespace_system(ref)
     observed = default_observed(s)
     assert ("ss", "y[2]") in observed and ("ss", "u[0]") in observed
-    assert ("ss", "y") not in observed and ("ss", "A[0][0]") not in observed     # parameters: by name only
+    assert ("ss", "y") not in observed and ("ss", "A[0][0]") not in observed     # parameters: when asked
     ssd = write_ssp(s, tmp_path / "arrays.ssd")
     out = tmp_path / "run"
     assert main(["run", str(ssd), "--out", str(out), "--quiet", "--variables", "ss.y[2]", "ss.x[2]"]) == 0
-    from orchestration.master.observers.results import load_results
-
     r = load_results(out)
     assert np.abs(np.asarray(r["ss.y[2]"]) - euler(np.asarray(r.time))[2]).max() < 1e-12
     assert np.abs(np.asarray(r["ss.x[2]"]) - (euler(np.asarray(r.time))[2] - U[2])).max() < 1e-12
@@ -202,3 +200,17 @@ def test_start_values_of_whole_arrays_and_of_sizing_structural_parameters_are_re
     assert any(sizes in e for e in errors), errors
     assert any("'y[5]' is out of range" in e for e in errors), errors
     assert not any("A[2][2]" in e for e in errors), errors
+
+
+def test_simulating_statespace_alone_records_its_output_elements_as_fmpy_gives_them(ref, tmp_path, capsys):
+    """``marine-cosim simulate`` of one FMU: every element of its output arrays, FMPy's values."""
+    out = tmp_path / "alone"
+    assert main(["simulate", str(ref["StateSpace"]), "--out", str(out), "--no-plot", "--quiet",
+                 "--set", "A[0][0]=-1", "--set", "u[2]=0.25"]) == 0
+    ours = load_results(out)
+    theirs = simulate_fmu(str(ref["StateSpace"]), fmi_type="CoSimulation", output=["y"],
+                          start_values={"A": [-1.0, 0, 0, 0, 1.0, 0, 0, 0, 1.0], "u": [1.0, 2.0, 0.25]})
+    assert np.array_equal(ours.time, theirs["time"])
+    for i in range(3):
+        assert np.array_equal(np.asarray(ours[f"StateSpace.y[{i}]"]), theirs["y"][:, i]), i
+    capsys.readouterr()
