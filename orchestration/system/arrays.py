@@ -89,12 +89,47 @@ def array_shape(md, variable) -> tuple[int, ...]:
         try:
             size = int(str(text).strip())
         except (TypeError, ValueError):
-            raise SystemFileError(f"array {variable.name}: {what} has no whole-number start value ({text!r}): its "
-                                  "size cannot be resolved") from None
+            value = "no start value" if text is None else f"the start value {text!r}, not a whole number"
+            raise SystemFileError(f"array {variable.name}: {what} has {value}: its size cannot be resolved") from None
         if size < 0:
             raise SystemFileError(f"array {variable.name}: {what} is {size}: a size cannot be negative")
         shape.append(size)
     return tuple(shape)
+
+
+def unresolved_dimension(fmu) -> str | None:
+    """Why a Dimension of an array in the modelDescription.xml of the FMU file ``fmu`` has no size
+    (it names no integer variable, or one without a whole-number start value), or None. FMPy's
+    reader stops at such a file with a bare ``int()`` error: this says which array and parameter."""
+    import zipfile
+
+    from lxml import etree
+
+    try:
+        with zipfile.ZipFile(fmu) as archive:
+            root = etree.fromstring(archive.read("modelDescription.xml"))
+    except Exception:          # not our question: the caller reports the file as unreadable
+        return None
+    variables = root.find("ModelVariables")
+    by_vr = {v.get("valueReference"): v for v in (variables if variables is not None else ())
+             if isinstance(v.tag, str)}
+    for v in by_vr.values():
+        for k, d in enumerate(v.findall("Dimension"), 1):
+            if d.get("start") is not None:
+                text, what = d.get("start"), f"its dimension {k} (start={d.get('start')!r})"
+            else:
+                parameter = by_vr.get(d.get("valueReference"))
+                if parameter is None or not parameter.tag.startswith(("Int", "UInt")):
+                    return (f"array {v.get('name')}: its dimension {k} refers to value reference "
+                            f"{d.get('valueReference')}, which is no integer variable of the FMU: its size cannot be "
+                            "resolved")
+                text, what = parameter.get("start"), f"its dimension {k} (structural parameter {parameter.get('name')})"
+            try:
+                int(str(text).strip())
+            except (TypeError, ValueError):
+                value = "no start value" if text is None else f"the start value {text!r}, not a whole number"
+                return f"array {v.get('name')}: {what} has {value}: its size cannot be resolved"
+    return None
 
 
 def array_starts(variable, size: int) -> list[str] | None:

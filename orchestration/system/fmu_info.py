@@ -113,7 +113,17 @@ def parse_start(kind: str, text) -> object:
 def _model_info(path: str, mtime_ns: int, size: int) -> ModelInfo:
     from fmpy import read_model_description
 
-    return info_from_description(read_model_description(path, validate=False), Path(path))
+    try:
+        md = read_model_description(path, validate=False)
+    except Exception as exc:
+        from orchestration.errors import SystemFileError
+        from orchestration.system.arrays import unresolved_dimension
+
+        problem = unresolved_dimension(path)
+        if problem:
+            raise SystemFileError(problem) from exc
+        raise
+    return info_from_description(md, Path(path))
 
 
 def info_from_description(md, path: Path) -> ModelInfo:

@@ -52,7 +52,7 @@ from orchestration.errors import SystemFileError, did_you_mean
 from orchestration.system.file_values import FileValue
 from orchestration.system.adapters import AdapterError
 from orchestration.system.arrays import (ArrayElement, array_connection_problem, array_shape, element_problem,
-                                         element_variables)
+                                         element_variables, unresolved_dimension)
 from orchestration.system.fmu_info import (NUMERIC, INTEGER_RANGE, component_description, connection_problem, family,
                                            no_co_simulation)
 from orchestration.system.graphs import strongly_connected_components
@@ -219,7 +219,7 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
             try:
                 md = read_model_description(str(source))
             except Exception as exc:
-                add("error", where, f"cannot read {source.name}: {exc}")
+                add("error", where, f"cannot read {source.name}: {unresolved_dimension(source) or exc}")
                 continue
             if md.coSimulation is None:
                 add("error", where, no_co_simulation(source))

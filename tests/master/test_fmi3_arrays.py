@@ -11,6 +11,9 @@ continuous solution is u_i (2 - exp(-t)).
 """
 from __future__ import annotations
 
+import re
+import zipfile
+
 import numpy as np
 import pytest
 from fmpy import simulate_fmu
@@ -214,3 +217,27 @@ def test_simulating_statespace_alone_records_its_output_elements_as_fmpy_gives_t
     for i in range(3):
         assert np.array_equal(np.asarray(ours[f"StateSpace.y[{i}]"]), theirs["y"][:, i]), i
     capsys.readouterr()
+
+
+def test_an_array_whose_size_cannot_be_resolved_is_refused_naming_its_structural_parameter(ref, tmp_path):
+    """StateSpace with the start value of m (the size of u) taken out of its modelDescription."""
+    broken = tmp_path / "StateSpace_no_m.fmu"
+    with zipfile.ZipFile(ref["StateSpace"]) as src, zipfile.ZipFile(broken, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "modelDescription.xml":
+                text = data.decode()
+                line = next(x for x in text.splitlines() if 'name="m"' in x)
+                data = text.replace(line, line.replace(' start="3"', "")).encode()
+            dst.writestr(item, data)
+    s = System("unsized", stop_time=1.0, base_step=0.1)
+    s.add_component(Component("ss", broken))
+    s.add_component(Component("ft", ref["Feedthrough"]))
+    s.connections.append(Connection(("ft", "Float64_continuous_output"), ("ss", "u[0]")))
+    expected = "array B: its dimension 2 (structural parameter m) has no start value: its size cannot be resolved"
+    errors = [str(p) for p in validate_system(s).errors]
+    assert any(expected in e for e in errors), errors
+    ssd = tmp_path / "unsized.ssd"
+    s.connections[0] = Connection(("ft", "Float64_continuous_output"), ("ss", "time"))   # writable
+    with pytest.raises(SystemFileError, match=re.escape(expected)):
+        write_ssp(s, ssd)
