@@ -93,7 +93,8 @@ def test_statespace_alone_in_fmpy_agrees_with_our_run(ref):
         assert np.abs(np.asarray(ours[f"ss.y[{i}]"]) - theirs["y"][:, i]).max() < 1e-12
 
 
-def test_ecco_steps_a_power_bond_through_array_elements(ref):
+@pytest.mark.parametrize("backend", [None, "process"])
+def test_ecco_steps_a_power_bond_through_array_elements(ref, backend):
     """A feedback loop y[0] -> Feedthrough -> u[0] marked as a power bond, D[0][0] = 0 (an element
     of a 2-D array), A[0][0] = -2, B[0][1] = 1 with u[1] = 0.5: x[0]' = -x[0] + 0.5."""
     s = System("bond", stop_time=2.0, base_step=0.01)
@@ -103,11 +104,13 @@ def test_ecco_steps_a_power_bond_through_array_elements(ref):
     s.connect("ss.y[0]", "ft.Float64_continuous_input", power_bond="loop")
     s.connect("ft.Float64_continuous_output", "ss.u[0]", power_bond="loop")
     for algorithm in ("ecco", "fixed"):
-        r = simulate(s, algorithm=algorithm, variables=["ss.y[0]", "ss.x[0]"])
+        r = simulate(s, algorithm=algorithm, variables=["ss.y[0]", "ss.x[0]"],
+                     **({"backend": backend} if backend else {}))
         t, y0 = np.asarray(r.time), np.asarray(r["ss.y[0]"])
         assert t[-1] == pytest.approx(2.0) and np.all(np.isfinite(y0)), algorithm
         assert np.array_equal(y0, np.asarray(r["ss.x[0]"])), algorithm          # D[0][0] = 0 took
-        assert np.abs(y0 - 0.5 * (1.0 - np.exp(-t))).max() < 0.02, algorithm   # the loop lags a step
+        # the loop lags a step: 7.4e-4 from the continuous solution (2026-11-29)
+        assert np.abs(y0 - 0.5 * (1.0 - np.exp(-t))).max() < 2e-3, algorithm
 
 
 def test_whole_arrays_connect_element_by_element_from_a_system_file(ref, tmp_path):
