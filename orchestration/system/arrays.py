@@ -46,7 +46,7 @@ class ArrayElement(ModelVariable):
             if slot != "__weakref__" and hasattr(array, slot):
                 object.__setattr__(self, slot, getattr(array, slot))
         self.name = element_name(array.name, index)
-        self.dimensions = []
+        self.dimensions, self.dimensionValueReferences, self.shape = [], [], None
         self.start = start
         self.array = array
         self.index = index
