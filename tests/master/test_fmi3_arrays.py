@@ -8,6 +8,9 @@ Feedthrough FMUs, given start values, recorded, under every algorithm and in wor
 With A = -I (start values of its diagonal elements) and constant inputs u, the FMU's fixed
 forward-Euler step (1 ms) gives x_i(t) = u_i (1 - (1 - h)^(t/h)) exactly and y = x + u; the
 continuous solution is u_i (2 - exp(-t)).
+
+ArrayFeedthrough (ours, on the Reference FMUs' framework) takes the Int32, Boolean and matrix paths
+with arrays of fixed sizes.
 """
 from __future__ import annotations
 
@@ -244,3 +247,61 @@ def test_an_array_whose_size_cannot_be_resolved_is_refused_naming_its_structural
     s.connections[0] = Connection(("ft", "Float64_continuous_output"), ("ss", "time"))   # writable
     with pytest.raises(SystemFileError, match=re.escape(expected)):
         write_ssp(s, ssd)
+
+
+# ---------------------------------------------------------------------------- Int32, Boolean, a matrix
+
+@pytest.fixture(scope="module")
+def typed(tmp_path_factory):
+    """ArrayFeedthrough (tests/models/reference_fmus, ours on the Reference FMUs' framework): arrays of
+    fixed sizes, ints_out = 10 ints_in (Int32[3]), flags_out = not flags_in (Boolean[2]), m_out (3x2)
+    the transpose of m_in (2x3); Stair's counter (1, 2, ... every second) and a Feedthrough feed it."""
+    out = tmp_path_factory.mktemp("typed_arrays")
+    try:
+        return {model: build_reference_fmu(model, 3, out) for model in ("ArrayFeedthrough", "Stair", "Feedthrough")}
+    except FmuBuildError as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("algorithm,backend", [("fixed", None), ("iterative", None), ("fixed", "process")])
+def test_integer_boolean_and_matrix_elements_arrive_whole_and_in_row_major_order(typed, algorithm, backend):
+    s = System("typed", stop_time=3.0, base_step=0.5)
+    s.add_component(Component("af", typed["ArrayFeedthrough"], parameters={"ints_in[2]": -7, "m_in[0][1]": 0.25,
+                                                                              "flags_in[1]": False}))
+    s.add_component(Component("st", typed["Stair"]))
+    s.add_component(Component("ft", typed["Feedthrough"], parameters={"Boolean_input": True,
+                                                                       "Float64_continuous_input": 3.5}))
+    s.add_component(Component("ft2", typed["Feedthrough"]))
+    s.connect("st.counter", "af.ints_in[1]")
+    s.connect("ft.Boolean_output", "af.flags_in[0]")
+    s.connect("ft.Float64_continuous_output", "af.m_in[1][2]", factor=2.0, offset=1.0)
+    s.connect("af.ints_out[1]", "ft2.Int32_input")
+    report = validate_system(s)
+    assert report.ok, report
+    names = ["af.ints_out[0]", "af.ints_out[1]", "af.ints_out[2]", "af.flags_out[0]", "af.flags_out[1]",
+             "af.m_out[0][1]", "af.m_out[1][0]", "af.m_out[2][1]", "st.counter", "ft2.Int32_output"]
+    r = simulate(s, algorithm=algorithm, variables=names, **({"backend": backend} if backend else {}))
+    n = len(r.time)
+    counter = np.asarray(r["st.counter"], dtype=float)
+    assert np.array_equal(np.asarray(r["af.ints_out[0]"], dtype=float), np.full(n, 10.0))      # its start value
+    assert np.array_equal(np.asarray(r["af.ints_out[2]"], dtype=float), np.full(n, -70.0))     # a start value set
+    assert np.array_equal(np.asarray(r["af.ints_out[1]"], dtype=float), 10 * counter)          # direct feedthrough
+    assert np.array_equal(np.asarray(r["ft2.Int32_output"], dtype=float), 10 * counter)
+    # the modelDescription's flags_in is (false, true): here (true from ft, false a start value)
+    assert list(np.asarray(r["af.flags_out[0]"], dtype=bool)) == [False] * n
+    assert list(np.asarray(r["af.flags_out[1]"], dtype=bool)) == [True] * n
+    # m_out[j][i] = m_in[i][j]: m_in[0][1] = 0.25 (a start value), m_in[1][0] = 4 (the modelDescription's),
+    # m_in[1][2] = 2 * 3.5 + 1 (the linear transformation)
+    assert np.array_equal(np.asarray(r["af.m_out[1][0]"]), np.full(n, 0.25))
+    assert np.array_equal(np.asarray(r["af.m_out[0][1]"]), np.full(n, 4.0))
+    assert np.array_equal(np.asarray(r["af.m_out[2][1]"]), np.full(n, 8.0))
+
+
+def test_whole_arrays_with_as_many_elements_in_another_shape_are_refused(typed):
+    s = System("transposed")
+    s.add_component(Component("a", typed["ArrayFeedthrough"]))
+    s.add_component(Component("b", typed["ArrayFeedthrough"]))
+    with pytest.raises(SystemFileError, match=r"shape mismatch: a\.m_out has shape 3x2, b\.m_in has shape 2x3"):
+        s.connect("a.m_out", "b.m_in")
+    s.connect("a.ints_out", "b.ints_in")
+    assert [c.target[1] for c in s.connections] == ["ints_in[0]", "ints_in[1]", "ints_in[2]"]

@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-MODELS = ("Stair", "BouncingBall", "Feedthrough", "Dahlquist", "StateSpace")
+MODELS = ("Stair", "BouncingBall", "Feedthrough", "Dahlquist", "StateSpace", "ArrayFeedthrough")
 
 
 class FmuBuildError(RuntimeError):
