@@ -21,10 +21,11 @@ start values (a system file that sets one that sizes an array is refused by the 
 from __future__ import annotations
 
 import math
+import os
 import re
 from typing import Any
 
-from fmpy.model_description import ModelVariable
+from fmpy.model_description import ModelDescription, ModelVariable
 
 from orchestration.errors import SystemFileError
 from orchestration.system.model import Connection, System
@@ -67,7 +68,7 @@ def split_element(name: str) -> tuple[str, tuple[int, ...]] | None:
     return m["base"], tuple(int(i) for i in re.findall(r"\d+", m["index"]))
 
 
-def array_shape(md, variable) -> tuple[int, ...]:
+def array_shape(md: ModelDescription, variable: ModelVariable) -> tuple[int, ...]:
     """The shape of an array variable of the FMPy ModelDescription ``md``: each ``<Dimension>``'s
     ``start``, or the start value of the structural parameter its ``valueReference`` names. Raises
     SystemFileError when a size cannot be resolved (no such parameter, no start value, not a whole
@@ -97,7 +98,7 @@ def array_shape(md, variable) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def unresolved_dimension(fmu) -> str | None:
+def unresolved_dimension(fmu: str | os.PathLike) -> str | None:
     """Why a Dimension of an array in the modelDescription.xml of the FMU file ``fmu`` has no size
     (it names no integer variable, or one without a whole-number start value), or None. FMPy's
     reader stops at such a file with a bare ``int()`` error: this says which array and parameter."""
@@ -132,7 +133,7 @@ def unresolved_dimension(fmu) -> str | None:
     return None
 
 
-def array_starts(variable, size: int) -> list[str] | None:
+def array_starts(variable: ModelVariable, size: int) -> list[str] | None:
     """The start attribute of an array split into its ``size`` values (row-major), None without one.
     A single value stands for every element (as FMPy writes a scalar start)."""
     if variable.start is None:
@@ -156,7 +157,7 @@ def _indices(shape: tuple[int, ...]):
             index[d] = 0
 
 
-def element_variables(md) -> list:
+def element_variables(md: ModelDescription) -> list[ModelVariable]:
     """The variables of ``md`` with, after each numeric array variable (of at most MAX_ELEMENTS
     elements whose shape resolves), one :class:`ArrayElement` per element in row-major order; a
     scalar of the FMU with the same name as an element keeps the name."""
@@ -185,7 +186,7 @@ def shape_text(shape: tuple[int, ...]) -> str:
     return "x".join(str(n) for n in shape) if shape else "scalar"
 
 
-def element_problem(md, name: str) -> str | None:
+def element_problem(md: ModelDescription, name: str) -> str | None:
     """Why ``name``, which the FMU has no variable of, is not an element of one of its arrays (for
     the messages of the system readers and the validation), or None when it does not look like one."""
     arrays = {v.name: v for v in md.modelVariables if getattr(v, "dimensions", None)}
