@@ -15,6 +15,13 @@ An array of Real (FMI 3.0: Float64) references alone is the fast path, one FMI c
 other types are got and set per type and converted. Strings and Binaries go by name
 (:meth:`Slave.get_values`, :meth:`Slave.set_values`).
 
+An element ``name[i]`` of an FMI 3.0 array variable (orchestration.system.arrays) is a variable of
+its own whose typed reference also carries its row-major element index. FMI 3.0 gets and sets an
+array only whole ("Getting and Setting Variable Values": ``nValues`` counts every element): a call
+gets each array it touches once and picks the elements; a set changes the elements in the values
+the slave holds for the array (its start values from the modelDescription, then whatever was set)
+and sets the whole array.
+
 An FMU that asks to end the simulation (FMI 2.0: doStep returns fmi2Discard and
 fmi2GetBooleanStatus(fmi2Terminated) is true; FMI 3.0: doStep's terminateSimulation) raises
 :class:`TerminateRequest`, which is not an error: the execution ends the run there.
@@ -34,12 +41,16 @@ from fmpy.fmi1 import FMICallException
 from fmpy.model_description import ModelDescription
 
 from orchestration.errors import SlaveError  # noqa: F401  (re-exported)
+from orchestration.system.arrays import ArrayElement, element_variables
 from orchestration.system.fmu_info import NUMERIC, family, parse_start
 
 #: the type code in the upper bits of a typed value reference (0: Real / Float64, the fast path)
 TYPE_CODES = {"Real": 0, "Float64": 0, "Integer": 1, "Int32": 1, "Enumeration": 2, "Boolean": 3, "Float32": 4,
               "Int8": 5, "UInt8": 6, "Int16": 7, "UInt16": 8, "UInt32": 9, "Int64": 10, "UInt64": 11}
 _SHIFT = 32
+#: the element index + 1 of an array element's typed reference sits above the type code (0: a scalar)
+_ELEMENT_SHIFT = 40
+_CODE_MASK = (1 << (_ELEMENT_SHIFT - _SHIFT)) - 1
 
 
 def release_embedded_python(library: Any) -> bool:
@@ -65,9 +76,10 @@ def release_embedded_python(library: Any) -> bool:
     return True
 
 
-def typed_reference(kind: str, value_reference: int) -> int:
-    """The value reference with its FMI type in the upper bits (numeric types only)."""
-    return (TYPE_CODES[kind] << _SHIFT) | int(value_reference)
+def typed_reference(kind: str, value_reference: int, element: int = -1) -> int:
+    """The value reference with its FMI type in the upper bits (numeric types only) and, for an
+    element of an array variable, its row-major index above them."""
+    return ((element + 1) << _ELEMENT_SHIFT) | (TYPE_CODES[kind] << _SHIFT) | int(value_reference)
 
 
 class TerminateRequest(Exception):
@@ -90,15 +102,17 @@ class VariableInfo:
     unit: str | None
     start: Any                # parsed by type
     kind: str = ""            # the FMI type as declared (Real, Float32, Int16, ...)
+    element: int = -1         # an element of an array variable: its row-major index (-1: not one)
+    array: bool = False       # a whole array variable (read and written through its elements)
 
     @property
     def numeric(self) -> bool:
-        return self.type in NUMERIC
+        return self.type in NUMERIC and not self.array
 
     @property
     def reference(self) -> int:
         """The typed value reference (numeric types only)."""
-        return typed_reference(self.kind, self.value_reference)
+        return typed_reference(self.kind, self.value_reference, self.element)
 
 
 class Done:
@@ -184,16 +198,40 @@ class Slave:
 
 
 def variable_table(md: ModelDescription) -> dict[str, VariableInfo]:
+    """Every variable of ``md`` by name, and every element ``name[i]`` of its numeric arrays
+    (orchestration.system.arrays)."""
     table = {}
-    for v in md.modelVariables:
+    for v in element_variables(md):
         try:
             start = parse_start(v.type, v.start)
         except (TypeError, ValueError):
             start = v.start
         table[v.name] = VariableInfo(v.name, v.valueReference, family(v.type), v.causality, v.variability,
                                      v.unit or (v.declaredType.unit if v.declaredType is not None else None), start,
-                                     v.type)
+                                     v.type, v.flat if isinstance(v, ArrayElement) else -1,
+                                     bool(getattr(v, "dimensions", None)))
     return table
+
+
+def array_layout(md: ModelDescription) -> dict[tuple[str, int], np.ndarray]:
+    """(FMI type, value reference) -> the start values of each numeric array variable of ``md`` whose
+    elements are addressable (zeros where it declares none): what a slave holds for it until set."""
+    held = {}
+    for v in element_variables(md):
+        if isinstance(v, ArrayElement):
+            values = held.setdefault((v.type, v.valueReference), np.zeros(v.size))
+            try:
+                start = parse_start(v.type, v.start)
+            except (TypeError, ValueError):
+                start = None
+            if start is not None:
+                values[v.flat] = float(start)
+    return held
+
+
+def _state_key(state: Any) -> int:
+    """An FMU state's address (FMPy gives a ctypes pointer), to find what belongs to it."""
+    return int(getattr(state, "value", None) or id(state))
 
 
 class InProcessSlave(Slave):
@@ -213,6 +251,10 @@ class InProcessSlave(Slave):
         if md.fmiVersion not in ("1.0", "2.0", "3.0"):
             raise SlaveError(f"{name}: {self.fmu.name} is FMI {md.fmiVersion} (FMI 1.0, 2.0 and 3.0 CS are supported)")
         self.variables = variable_table(md)
+        # the values held for each array variable (module docstring): reset at every instantiate
+        self._array_starts = array_layout(md) if md.fmiVersion == "3.0" else {}
+        self._held: dict[tuple[str, int], np.ndarray] = {}
+        self._held_at: dict[int, dict[tuple[str, int], np.ndarray]] = {}
         self.fmi_version = md.fmiVersion
         self._own_dir = workdir is None
         self.unzipdir = extract(str(fmu), unzipdir=str(workdir) if workdir else tempfile.mkdtemp(prefix="mc_fmu_"))
@@ -287,6 +329,8 @@ class InProcessSlave(Slave):
             self._fmi1_do_step.restype = ctypes.c_int
             self._get_real = None
         self._buffers: dict[int, tuple[Any, ...]] = {}
+        self._held = {key: values.copy() for key, values in self._array_starts.items()}
+        self._held_at.clear()
 
     def _call(self, what: str, function, *args, **kwargs):
         try:
@@ -354,24 +398,43 @@ class InProcessSlave(Slave):
         return value
 
     def set_values(self, values: dict[str, Any]) -> None:
-        """Start values or manipulated values by name, any FMI type."""
+        """Start values or manipulated values by name, any FMI type; an element of an array sets the
+        whole array with the values held for its other elements (module docstring)."""
         by_kind: dict[str, tuple[list[int], list[Any], list[str]]] = {}
+        arrays: dict[tuple[str, int], list[str]] = {}
         for name, value in values.items():
             info = self.variables[name]
-            vrs, vals, names = by_kind.setdefault(info.kind, ([], [], []))
+            if info.array:
+                raise SlaveError(f"{self.name} ({self.fmu.name}): {name} is an array variable: set its elements "
+                                 f"({name}[0], ...)")
             try:
-                vals.append(self._convert(info.kind, value))
+                typed = self._convert(info.kind, value)
             except (TypeError, ValueError) as exc:
                 raise SlaveError(f"{self.name} ({self.fmu.name}): {name} is a {info.kind}: {exc}") from None
+            if info.element >= 0:
+                key = (info.kind, info.value_reference)
+                self._held[key][info.element] = float(typed)
+                arrays.setdefault(key, []).append(name)
+                continue
+            vrs, vals, names = by_kind.setdefault(info.kind, ([], [], []))
+            vals.append(typed)
             vrs.append(info.value_reference)
             names.append(name)
         for kind, (vrs, vals, names) in by_kind.items():
             self._call(f"set {', '.join(names)}", self._typed_call(kind, True), vrs, vals)
+        for (kind, vr), names in arrays.items():
+            whole = [self._convert(kind, v) for v in self._held[(kind, vr)]]
+            self._call(f"set {', '.join(names)} (the whole array)", self._typed_call(kind, True), [vr], whole)
 
     def get_values(self, names: Sequence[str]) -> dict[str, Any]:
         out = {}
         for name in names:
             info = self.variables[name]
+            if info.element >= 0:
+                size = len(self._held[(info.kind, info.value_reference)])
+                got = self._call(f"get {name}", self._typed_call(info.kind, False), [info.value_reference], size)
+                out[name] = got[info.element]
+                continue
             value = self._call(f"get {name}", self._typed_call(info.kind, False), [info.value_reference])[0]
             out[name] = value.decode("utf-8") if isinstance(value, bytes) and info.type == "String" else value
         return out
@@ -382,32 +445,55 @@ class InProcessSlave(Slave):
         """(value references as a ctypes array, a value buffer, vrs, the buffer as a ctypes double
         pointer, per-type groups or None): made once per vrs array (the execution keeps its arrays),
         so a call converts nothing (``data_as`` alone costs microseconds). Groups are (kind,
-        positions, value references, reader) for arrays with other types than Real; an FMI 2.0
-        group's reader is (fmi2Get<Type>, its references as a ctypes array, a ctypes value buffer)
-        made once, so that a master recording a Boolean does not pay FMPy's typed call (new ctypes
-        arrays and a list per call) for every other value of the FMU at every step."""
+        positions, value references, reader, arrays) for arrays with other types than Real or with
+        elements of array variables; an FMI 2.0 group's reader is (fmi2Get<Type>, its references as
+        a ctypes array, a ctypes value buffer) made once, so that a master recording a Boolean does
+        not pay FMPy's typed call (new ctypes arrays and a list per call) for every other value of the
+        FMU at every step. ``arrays`` is None for scalars, else (the array variables' references,
+        the held-value keys, their sizes, each position's index into their values concatenated)."""
         key = id(vrs)
         cached = self._buffers.get(key)
         if cached is None or cached[2] is not vrs:
             refs = np.asarray(vrs, dtype=np.int64)
-            codes = refs >> _SHIFT
+            codes = (refs >> _SHIFT) & _CODE_MASK
+            elements = (refs >> _ELEMENT_SHIFT) - 1
             plain = refs & 0xFFFFFFFF
             vr_array = (ctypes.c_uint * len(vrs))(*[int(v) for v in plain])
             values = np.zeros(len(vrs))
             groups = None
-            if np.any(codes != 0):
+            if np.any(codes != 0) or np.any(elements >= 0):
                 kind_of = {code: kind for kind, code in TYPE_CODES.items()}
                 kind_of[0] = "Float64" if self.fmi_version == "3.0" else "Real"
                 kind_of[1] = "Int32" if self.fmi_version == "3.0" else "Integer"
                 groups = []
                 for code in np.unique(codes):
-                    at = np.flatnonzero(codes == code)
                     kind = kind_of[int(code)]
-                    group_vrs = [int(v) for v in plain[at]]
-                    groups.append((kind, at, group_vrs, self._raw_reader(kind, group_vrs)))
+                    at = np.flatnonzero((codes == code) & (elements < 0))
+                    if len(at):
+                        group_vrs = [int(v) for v in plain[at]]
+                        groups.append((kind, at, group_vrs, self._raw_reader(kind, group_vrs), None))
+                    at = np.flatnonzero((codes == code) & (elements >= 0))
+                    if len(at):
+                        groups.append(self._array_group(kind, at, plain[at], elements[at]))
             cached = (vr_array, values, vrs, values.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), groups)
             self._buffers[key] = cached
         return cached
+
+    def _array_group(self, kind: str, at: np.ndarray, plain: np.ndarray, elements: np.ndarray) -> tuple:
+        """The group of the array elements at positions ``at`` of one FMI type (see :meth:`_buffer`)."""
+        array_vrs = [int(v) for v in dict.fromkeys(int(v) for v in plain)]
+        keys, sizes, offsets, offset = [], [], {}, 0
+        for vr in array_vrs:
+            held = self._held.get((kind, vr))
+            if held is None:
+                raise SlaveError(f"{self.name} ({self.fmu.name}): value reference {vr} ({kind}) is no array "
+                                 "variable whose elements can be addressed")
+            keys.append((kind, vr))
+            sizes.append(len(held))
+            offsets[vr] = offset
+            offset += len(held)
+        pick = np.array([offsets[int(vr)] + int(e) for vr, e in zip(plain, elements)], dtype=np.int64)
+        return kind, at, array_vrs, None, (array_vrs, keys, offset, pick)
 
     def _raw_reader(self, kind: str, vrs: list[int]):
         """(fmi2Get<Type>, the references as a ctypes array, a ctypes value buffer) of an FMI 2.0
@@ -427,6 +513,11 @@ class InProcessSlave(Slave):
         vr_array, values, _, pointer, groups = self._buffer(vrs)
         if groups is not None or self._get_real is None:
             for kind, at, plain, *raw in (groups or [("Real", np.arange(n), [int(v) for v in vr_array])]):
+                if len(raw) > 1 and raw[1] is not None:
+                    array_vrs, _, total, pick = raw[1]
+                    got = self._call(f"get {kind} arrays", self._typed_call(kind, False), array_vrs, total)
+                    values[at] = np.asarray([float(v) for v in got])[pick]
+                    continue
                 if raw and raw[0] is not None:
                     function, group_vrs, buffer = raw[0]
                     status = function(self._component, group_vrs, len(buffer), buffer)
@@ -452,11 +543,14 @@ class InProcessSlave(Slave):
             return
         vr_array, buffer, _, pointer, groups = self._buffer(vrs)
         if groups is not None or self._get_real is None:
-            for kind, at, plain, *_ in (groups or [("Real", np.arange(n), [int(v) for v in vr_array])]):
+            for kind, at, plain, *rest in (groups or [("Real", np.arange(n), [int(v) for v in vr_array])]):
                 try:
                     typed = [self._convert(kind, v) for v in np.asarray(values)[at]]
                 except ValueError as exc:
                     raise SlaveError(f"{self.name} ({self.fmu.name}): a {kind} input: {exc}") from None
+                if len(rest) > 1 and rest[1] is not None:
+                    self._set_arrays(kind, rest[1], typed)
+                    continue
                 self._call(f"set {kind}", self._typed_call(kind, True), plain, typed)
             return
         buffer[:] = values    # the preallocated buffer: no new array or pointer per call
@@ -466,6 +560,20 @@ class InProcessSlave(Slave):
             status = self._set_real(self._component, vr_array, n, pointer)
         if status > 1:
             self._check(status, "setReal")
+
+    def _set_arrays(self, kind: str, layout: tuple, typed: list) -> None:
+        """Put ``typed`` (one value per position of an array group) into the held values of their
+        arrays and set those arrays whole, in one call (FMI 3.0 sets an array only whole)."""
+        array_vrs, keys, _, pick = layout
+        held = [self._held[key] for key in keys]
+        whole = np.concatenate(held)
+        whole[pick] = typed
+        start = 0
+        for values in held:
+            values[:] = whole[start:start + len(values)]
+            start += len(values)
+        self._call(f"set {kind} arrays", self._typed_call(kind, True), array_vrs,
+                   [self._convert(kind, v) for v in whole])
 
     def do_step(self, t: float, h: float) -> None:
         if self.fmi_version == "2.0":
@@ -502,17 +610,25 @@ class InProcessSlave(Slave):
 
     def get_state(self):
         if self.fmi_version == "3.0":
-            return self._call("getFMUState", self._fmu.getFMUState)
+            state = self._call("getFMUState", self._fmu.getFMUState)
+            if self._held:      # the held array values belong to the state (a rollback restores them)
+                self._held_at[_state_key(state)] = {k: v.copy() for k, v in self._held.items()}
+            return state
         return self._call("getFMUstate", self._fmu.getFMUstate)
 
     def set_state(self, state) -> None:
         if self.fmi_version == "3.0":
             self._call("setFMUState", self._fmu.setFMUState, state)
+            held = self._held_at.get(_state_key(state))
+            if held is not None:
+                for key, values in held.items():
+                    self._held[key][:] = values
         else:
             self._call("setFMUstate", self._fmu.setFMUstate, state)
 
     def free_state(self, state) -> None:
         if self.fmi_version == "3.0":
+            self._held_at.pop(_state_key(state), None)
             self._call("freeFMUState", self._fmu.freeFMUState, state)
         else:
             self._call("freeFMUstate", self._fmu.freeFMUstate, state)

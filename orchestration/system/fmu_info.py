@@ -26,7 +26,9 @@ class Variable:
     unit: str | None
     variability: str | None = None
     kind: str = ""       # the FMI type as declared (Real, Float32, Int16, ...)
-    array: bool = False  # an FMI 3.0 array variable (not connected or recorded: scalars only)
+    array: bool = False  # a whole FMI 3.0 array variable (its elements are variables of their own)
+    element_of: str | None = None    # the array an element ``name[i]`` belongs to (orchestration.system.arrays)
+    shape: tuple[int, ...] | str | None = None   # a whole array's shape, or why it cannot be resolved
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,17 @@ def parse_start(kind: str, text) -> object:
 def _model_info(path: str, mtime_ns: int, size: int) -> ModelInfo:
     from fmpy import read_model_description
 
-    return info_from_description(read_model_description(path, validate=False), Path(path))
+    try:
+        md = read_model_description(path, validate=False)
+    except Exception as exc:
+        from orchestration.errors import SystemFileError
+        from orchestration.system.arrays import unresolved_dimension
+
+        problem = unresolved_dimension(path)
+        if problem:
+            raise SystemFileError(problem) from exc
+        raise
+    return info_from_description(md, Path(path))
 
 
 def info_from_description(md, path: Path) -> ModelInfo:
@@ -125,11 +137,21 @@ def info_from_description(md, path: Path) -> ModelInfo:
             units[u.name] = Unit(u.name, tuple(int(getattr(b, k) or 0) for k in BASE_UNITS),
                                  float(b.factor if b.factor is not None else 1.0),
                                  float(b.offset if b.offset is not None else 0.0))
+    from orchestration.errors import SystemFileError
+    from orchestration.system.arrays import ArrayElement, array_shape, element_variables
+
     variables = {}
-    for v in md.modelVariables:
+    for v in element_variables(md):
         unit = v.unit or (getattr(v.declaredType, "unit", None) if v.declaredType is not None else None)
+        shape = None
+        if getattr(v, "dimensions", None):
+            try:
+                shape = array_shape(md, v)
+            except SystemFileError as exc:
+                shape = str(exc)
         variables[v.name] = Variable(v.name, v.causality or "local", family(v.type), unit or None, v.variability,
-                                     v.type, bool(getattr(v, "dimensions", None)))
+                                     v.type, bool(getattr(v, "dimensions", None)),
+                                     v.array.name if isinstance(v, ArrayElement) else None, shape)
     return ModelInfo(Path(path), md.modelName, variables, units, md.coSimulation is not None, md.fmiVersion)
 
 

@@ -82,11 +82,24 @@ class System:
         return component
 
     def connect(self, source: str, target: str, factor: float = 1.0, offset: float = 0.0, **kwargs) -> Connection:
-        """Convenience for code and tests: ``connect("a.y", "b.u")`` (component name up to the first dot)."""
+        """Convenience for code and tests: ``connect("a.y", "b.u")`` (component name up to the first dot).
+        Two whole FMI 3.0 arrays of components already added are connected element by element, as a
+        system file's are (orchestration.system.arrays.expand_array_connections); the connection
+        returned is then the array's."""
         src = tuple(source.split(".", 1))
         dst = tuple(target.split(".", 1))
         connection = Connection(src, dst, factor, offset, **kwargs)   # type: ignore[arg-type]
         self.connections.append(connection)
+        if src[0] in self.components and dst[0] in self.components:
+            from orchestration.system.arrays import expand_array_connections
+
+            kept, self.connections = self.connections[:-1], [connection]
+            try:
+                expand_array_connections(self)
+            except SystemFileError:
+                self.connections = kept
+                raise
+            self.connections = kept + self.connections
         return connection
 
     def check_single_drivers(self, where: str) -> None:

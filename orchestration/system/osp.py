@@ -106,6 +106,7 @@ from lxml import etree
 from orchestration.errors import MissingFmuError
 from orchestration.system.adapters import AdapterError, KINDS as ADAPTER_KINDS, adapter_description, \
     kind_of_osp_source, osp_source
+from orchestration.system.arrays import expand_array_connections
 from orchestration.system.fmu_info import info_from_description
 from orchestration.system.file_values import names_a_file, resolve_file_value
 from orchestration.system.ssp import (BASE_UNITS, parse_typed, ModelInfo, Variable, _resource_names, _typed_text,
@@ -238,6 +239,7 @@ class _OspReader:
                         origin=f"{self.file}: {describe(functions[fname][3])}"))
             elif kind == "SignalGroupConnection":
                 raise error(self.file, el, "SignalGroupConnection (VectorSum functions) is not supported")
+        expand_array_connections(system)
         system.check_single_drivers(str(self.file))
         return system
 

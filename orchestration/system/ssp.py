@@ -150,6 +150,7 @@ from lxml import etree
 
 from orchestration.errors import MissingFmuError, did_you_mean
 from orchestration.system.adapters import ADAPTER_TYPE, AdapterError, KINDS as ADAPTER_KINDS, adapter_description
+from orchestration.system.arrays import expand_array_connections, info_element_problem
 from orchestration.system.backend_choice import PLACEMENT_ATTRIBUTES, read_backend_element
 from orchestration.system.file_values import FileValue, names_a_file, resolve_file_value
 from orchestration.system.fmu_info import (ModelInfo, Variable, component_info, info_from_description,  # noqa: F401
@@ -224,7 +225,15 @@ def error(file: str, el, message: str) -> SystemFileError:
     return SystemFileError(f"{file}: {describe(el)}: {message}")
 
 
-suggest = did_you_mean          # the readers' name for it
+def suggest(name: str, known) -> str:
+    """The readers' tail of an unknown name: why it is no element of an FMI 3.0 array of ``known``
+    (a ModelInfo's variables; orchestration.system.arrays), else the close matches of
+    :func:`did_you_mean`."""
+    if isinstance(known, dict) and any(isinstance(v, Variable) for v in known.values()):
+        problem = info_element_problem(known, name)
+        if problem:
+            return f": {problem}"
+    return did_you_mean(name, known)
 
 
 def parse_xml(path: Path, display: str | None = None):
@@ -537,6 +546,7 @@ class _SsdReader:
         legs = self._connections(system_el)
         system.connections.extend(self._resolve(legs))
         self._system_annotations(system_el, system, legs)
+        expand_array_connections(system)
         system.check_single_drivers(str(self.file))
         return system
 

@@ -11,6 +11,10 @@ Checks (docs/cosimulation.md, "Validation"; docs/ship_swap.md shows the messages
   start values that name files, orchestration.system.file_values; the scenario) exists;
 * connections: unknown components and variables (close matches), causality (an output drives an
   input), types;
+* FMI 3.0 arrays (orchestration.system.arrays): an element out of range or written ``name[i,j]``,
+  a start value for a whole array (its elements take them), a start value for a structural
+  parameter that sizes an array (the master keeps the modelDescription's sizes), a whole array
+  connected to a scalar or to an array of another shape;
 * units: a connection between different units of the same quantity must carry the conversion
   (``target = factor * source + offset``): a missing conversion, one the wrong way round or one
   applied twice is an error naming the expected factor, any other factor a warning; different
@@ -44,14 +48,28 @@ from pathlib import Path
 
 from fmpy import read_model_description
 
-from orchestration.errors import did_you_mean
+from orchestration.errors import SystemFileError, did_you_mean
 from orchestration.system.file_values import FileValue
 from orchestration.system.adapters import AdapterError
+from orchestration.system.arrays import (ArrayElement, array_connection_problem, array_shape, element_problem,
+                                         element_variables, unresolved_dimension)
 from orchestration.system.fmu_info import (NUMERIC, INTEGER_RANGE, component_description, connection_problem, family,
                                            no_co_simulation)
 from orchestration.system.graphs import strongly_connected_components
 from orchestration.system.model import Connection, System
 
+
+
+class _Expanded:
+    """An FMPy ModelDescription whose modelVariables also list the elements of its arrays
+    (orchestration.system.arrays), so that every check sees them as variables."""
+
+    def __init__(self, md):
+        self._md = md
+        self.modelVariables = element_variables(md)
+
+    def __getattr__(self, name: str):
+        return getattr(self._md, name)
 
 
 @dataclass
@@ -201,7 +219,7 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
             try:
                 md = read_model_description(str(source))
             except Exception as exc:
-                add("error", where, f"cannot read {source.name}: {exc}")
+                add("error", where, f"cannot read {source.name}: {unresolved_dimension(source) or exc}")
                 continue
             if md.coSimulation is None:
                 add("error", where, no_co_simulation(source))
@@ -210,18 +228,31 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
                 add("error", where, f"{source.name} is FMI {md.fmiVersion}; FMI 1.0, 2.0 and 3.0 co-simulation are "
                                     "supported")
                 continue
-        arrays = {v.name for v in md.modelVariables if getattr(v, "dimensions", None)}
-        used = sorted(arrays & set(component.parameters))
-        if used:
-            add("error", where, f"start values for array variables ({', '.join(used[:3])}) are not supported "
-                                "(scalar variables only)")
+        md = _Expanded(md)
         descriptions[component.name] = md
         variables = {v.name: v for v in md.modelVariables}
+        sizing: dict[str, list[str]] = {}
+        for v in md.modelVariables:
+            for d in getattr(v, "dimensions", None) or ():
+                if d.start is None and getattr(d, "variable", None) is not None:
+                    names = sizing.setdefault(d.variable.name, [])
+                    names += [] if v.name in names else [v.name]
         for name, value in component.parameters.items():
             if name not in variables:
-                add("error", where, f"start value for unknown variable {name!r}{did_you_mean(name, variables)}")
+                add("error", where, element_problem(md, name) or
+                    f"start value for unknown variable {name!r}{did_you_mean(name, variables)}")
                 continue
             v = variables[name]
+            if getattr(v, "dimensions", None):
+                add("error", where, f"{name!r} is an array variable: give start values to its elements "
+                                    f"({name}[0], ..., 0-based, row-major), not to the whole array")
+                continue
+            if name in sizing:
+                add("error", where, f"{name!r} is a structural parameter that sizes the arrays "
+                                    f"{', '.join(sizing[name])}: the "
+                                    "master keeps the sizes of the modelDescription's start values (it does not "
+                                    "enter configuration mode), so it cannot be given a start value")
+                continue
             if v.causality in ("output", "calculatedParameter", "independent") or v.variability == "constant":
                 add("error", where, f"{name!r} is a {v.variability} {v.causality} and cannot be given a start value")
                 continue
@@ -254,8 +285,10 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
                 continue
             variables = {v.name: v for v in md.modelVariables}
             if var not in variables:
-                add("error", where, f"{comp} ({system.components[comp].display_source}) has no variable "
-                                    f"{var!r}{did_you_mean(var, variables)}")
+                problem = element_problem(md, var)
+                add("error", where, f"{comp} ({system.components[comp].display_source}): {problem}" if problem else
+                    f"{comp} ({system.components[comp].display_source}) has no variable "
+                    f"{var!r}{did_you_mean(var, variables)}")
                 ends.append(None)
                 continue
             ends.append(variables[var])
@@ -272,10 +305,19 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
                 dst.causality == "output" else ""
             add("error", where, f"target {'.'.join(c.target)} is a {dst.causality}, not an input{both}: a connection "
                                 f"ends at an input{hint}")
-        for end, (comp, var) in ((src, c.source), (dst, c.target)):
-            if end is not None and getattr(end, "dimensions", None):
-                add("error", where, f"{comp}.{var} is an array variable: connections of arrays are not supported "
-                                    "(scalar variables only)")
+        if any(end is not None and getattr(end, "dimensions", None) for end in (src, dst)):
+            # readers and System.connect turn a whole-array connection into its elements' connections
+            try:
+                shapes = [array_shape(descriptions[e[0]], end) if end is not None and
+                          getattr(end, "dimensions", None) else None for end, e in ((src, c.source), (dst, c.target))]
+            except SystemFileError as exc:
+                add("error", where, str(exc))
+                continue
+            if src is not None and dst is not None:
+                problem = array_connection_problem(".".join(c.source), shapes[0], ".".join(c.target), shapes[1])
+                add("error", where, problem or "a connection of whole arrays that was not expanded into its "
+                                               "elements' (orchestration.system.arrays.expand_array_connections)")
+            continue
         if src is not None and dst is not None:
             problem = connection_problem(src.type, dst.type, c.is_identity)
             if problem:
@@ -298,7 +340,7 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
         component = system.components[name]
         loose = [v.name for v in md.modelVariables
                  if v.causality == "input" and (name, v.name) not in connected_inputs
-                 and v.name not in component.parameters]
+                 and v.name not in component.parameters and not getattr(v, "dimensions", None)]
         if loose:
             add("warning", _loc(system, component.origin) + f" (component {name})",
                 f"{len(loose)} input(s) not connected, keeping their start values: {_compact(loose)}")
@@ -676,16 +718,22 @@ def _check_loops(system: System, descriptions: dict, report: ValidationReport) -
     for name, md in descriptions.items():
         inputs = [v.name for v in md.modelVariables if v.causality == "input" and (name, v.name) in connected_in]
         outputs_by_name = {u.variable.name: u for u in (md.outputs or [])}
+        # an array's dependencies are declared for the whole array: they hold for each element
+        elements_of: dict[str, list[str]] = {}
+        for v in md.modelVariables:
+            if isinstance(v, ArrayElement):
+                elements_of.setdefault(v.array.name, []).append(v.name)
         for v in md.modelVariables:
             if v.causality != "output" or (name, v.name) not in connected_out:
                 continue
-            unknown = outputs_by_name.get(v.name)
+            unknown = outputs_by_name.get(v.array.name if isinstance(v, ArrayElement) else v.name)
             if unknown is None or unknown.dependencies is None:
                 deps = inputs      # nothing declared: assume the worst, but only warn about it
                 if inputs:
                     undeclared.add(name)
             else:
-                deps = [d.name for d in unknown.dependencies if d.causality == "input"]
+                deps = [n for d in unknown.dependencies if d.causality == "input"
+                        for n in elements_of.get(d.name, [d.name])]
             for d in deps:
                 if (name, d) in connected_in:
                     graph.setdefault((name, d), set()).add((name, v.name))

@@ -1,5 +1,6 @@
 """Build Reference FMUs (https://github.com/modelica/Reference-FMUs, the vendored subset beside this
-file) with gcc: FMI 2.0 or 3.0 co-simulation, for tests/master/test_reference_fmus.py."""
+file) with gcc: FMI 2.0 or 3.0 co-simulation, for tests/master/test_reference_fmus.py and
+tests/master/test_fmi3_arrays.py (StateSpace: FMI 3.0 only, its array variables)."""
 from __future__ import annotations
 
 import platform
@@ -11,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-MODELS = ("Stair", "BouncingBall", "Feedthrough", "Dahlquist")
+MODELS = ("Stair", "BouncingBall", "Feedthrough", "Dahlquist", "StateSpace", "ArrayFeedthrough")
 
 
 class FmuBuildError(RuntimeError):
@@ -33,7 +34,7 @@ def build_reference_fmu(model: str, fmi_version: int, out_dir: Path, *, suffix: 
     """Compile ``model`` (one of MODELS) as an FMI ``fmi_version`` (2 or 3) co-simulation FMU into
     ``out_dir``; ``attributes``: CoSimulation attributes of the modelDescription to set (e.g.
     ``{"canGetAndSetFMUState": "false"}``), ``suffix`` names that variant's file."""
-    if model not in MODELS or fmi_version not in (2, 3):
+    if model not in MODELS or fmi_version not in (2, 3) or not (HERE / model / f"FMI{fmi_version}.xml").is_file():
         raise ValueError(f"no Reference FMU {model!r} for FMI {fmi_version}")
     gcc = shutil.which("gcc")
     if gcc is None:
