@@ -408,16 +408,18 @@ def attached_inertia(system, attachment: Attachment, execution=None,
 
 
 def _finite_difference(slave, outputs: Mapping[int, str], inputs: Mapping[int, str], delta: float = 1.0) -> np.ndarray:
-    """-d outputs / d inputs (6x6 by index) on an initialized slave; inputs restored afterwards."""
+    """-d outputs / d inputs (6x6 by index) on an initialized slave; inputs restored afterwards.
+    Typed references, so that an output or input that is an element of an FMI 3.0 array or of
+    another numeric type is read and set as such."""
     out_names = [outputs.get(k) for k in range(6)]
     present = [k for k in range(6) if out_names[k]]
-    vr_out = np.array([slave.variables[out_names[k]].value_reference for k in present], dtype=np.int64)
+    vr_out = np.array([slave.variables[out_names[k]].reference for k in present], dtype=np.int64)
     D = np.zeros((6, 6))
     if not present:
         return D
     base = slave.get_reals(vr_out)
     for k, name in inputs.items():
-        vr = np.array([slave.variables[name].value_reference], dtype=np.int64)
+        vr = np.array([slave.variables[name].reference], dtype=np.int64)
         u0 = float(slave.get_values([name])[name])
         slave.set_reals(vr, np.array([u0 + delta]))
         D[present, k] = -(slave.get_reals(vr_out) - base) / delta

@@ -32,6 +32,7 @@ from orchestration.master.algorithms.step_control import landing_step
 from orchestration.master.manipulators import Manipulator
 from orchestration.master.observers import Observer
 from orchestration.master.slaves import InProcessSlave, Slave, SlaveError, TerminateRequest
+from orchestration.system.arrays import element_variables
 from orchestration.system.model import System
 
 
@@ -112,7 +113,8 @@ def declared_range(slave: Slave, names: Sequence[str]) -> tuple[np.ndarray, np.n
     """The ``min`` and ``max`` of each named variable from the slave's modelDescription (its declared
     type's where the variable has none; -inf / +inf where neither declares one)."""
     md = getattr(slave, "model_description", None)
-    table = {v.name: v for v in md.modelVariables} if md is not None else {}
+    # an element of an FMI 3.0 array has its array's min and max (element_variables copies them)
+    table = {v.name: v for v in element_variables(md)} if md is not None else {}
     lo, hi = np.full(len(names), -np.inf), np.full(len(names), np.inf)
     for k, name in enumerate(names):
         v = table.get(name)

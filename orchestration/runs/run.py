@@ -141,8 +141,11 @@ def _recorded(system: System, names: Sequence[str] | None) -> list[tuple[str, st
                            f"{did_you_mean(component, system.components)}")
         known = component_info(system.components[component]).variables
         if variable not in known:
-            raise RunError(f"recorded variable {name!r}: {component} has no variable {variable!r}"
-                           f"{did_you_mean(variable, known)}")
+            from orchestration.system.arrays import info_element_problem
+
+            problem = info_element_problem(known, variable)    # y[3] of a 3-array, A[0,1]: say why
+            raise RunError(f"recorded variable {name!r}: " + (f"{component}: {problem}" if problem else
+                           f"{component} has no variable {variable!r}{did_you_mean(variable, known)}"))
         if known[variable].array or known[variable].type == "Clock":
             raise RunError(f"recorded variable {name!r} is {'an array' if known[variable].array else 'a Clock'}: "
                            "only scalar variables are recorded")

@@ -305,3 +305,46 @@ def test_whole_arrays_with_as_many_elements_in_another_shape_are_refused(typed):
         s.connect("a.m_out", "b.m_in")
     s.connect("a.ints_out", "b.ints_in")
     assert [c.target[1] for c in s.connections] == ["ints_in[0]", "ints_in[1]", "ints_in[2]"]
+
+
+def test_a_recorded_element_out_of_range_says_so_on_the_command_line(ref, tmp_path, capsys):
+    """Before: the generic "has no variable 'y[3]' (did you mean 'y[2]')"."""
+    ssd = write_ssp(statespace_system(ref), tmp_path / "arrays.ssd")
+    assert main(["run", str(ssd), "--out", str(tmp_path / "run"), "--quiet", "--variables", "ss.y[3]"]) == 2
+    err = capsys.readouterr().err
+    assert "recorded variable 'ss.y[3]': ss: " in err and "has no variable" not in err, err
+    assert "out of range" in err or "shape 3" in err, err
+
+
+def test_an_element_takes_its_arrays_declared_range_and_is_stepped_by_typed_reference(ref):
+    """declared_range (the bounds input extrapolation keeps) gives an element its array's min and
+    max; the coupling check's finite differences read and set elements by their typed references
+    (before, by the array's plain value reference: the FMU refused nValues of 1 for a 3-array)."""
+    from fmpy import read_model_description
+
+    from orchestration.master.coupling_check import _finite_difference
+    from orchestration.master.execution import declared_range
+    from orchestration.master.slaves import InProcessSlave
+
+    md = read_model_description(str(ref["StateSpace"]))
+    u = next(v for v in md.modelVariables if v.name == "u")
+    u.min, u.max = "-4", "7"
+
+    class Described:
+        model_description = md
+
+    lo, hi = declared_range(Described(), ["u[1]", "y[0]"])
+    assert list(lo) == [-4.0, -np.inf] and list(hi) == [7.0, np.inf]
+
+    slave = InProcessSlave("ss", ref["StateSpace"])
+    try:
+        slave.instantiate()
+        slave.setup(0.0, 1.0)
+        slave.enter_initialization()
+        slave.exit_initialization()
+        # y = C x + D u with C = D = I and x(0) = 0: dy/du = I
+        D = _finite_difference(slave, {0: "y[0]", 1: "y[1]"}, {0: "u[0]", 1: "u[1]"})
+        assert D[:2, :2] == pytest.approx(-np.eye(2))
+    finally:
+        slave.terminate()
+        slave.free()
