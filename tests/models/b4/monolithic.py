@@ -32,9 +32,13 @@ What it shares with the co-simulation, and what it does not
   attachment and a point-mass payload, the Cable FMU's 2-element lumping of the wire's own mass (half an
   element at each end node, one element at the inner node, whose weight the elements share).
 
-* **Attached loads** follow components.ship: the crane's weight and the wire's pull (and hardpoint
-  forces) reach the ship's equations in its seakeeping axes (the roll-pitch tilt Q = R_psi^T R applied
-  to their body-axis wrench), the crane's inertial reaction in body axes.
+* **Attached loads** follow components.ship's mass-aware equations: the crane's bias wrench p_A (its
+  weight, the wire's pull and the velocity-dependent reactions of the moving crane and its swinging
+  load: the joints eliminated, what the crane's generalised forces leave on the ship) and the hardpoint
+  forces reach the ship's equations in its seakeeping axes (the roll-pitch tilt Q = R_psi^T R applied
+  to their body-axis wrench), the crane's inertia (the Schur complement of the joints, J^T I_A J) in
+  body axes.  (Tilting only the weights and the wire's pull, as before, kept the swinging load's
+  reactions in body axes where the Ship FMU turns them: 9 % of heave range apart in B4 (d).)
 
 State: [ship y (components.ship layout: p, quaternion, nu, low-pass, radiation), q, qd (+ r_p, v_p with
 an external wire)] (+ the integral of the hydrodynamic power -- and of the power of the turn of the
@@ -478,17 +482,16 @@ class Monolithic:
         H[3:6, 3:6] = self.M0[3:6, 3:6] + Ic[0:3, 0:3]
         rhs[0:3] = -fc[3:6]
         rhs[3:6] = -fc[0:3]
-        # the crane's weight and the wire's pull reach the ship in its seakeeping axes (components.ship:
-        # attached loads), the rest of the crane's reaction (its inertia) in body axes
-        applied = sum(L["I6"] @ ag for L in kin["links"])
-        if f_ext is not None:
-            applied = applied + f_ext
-        applied = np.concatenate([applied[3:6], applied[0:3]])
-        parts["seakeeping"] = _seakeeping(R) @ applied - applied
+        rhs[6:] += self.joint_torques(t, q, qd, Y[lay["z"]])
+        # the crane's reaction on the ship as components.ship takes it from the mass-aware interface
+        # (attached loads): its inertia (the Schur complement of the joints, J^T I_A J) in body axes,
+        # its bias p_A -- the weights, the wire's pull and the velocity-dependent reactions of the
+        # moving crane and swinging load, whatever its joints' torques leave -- in the seakeeping axes
+        bias = rhs[0:6] - H[0:6, 6:] @ np.linalg.solve(H[6:, 6:], rhs[6:])
+        parts["seakeeping"] = _seakeeping(R) @ bias - bias
         rhs[0:6] += parts["seakeeping"]
         if tau_ship is not None:
             rhs[0:6] += tau_ship
-        rhs[6:] += self.joint_torques(t, q, qd, Y[lay["z"]])
         return H, rhs, parts
 
     def hardpoint_wrench(self, t: float, ys: np.ndarray) -> np.ndarray:
