@@ -1,13 +1,18 @@
 """SMS API 4.4.9 and 4.4.10 (sms_api_digest.md section 5, "4.4 BoomCrane class"): the 7-DOF
 "Palfinger-like" crane of Table 27 (components/data/cranes/sms_palfinger.json) with its joint-2
 end stops at -45 and +90 deg (K = 1e7 N m/rad, D = 1e7 N m s/rad), run through the Crane component
-in the report's z-up earth frame (gravity (0, 0, -9.81), base at [-1.35, 0, -1.4]) for 10 s.
+in the report's z-up earth frame (gravity (0, 0, -9.81), base at [-1.35, 0, -1.4]). The report
+runs 10 s; the crane's position-controlled joints (Kp 1e9) keep its sub-steps at 1.4 us, so every
+simulated second costs ~8 s of CPU, and the cases run as long as their checks need (below).
 
 * 4.4.9 passive joint limit: joint 2 passive, the boom falls from horizontal onto its lower stop.
   Expected "-pi/4 = 0.7854 rad" (sign missing in print, erratum 12), simulated -0.7868 rad.  The
   penalty stop (eq. 71) holds the boom where K (lower - q) equals the boom's gravity torque, so
   the rest angle is -pi/4 less that deflection -- the report's -0.7868.  Our reference: that
-  static equilibrium, solved from the inverse dynamics of the same mechanism.
+  static equilibrium, solved from the inverse dynamics of the same mechanism. Run for 5 s: on the
+  stop the boom creeps with the stop's time constant D / K = 1 s, so what is left of the deflection
+  is |qd| D / K (measured: 5.5e-6 rad at 5 s, 3.7e-8 at 10 s); the tolerance against the static
+  equilibrium is 1e-5 rad for it.
 * 4.4.10 active joint limit: joint 2 under position control (the sample PID of the other joints,
   Kp 1e9 N m/rad, Ki 1, Kd 1e8, 500 kW) with its target at the upper stop, expected pi/2 =
   1.5708 rad, simulated 1.570791 rad.  The report does not print the target; a target past the
@@ -44,7 +49,7 @@ def run(crane: Crane, setpoint: np.ndarray, seconds: float) -> Crane:
 def test_sms_4_4_9_passive_joint_rests_on_its_lower_stop(validation):
     mech = preset("sms_palfinger")
     crane = Crane(mech, gravity=-9.81)
-    run(crane, crane.setpoint, 10.0)
+    run(crane, crane.setpoint, 5.0)
     q = crane.q.copy()
     stop = mech.links[1].limits
     body = ArticulatedBody(mech)
@@ -57,9 +62,12 @@ def test_sms_4_4_9_passive_joint_rests_on_its_lower_stop(validation):
         return hold - (-stop.stiffness * (q1 - stop.lower))
     static = brentq(residual, stop.lower - 0.05, stop.lower)
     deflection = stop.lower - static
-    # the stop's damping D / K = 1 s sets an exponential creep: e^-10 of the deflection is left at 10 s
-    validation.record(case="SMS 4.4.9 passive joint on its lower stop after 10 s vs the stop's static equilibrium",
-                      reference=static, ours=q[1], tolerance=1e-6, tol_kind="abs", unit="rad",
+    # the stop's damping D / K = 1 s sets an exponential creep: |qd| D / K of the deflection is left
+    creep = abs(crane.qd[1]) * stop.damping / stop.stiffness
+    assert creep < 1e-5
+    validation.record(case="SMS 4.4.9 passive joint on its lower stop after 5 s vs the stop's static equilibrium "
+                           "(tolerance: the creep left, |qd| D / K < 1e-5 rad)",
+                      reference=static, ours=q[1], tolerance=1e-5, tol_kind="abs", unit="rad",
                       source=SOURCE + " (eq. 71, K = 1e7 N m/rad)")
     # the report's simulated value, printed to 4 decimals
     validation.record(case="SMS 4.4.9 passive joint on its lower stop vs the report's simulated -0.7868 rad",
@@ -71,9 +79,8 @@ def test_sms_4_4_9_passive_joint_rests_on_its_lower_stop(validation):
                       tolerance=1.5 * deflection, tol_kind="abs", unit="rad",
                       source=SOURCE + " (erratum 12: -0.7854 rad)")
     assert 5e-4 < deflection < 5e-3
-    assert q[1] == pytest.approx(static, abs=1e-6)
+    assert q[1] == pytest.approx(static, abs=1e-5)
     assert q[1] == pytest.approx(-0.7868, abs=5e-5 + 1e-12)
-    assert abs(crane.qd[1]) < 1e-6
 
 
 @pytest.mark.slow
@@ -85,8 +92,8 @@ def test_sms_4_4_10_position_controlled_joint_at_its_upper_stop(validation):
     crane = Crane(mech, gravity=-9.81)
     setpoint = crane.setpoint.copy()
     setpoint[1] = mech.links[1].limits.upper
-    # the report runs 10 s; the joint is at rest on its target within 2 s (measured 1e-10 rad at 3 s)
-    run(crane, setpoint, 4.0)
+    # the joint is at rest on its target within 2.5 s (measured: qd 5e-10 rad/s, q as at 4 s to 1e-12)
+    run(crane, setpoint, 2.5)
     # the printed expected value, 1.5708 (5 digits)
     validation.record(case="SMS 4.4.10 position-controlled joint 2 at its upper stop vs pi/2",
                       reference=1.5708, ours=crane.q[1], tolerance=5e-5 + 1e-12, tol_kind="abs", unit="rad",
