@@ -65,6 +65,28 @@ def test_a_kept_back_setreal_is_refused_in_the_error_state_and_when_terminated(o
     expect_error(other, other.slave.setReal, vrs, [3.0e4, 0.1], says="terminated")
 
 
+def test_kept_back_setreal_calls_reach_the_slave_before_the_next_call_in_their_order(open_fmu):
+    """Many calls kept back (more than the loader keeps at once), then an FMU state taken: the state
+    holds the last value; restored after other values were set, it brings that value back."""
+    winch = started_winch(open_fmu)
+    vrs = [winch.vr[n] for n in PAIR]
+    for k in range(150):
+        winch.slave.setReal(vrs, [1.0e4 + 100.0 * k, 0.1])
+    state = winch.slave.getFMUstate()
+    held = winch.get(READ)
+    winch.slave.setReal(vrs, [3.0e4, 0.3])
+    assert not np.array_equal(winch.get(READ), held)
+    winch.slave.setReal(vrs, [3.5e4, 0.3])                          # kept back, then the restore
+    winch.slave.setFMUstate(state)
+    assert np.array_equal(winch.get(READ), held)
+    other = open_fmu("Winch")
+    other.initialize({"initial_line_length": 50.0})
+    other.slave.doStep(0.0, 0.01)
+    other.slave.setReal(vrs, [1.0e4 + 100.0 * 149, 0.1])
+    assert np.array_equal(other.get(READ), held)
+    winch.slave.freeFMUstate(state)
+
+
 def test_a_read_ahead_is_not_the_answer_once_an_input_changed(open_fmu):
     """The getReal after a doStep is answered from the values the slave read at the step's end;
     an input set in between (a feedthrough refresh) must give the values with the new input. The
