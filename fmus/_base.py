@@ -592,6 +592,22 @@ class Fmi2Slave(_PythonFmuSlave):
             # pythonfmu's loop: _set_checked rejects and reports value by value, keeps the rest
             super().set_real(vrs, values)
             return
+        self._apply_set(segments, values)
+
+    @_guarded(lambda *a: None)
+    def take_real(self, vrs: tuple, values: list) -> None:
+        """set_real of values the native loader kept back (fmus/native/fmi2_loader.c): a list
+        :meth:`set_bounds` allowed, with values it found finite and within those bounds, while
+        :meth:`may_keep_back_sets` held (it still does: no Python ran since). The same effect
+        without checking them again."""
+        plan = self._set_plans.get(vrs)
+        if plan is None or not self.may_keep_back_sets() or len(values) != len(vrs):
+            self.set_real(vrs, values)
+            return
+        self._apply_set(plan[0], values)
+
+    def _apply_set(self, segments: tuple, values) -> None:
+        """Write accepted values where :meth:`_compile_set` says; note the inputs set and changed."""
         v = self.v
         changed = inputs_changed = False
         for group, where, start, stop, is_input, whole in segments:
@@ -619,6 +635,35 @@ class Fmi2Slave(_PythonFmuSlave):
             self._init_dirty = True
         if inputs_changed:
             self._input_changed()
+
+    def may_keep_back_sets(self) -> bool:
+        """Whether a setReal that :meth:`set_bounds` allows may be held back by the native loader now
+        and given later, before the next call that enters Python: the instance is stepping and not in
+        the error state, so such a call is taken without a word (fmus/native/fmi2_loader.c)."""
+        return self.failure is None and self.phase is _STEPPING and self.initialized
+
+    def set_bounds(self, vrs: tuple) -> tuple[list[float], list[float]] | None:
+        """(minima, maxima) of ``vrs`` if every one is a Real input of this FMU (set_real takes a finite
+        value within them without a word while :meth:`may_keep_back_sets`), else None."""
+        lo, hi = [], []
+        for vr in vrs:
+            info = self._real_by_vr.get(vr)
+            var = self.vars.get(vr)
+            if info is None or info.causality != "input" or var is None or var.setter is None:
+                return None
+            lo.append(-math.inf if info.minimum is None else float(info.minimum))
+            hi.append(math.inf if info.maximum is None else float(info.maximum))
+        return lo, hi
+
+    def read_ahead(self, vrs: tuple) -> tuple[list[float], bool]:
+        """get_real(vrs) at the end of a doStep, for the native loader to answer the getReal of ``vrs``
+        that follows without entering Python: the values, and whether the read gave no message and
+        left the instance as healthy as it was (fmus/native/fmi2_loader.c; else the bridge holds the
+        messages for the call that comes next)."""
+        queue, failure = self.log_queue, self.failure
+        logged = len(queue)
+        values = self.get_real(vrs)
+        return values, len(queue) == logged and self.failure is failure
 
     def _compile_set(self, vrs: tuple) -> tuple:
         """Where the values of one setReal go: (group, slice or None, first, last + 1, is input,

@@ -9,6 +9,14 @@ logged during the call, then the call's results. The same bytes travel two ways:
 * out-of-process (``build_fmus.py --portable``): the loader starts the FMU's own Python runtime
   as a child process and :func:`serve` answers the requests that arrive on a socket.
 
+Fewer calls into Python (fmi2_loader.c says when): a setReal's reply says whether a setReal of the
+same references may be kept back by the loader (u32 1, the minima, the maxima; else u32 0), and the
+loader then sends such calls in front of the next request (WITH_SETS: their number, then each as
+u32 n, the references, the values); a doStep's request ends with the references of the getReal
+that came first after the last doStep (u32 n, the references; n = 0: none), and its reply with
+their values as that getReal would read them now (u32 n, the values; 0 if the read gave a
+message: it is then held here and answered at that getReal, or its messages go with the next call).
+
 The status of a call is the worst of what the slave method returned and what it logged at
 warning, error or fatal: a slave reports bad input by logging it (fmus/_base.py), and the host
 must then see fmi2Error. A Python exception that escapes the slave becomes fmi2Error with its
@@ -26,7 +34,7 @@ from array import array
 # opcodes: must match enum Op in fmi2_loader.c
 (INSTANTIATE, FREE, SETUP, ENTER_INIT, EXIT_INIT, TERMINATE, RESET, GET_REAL, GET_INTEGER, GET_BOOLEAN,
  GET_STRING, SET_REAL, SET_INTEGER, SET_BOOLEAN, SET_STRING, DO_STEP, GET_STATE, SET_STATE, FREE_STATE,
- SERIALIZE_STATE, DESERIALIZE_STATE) = range(21)
+ SERIALIZE_STATE, DESERIALIZE_STATE, WITH_SETS) = range(22)
 OK, WARNING, DISCARD, ERROR, FATAL = 0, 1, 2, 3, 4
 
 _U32 = struct.Struct("<I")
@@ -34,6 +42,7 @@ _SETUP = struct.Struct("<iddid")
 _STEP = struct.Struct("<ddi")
 _STATUS = struct.Struct("<iI")
 _OK_NO_LOGS = _STATUS.pack(OK, 0)       # the head of most replies
+_NO_WORD = _U32.pack(0)                 # a setReal's list may not wait; a doStep read nothing ahead
 _MAX_VRS = 256                          # value-reference lists remembered per instance
 
 
@@ -55,6 +64,10 @@ class Instance:
             instance_name=instance_name, resources=resources, visible=visible)
         self._logs: list = []
         self._vr_lists: dict[bytes, tuple] = {}     # encoded value references -> their tuple
+        self._set_words: dict[tuple, bytes] = {}    # a setReal's references -> whether (and how) it may wait
+        # a read ahead at the end of a doStep that gave messages: (its encoded references, the
+        # messages, the values), answered at the getReal of those references if it comes next
+        self._held: tuple | None = None
         self.slave = None
         self.states: dict[int, object] = {}
         self._next_state = 1
@@ -68,16 +81,26 @@ class Instance:
         try:
             # the calls of every step first, without the dispatch's chain of tests
             slave = self.slave
+            if self._held is not None:
+                held, self._held = self._held, None
+                slave.log_queue.extend(held[1])
+                if op == GET_REAL and request.startswith(held[0], 4):
+                    return self._reply(OK, array("d", held[2]).tobytes())
+            if op == WITH_SETS:
+                request = self._kept_back_sets(request)
+                (op,) = _U32.unpack_from(request, 0)
             if op == GET_REAL:
                 status, payload = OK, array("d", slave.get_real(self._vr_list(request, 4))).tobytes()
             elif op == SET_REAL:
                 vrs = self._vr_list(request, 4)
                 at = 8 + 4 * len(vrs)
                 slave.set_real(vrs, array("d", request[at: at + 8 * len(vrs)]).tolist())
-                status, payload = OK, b""
+                status, payload = OK, self._set_word(vrs)
             elif op == DO_STEP:
                 t, h, _ = _STEP.unpack_from(request, 4)
-                status, payload = (OK if slave.do_step(t, h) is not False else DISCARD), b""
+                status, payload = (OK if slave.do_step(t, h) is not False else DISCARD), _NO_WORD
+                if status == OK and len(request) > 28 and not slave.log_queue:
+                    payload = self._read_ahead(request, 24)
             else:
                 status, payload = self._dispatch(op, request, 4)
         except Exception as exc:   # the slave guards its own methods; this is a last resort
@@ -88,6 +111,47 @@ class Instance:
         if status == OK and slave is not None and not slave.log_queue:
             return _OK_NO_LOGS + payload
         return self._reply(status, payload)
+
+    def _kept_back_sets(self, request: bytes) -> bytes:
+        """Give the slave the setReal calls the loader kept back, in order; the request they preceded."""
+        (count,) = _U32.unpack_from(request, 4)
+        at, set_real = 8, self.slave.take_real
+        for _ in range(count):
+            vrs = self._vr_list(request, at)
+            at += 4 + 4 * len(vrs)
+            set_real(vrs, array("d", request[at: at + 8 * len(vrs)]).tolist())
+            at += 8 * len(vrs)
+        return request[at:]
+
+    def _set_word(self, vrs: tuple) -> bytes:
+        """Whether a setReal of ``vrs`` with finite values within the bounds that follow is sure to be
+        taken without a word, so that the loader may keep such calls back (see the module docstring)."""
+        bounds = getattr(self.slave, "set_bounds", None)
+        if bounds is None or not self.slave.may_keep_back_sets():
+            return _NO_WORD
+        word = self._set_words.get(vrs)
+        if word is None:
+            found = bounds(vrs)
+            word = _NO_WORD if found is None else _U32.pack(1) + array("d", found[0] + found[1]).tobytes()
+            if len(self._set_words) >= _MAX_VRS:
+                self._set_words.clear()
+            self._set_words[vrs] = word
+        return word
+
+    def _read_ahead(self, request: bytes, at: int) -> bytes:
+        """The values of the references encoded at ``at`` read at the end of a doStep (see the module
+        docstring): u32 n and the values, or u32 0 with the read held for the call that comes next."""
+        read_ahead = getattr(self.slave, "read_ahead", None)
+        if read_ahead is None:
+            return _NO_WORD
+        vrs = self._vr_list(request, at)
+        values, clean = read_ahead(vrs)
+        if clean:
+            return _U32.pack(len(vrs)) + array("d", values).tobytes()
+        queue = self.slave.log_queue
+        self._held = (request[at: at + 4 + 4 * len(vrs)], list(queue), values)
+        queue.clear()
+        return _NO_WORD
 
     def _vr_list(self, data: bytes, at: int) -> tuple:
         """The value references encoded at ``at`` (a count, then u32 each), decoded once per list."""
@@ -114,18 +178,7 @@ class Instance:
         return _STATUS.pack(status, len(logs)) + b"".join(logs) + payload
 
     def _dispatch(self, op: int, data: bytes, at: int) -> tuple[int, bytes]:
-        slave = self.slave
-        if op == GET_REAL:
-            vrs = _vrs(data, at)
-            return OK, array("d", slave.get_real(vrs)).tobytes()
-        if op == SET_REAL:
-            vrs = _vrs(data, at)
-            values = array("d", data[at + 4 + 4 * len(vrs): at + 4 + 12 * len(vrs)])
-            slave.set_real(vrs, values.tolist())
-            return OK, b""
-        if op == DO_STEP:
-            t, h, _ = _STEP.unpack_from(data, at)
-            return (OK if slave.do_step(t, h) is not False else DISCARD), b""
+        slave = self.slave   # getReal, setReal and doStep: call() answers them
         if op == GET_INTEGER:
             return OK, array("i", [int(v) for v in slave.get_integer(_vrs(data, at))]).tobytes()
         if op == GET_BOOLEAN:
