@@ -776,6 +776,17 @@ class Fmi2Slave(_PythonFmuSlave):
             self.error(f"doStep at t = {current_time!r} s with h = {step_size!r} s: the time must be finite, at most "
                        f"{MAX_TIME:g} s in magnitude, and advance by the step")
             return True
+        if abs(current_time - self.time) > 1e-9 * max(1.0, abs(self.time)) + 1e-6 * step_size:
+            # FMI 2.0 (4.2.2): a step goes from tc_i to tc_i + h_i, the next from there; a master that
+            # wants another time restores a state first. The models' time-dependent inputs (waves,
+            # schedules) take the master's time while their state is at the instance's: a step from
+            # elsewhere would join two times silently (the Reference FMUs refuse it too). The margin
+            # allows the rounding of masters that form t as start + k h
+            self.error(f"doStep at t = {current_time!r} s, but the instance is at t = {self.time!r} s (where its last "
+                       "step ended, or the time of the state restored): FMI 2.0 steps on from there; restore a "
+                       "state (fmi2SetFMUstate) to step from another time (the step is refused; the state is "
+                       "unchanged)")
+            return True
         substep, cap = self.internal_substep(), self.max_substeps_per_step
         if substep and step_size > substep * cap:
             # a bound on the work of one call (it would otherwise run for minutes or hours)

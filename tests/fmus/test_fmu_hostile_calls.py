@@ -52,6 +52,27 @@ def test_an_fmu_state_of_another_instance_is_refused_not_swapped_for_its_own(ope
     winch.slave.freeFMUstate(winch_state)
 
 
+@pytest.mark.parametrize("model", ["Ship", "Payload"])
+def test_a_step_from_another_time_than_the_instances_is_refused(open_fmu, model):
+    """A doStep whose currentCommunicationPoint jumped forwards or backwards, with no state restored,
+    was taken at fmi2OK: the Ship's waves at the master's time and its motion at its own. Now
+    fmi2Error naming both times, the state unchanged; the rounding of a master's start + k h, and
+    a step from a restored state's time, are taken."""
+    fmu = open_fmu(model)
+    fmu.initialize()
+    fmu.run(0.0, 0.5, 0.05, [])
+    state = fmu.slave.getFMUstate()
+    outputs = [v.name for v in fmu.md.modelVariables if v.causality == "output" and v.type == "Real"]
+    before = fmu.get(outputs)
+    for t in (0.7, 0.3, 0.5 + 1e-6):
+        expect_error(fmu, fmu.slave.doStep, t, 0.05, says=f"doStep at t = {t!r} s, but the instance is at t = ")
+    assert np.array_equal(fmu.get(outputs), before)
+    fmu.slave.doStep(0.5 + 1e-15, 0.05)                 # 0.1 * 5 rounded otherwise: taken
+    fmu.slave.setFMUstate(state)                         # back to t = 0.5: a step from there is taken
+    fmu.slave.doStep(0.5, 0.05)
+    fmu.slave.freeFMUstate(state)
+
+
 def test_a_freed_instance_is_refused_not_read(open_fmu):
     """Calls on an instance after fmi2FreeInstance read freed memory: fmi2Fatal, or a crash."""
     payload = open_fmu("Payload")

@@ -86,7 +86,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from orchestration.errors import RollbackError  # noqa: F401  (re-exported)
+from orchestration.errors import RollbackError, SlaveError  # noqa: F401  (re-exported)
 from orchestration.master.algorithms.step_control import AdaptiveAlgorithm, StepSizeWarning
 
 if TYPE_CHECKING:
@@ -304,7 +304,14 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
             try:
                 first = slave.exchange(ex.in_vrs[i], u, t, H, ex.out_vrs[i]).copy()
                 slave.set_state(state)
-                again = slave.exchange(ex.in_vrs[i], u, t, H, ex.out_vrs[i])
+                try:
+                    again = slave.exchange(ex.in_vrs[i], u, t, H, ex.out_vrs[i])
+                except SlaveError as exc:
+                    # an FMU that checks its time (ours, the Reference FMUs) refuses to repeat a step
+                    # its restore did not take it back to
+                    raise RollbackError(f"{slave.name} does not restore its state: the step repeated after a "
+                                        f"rollback failed ({exc}); error-control cannot run with it (use "
+                                        "--algorithm fixed or ecco)") from None
                 slave.set_state(state)
             finally:
                 slave.free_state(state)
