@@ -33,7 +33,8 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 REPO_DIRS = ("benchmarks", "components", "docs", "fmus", "orchestration", "scenarios", "tests")
 COMMAND_LANGUAGES = {"bash", "sh", "shell", "console"}
 FENCE = re.compile(r"^\s*(```|~~~)\s*([\w+-]*)")
-INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+# a code span, which may run over a line break (not over a blank line); ``a `b` c`` spans too
+INLINE = re.compile(r"(?<!`)(`+)(?!`)((?:(?!\n\s*\n).)+?)(?<!`)\1(?!`)", re.S)
 COMMAND_START = re.compile(r"^(?:\S*/)?(?:marine-cosim|python3?|pytest)(?:\s|$)|^PYTHONPATH=")
 ENV_ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 SEPARATORS = {"&&", "||", ";", "|", "do", "done", "then", "fi"}
@@ -93,41 +94,52 @@ def _split(tokens: list[str]) -> list[list[str]]:
     return [t for t in out if t]
 
 
+def _inline_commands(text: str, first_line: int, page: str) -> list[Command]:
+    found = []
+    for match in INLINE.finditer(text):
+        span = " ".join(match.group(2).split())
+        if not COMMAND_START.match(span):
+            continue
+        tokens = _tokens(span)
+        if tokens:
+            number = first_line + text.count("\n", 0, match.start())
+            found += [Command(page, number, span, t, inline=True) for t in _split(tokens)]
+    return found
+
+
 def commands_of(text: str, page: str) -> list[Command]:
     """Every simple command of a Markdown page, with its line."""
     found: list[Command] = []
-    lines = text.splitlines()
     fenced, language, pending, start = False, "", "", 0
-    for number, line in enumerate(lines, 1):
+    prose: list[str] = []                   # the lines since the last fence, for their code spans
+    prose_start = 1
+    for number, line in enumerate(text.splitlines(), 1):
         fence = FENCE.match(line)
         if fence:
+            if not fenced:
+                found += _inline_commands("\n".join(prose), prose_start, page)
             fenced, language = (not fenced), fence.group(2).lower()
-            pending = ""
+            pending, prose, prose_start = "", [], number + 1
             continue
-        if fenced:
-            body = line.strip()
-            if language not in COMMAND_LANGUAGES:
-                if not body.startswith("$ "):
-                    continue
-            if body.startswith("$ "):
-                body = body[2:]
-            if not pending:
-                start = number
-            if body.endswith("\\"):                  # continued on the next line
-                pending += body[:-1] + " "
-                continue
-            body, pending = pending + body, ""
-            tokens = _tokens(body)
-            if tokens:
-                found += [Command(page, start, body, t, inline=False) for t in _split(tokens)]
+        if not fenced:
+            prose.append(line)
             continue
-        for span in INLINE.findall(line):
-            span = span.strip()
-            if not COMMAND_START.match(span):
-                continue
-            tokens = _tokens(span)
-            if tokens:
-                found += [Command(page, number, span, t, inline=True) for t in _split(tokens)]
+        body = line.strip()
+        if language not in COMMAND_LANGUAGES and not body.startswith("$ "):
+            continue
+        if body.startswith("$ "):
+            body = body[2:]
+        if not pending:
+            start = number
+        if body.endswith("\\"):                    # continued on the next line
+            pending += body[:-1] + " "
+            continue
+        body, pending = pending + body, ""
+        tokens = _tokens(body)
+        if tokens:
+            found += [Command(page, start, body, t, inline=False) for t in _split(tokens)]
+    if not fenced:
+        found += _inline_commands("\n".join(prose), prose_start, page)
     return found
 
 
@@ -403,6 +415,7 @@ def _problems_of(markdown: str) -> list[str]:
     ("```bash\nPYTHONPATH=. python -m tests.models.no_such_model\n```", "no module tests.models.no_such_model"),
     ("```text\n$ marine-cosim sweep offshore_lift --gird ship.sea.hs=1,2\n```", "has no option --gird"),
     ("| what | how |\n|---|---|\n| bench | `python benchmarks/no_bench.py --quick` |", "benchmarks/no_bench.py"),
+    ("Export with `marine-cosim export RESULTS\n--to xlsx`, then plot.", "'xlsx' is not one of"),
 ])
 def test_a_planted_mistake_is_found(markdown, expected):
     problems = _problems_of(markdown)
