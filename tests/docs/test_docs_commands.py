@@ -373,6 +373,15 @@ def test_every_marine_cosim_command_parses(commands):
     assert not items, "documented marine-cosim commands the CLI does not accept:\n" + "\n".join(items)
 
 
+def test_the_readme_command_list_names_every_verb(commands):
+    # README's "The marine-cosim command" block is where a user looks for what the CLI can do
+    listed = {c.tokens[1] for c in commands
+              if c.page == "README.md" and not c.inline and Path(c.tokens[0]).name == "marine-cosim"
+              and len(c.tokens) > 1}
+    missing = sorted(set(_subparsers(build_parser())) - listed)
+    assert not missing, f"README.md's command block does not show: {missing}"
+
+
 def _path_problems_of_the_pages(commands: list[Command]) -> list[str]:
     writes = {str(p.relative_to(ROOT)): _page_writes(p.read_text(encoding="utf-8")) for p in PAGES}
     return path_problems(commands, writes=writes)
