@@ -13,7 +13,7 @@
     marine-cosim operability SWEEP_DIR --criteria FILE [--scatter FILE]   judge a sweep again
     marine-cosim validate SYSTEM
     marine-cosim info FMU|SYSTEM|adapter:KIND       (an FMU: with its ship interface profile, if any)
-    marine-cosim plot RESULTS [VARIABLE ...] [--out DIR]
+    marine-cosim plot RESULTS [VARIABLE ...] [--variables VARIABLE ...] [--out DIR]
     marine-cosim export RESULTS --to mat|netcdf [--out FILE]
     marine-cosim replay RESULTS [--system FILE] [--out DIR] [--every S] [--gif] [--fps N]
     marine-cosim convert SYSTEM --to ssp|ssd|osp [--out PATH] [--initial-inputs] [--power-bonds auto|write|omit]
@@ -33,6 +33,7 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -262,7 +263,8 @@ def _plot(args) -> int:
     results = load_results(args.results)
     results.require_rows(args.results, "plot")
     out = args.out or (args.results if args.results.is_dir() else args.results.parent) / "plots"
-    paths = plot_results(results, args.variables or None, out)
+    variables = [*args.variables, *(args.variables_option or ())]
+    paths = plot_results(results, variables or None, out)
     for p in paths:
         print(p)
     return 0
@@ -441,6 +443,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("plot", help="plot results (a result folder or CSV) to PNG files")
     p.add_argument("results", type=Path)
     p.add_argument("variables", nargs="*", help="columns or prefixes to plot (default: all, grouped by component)")
+    # the spelling run, sweep and simulate use for choosing variables: one spelling across the verbs
+    p.add_argument("--variables", dest="variables_option", nargs="+", metavar="PREFIX",
+                   help="the same as the positional prefixes (joined with them)")
     p.add_argument("--out", type=Path)
     p.set_defaults(func=_plot)
 
@@ -514,7 +519,18 @@ def main(argv: list[str] | None = None) -> int:
                 # one line per warning, as errors are, not Python's "file:line: Category: ..." and source line
                 warnings.showwarning = lambda message, category, *_, **__: print(
                     f"{verb}: warning: {one_line(message)}", file=sys.stderr)
-            return args.func(args)
+            status = args.func(args)
+            sys.stdout.flush()               # a closed pipe shows here, not at the interpreter's exit
+            return status
+    except BrokenPipeError:
+        # the reader of our output went away (`marine-cosim info X | head`): nothing is wrong with
+        # the command; exit as a process killed by SIGPIPE would, and keep the interpreter's final
+        # flush of the dead pipe from raising again
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):        # stdout is no file (captured): nothing left to flush
+            pass
+        return 141
     except KeyboardInterrupt:
         print(f"{verb}: interrupted", file=sys.stderr)
         return 130
