@@ -181,6 +181,3 @@ def address(array) -> int:
     must outlive the call)."""
     return array.ctypes.data
 
-
-if __name__ == "__main__":       # python -m components.kernels: build (if needed) and report
-    print(status())

@@ -42,10 +42,7 @@ SEPARATORS = {"&&", "||", ";", "|", "do", "done", "then", "fi"}
 OUTPUT_OPTIONS = {"--out", "--save", "--json", "--png", "--markdown", "--keep"}
 # Known misses in pages this suite's owner does not edit, each with why; remove an entry once the
 # page is fixed (the test then fails if the entry is stale).
-PENDING: dict[tuple[str, str], str] = {
-    ("docs/performance.md", "python -m components.kernels"):
-        "components/kernels/ is a package without __main__.py: the page or the package must change",
-}
+PENDING: dict[tuple[str, str], str] = {}
 
 
 @dataclass
