@@ -15,6 +15,7 @@ Overhead = (ours - raw) / (steps * N). Goal: <= 20 us.
 """
 from __future__ import annotations
 
+import argparse
 import ctypes
 import sys
 import tempfile
@@ -85,8 +86,11 @@ def ours(fmu: Path, n: int, steps: int, h: float, method: str) -> float:
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 4
-    steps = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("n_fmus", nargs="?", type=int, default=4, help="oscillator FMUs in the chain (default 4)")
+    p.add_argument("steps", nargs="?", type=int, default=5000, help="macro steps (default 5000)")
+    args = p.parse_args()
+    n, steps = args.n_fmus, args.steps
     h = 1e-3
     with tempfile.TemporaryDirectory() as tmp:
         fmu = build_oscillator_fmu(Path(tmp))

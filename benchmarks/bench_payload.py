@@ -8,6 +8,7 @@ the real-time factor at a 10 ms macro step.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
@@ -81,6 +82,7 @@ def bench_fmu(fmu: Path, steps: int = 2000, h: float = 0.01) -> float:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()   # --help; no options
     sub = bench_component()
     print(f"rigid body RK4 sub-step (wet, 4 attachments): {sub * 1e6:7.1f} us")
     fast, slow = bench_outputs()

@@ -8,6 +8,7 @@ Also reports the component alone (components.ship, no FMI) for the same run. Bes
 """
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
@@ -21,7 +22,9 @@ from tests.support.fmu_runner import FmuUnderTest  # noqa: E402
 
 
 def main() -> None:
-    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 60.0
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("seconds", nargs="?", type=float, default=60.0, help="simulated seconds (default 60)")
+    seconds = p.parse_args().seconds
     h = 0.05
     steps = int(seconds / h)
     with tempfile.TemporaryDirectory() as tmp:
