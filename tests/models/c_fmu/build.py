@@ -169,7 +169,11 @@ def build_main(argv: list[str] | None, usage: str, builders: dict[str, Callable[
     is the default; with one builder no NAME is accepted). Prints the FMU's path; returns the exit
     status (2 for a usage error, 1 if the FMU cannot be built)."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) not in ((1, 2) if len(builders) > 1 else (1,)) or (len(args) == 2 and args[1] not in builders):
+    if any(a in ("-h", "--help") for a in args):
+        print(f"usage: {usage}")
+        return 0
+    if len(args) not in ((1, 2) if len(builders) > 1 else (1,)) or (len(args) == 2 and args[1] not in builders) \
+            or any(a.startswith("-") for a in args):     # an option is no output folder
         print(f"usage: {usage}", file=sys.stderr)
         return 2
     try:

@@ -33,8 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     args = sys.argv[1:] if argv is None else argv
-    if len(args) not in (1, 2) or (len(args) == 2 and args[1] != "vessel"):
-        print("usage: python -m tests.models.fmi3.build OUT_DIR [vessel]", file=sys.stderr)
+    usage = "usage: python -m tests.models.fmi3.build OUT_DIR [vessel]"
+    if any(a in ("-h", "--help") for a in args):
+        print(usage)
+        return 0
+    if len(args) not in (1, 2) or (len(args) == 2 and args[1] != "vessel") or any(a.startswith("-") for a in args):
+        print(usage, file=sys.stderr)
         return 2
     if len(args) == 2:
         print(build_vessel_6dof_fmu(Path(args[0])))

@@ -20,6 +20,9 @@ def build_quarter_car_fmus(out_dir: Path | str) -> dict[str, Path]:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2 or any(a.startswith("-") for a in sys.argv[1:]):
+        print("usage: python -m tests.models.quarter_car.build [OUT_DIR]  (default build/quarter_car)")
+        sys.exit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)
     target = sys.argv[1] if len(sys.argv) > 1 else build_fmus.ROOT / "build" / "quarter_car"
     for name, path in build_quarter_car_fmus(target).items():
         print(name, path)
