@@ -57,6 +57,7 @@ from orchestration.master.execution import Execution
 from orchestration.master.observers.results import MemoryObserver
 from orchestration import simulate
 from orchestration.system.model import Component, System
+from tests.models.hanging import link
 
 # ---------------------------------------------------------------------- the case
 M = 5.0            # kg, payload
@@ -101,10 +102,7 @@ def build_system(fmu_dir, p0) -> System:
     s = System("cable_payload")
     s.add_component(Component("cable", fmu_dir / "Cable.fmu", cable))
     s.add_component(Component("payload", fmu_dir / "Payload.fmu", payload))
-    for i in range(3):
-        s.connect(f"payload.attachment1.position[{i}]", f"cable.end_b.position[{i}]")
-        s.connect(f"payload.attachment1.velocity[{i}]", f"cable.end_b.velocity[{i}]")
-        s.connect(f"cable.end_b.force[{i}]", f"payload.attachment1.force[{i}]")
+    link(s, "payload.attachment1", "cable.end_b")
     return s
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from orchestration import simulate
 from orchestration.system.model import Component, System
+from tests.models.hanging import link
 
 G, M, L, EA, MPL = 9.81, 5.0, 20.0, 2e4, 0.01
 MECHANISM = Path(__file__).resolve().parents[1] / "data" / "cranes" / "sms_crane_cable.json"
@@ -36,13 +37,8 @@ def test_sms_4_4_7_crane_cable_payload_static(fmu_dir, validation):
     s.add_component(Component("crane", fmu_dir / "Crane.fmu", crane))
     s.add_component(Component("cable", fmu_dir / "Cable.fmu", cable))
     s.add_component(Component("payload", fmu_dir / "Payload.fmu", payload))
-    for i in range(3):
-        s.connect(f"crane.attachment1.position[{i}]", f"cable.end_a.position[{i}]")
-        s.connect(f"crane.attachment1.velocity[{i}]", f"cable.end_a.velocity[{i}]")
-        s.connect(f"cable.end_a.force[{i}]", f"crane.attachment1.force[{i}]")
-        s.connect(f"payload.attachment1.position[{i}]", f"cable.end_b.position[{i}]")
-        s.connect(f"payload.attachment1.velocity[{i}]", f"cable.end_b.velocity[{i}]")
-        s.connect(f"cable.end_b.force[{i}]", f"payload.attachment1.force[{i}]")
+    link(s, "crane.attachment1", "cable.end_a")
+    link(s, "payload.attachment1", "cable.end_b")
     names = ["payload.position[0]", "payload.position[1]", "payload.position[2]", "crane.base.force[2]",
              "crane.attachment1.position[2]", "cable.end_b.tension"]
     r = simulate(s, 30.0, 0.01, method="gauss-seidel", order=["crane", "cable", "payload"], variables=names)

@@ -27,6 +27,7 @@ import pytest
 
 from orchestration import simulate
 from orchestration.system.model import Component, System
+from tests.models.hanging import link
 
 VALIDATION_COMPONENT = "crane"
 G, M, L, EA, MPL = 9.81, 5.0, 20.0, 2e4, 0.01
@@ -71,13 +72,8 @@ def test_sms_4_4_8_crane_cable_payload_centripetal(fmu_dir, tmp_path, validation
     s.add_component(Component("crane", fmu_dir / "Crane.fmu", crane))
     s.add_component(Component("cable", fmu_dir / "Cable.fmu", cable))
     s.add_component(Component("payload", fmu_dir / "Payload.fmu", payload))
-    for i in range(3):
-        s.connect(f"crane.attachment1.position[{i}]", f"cable.end_a.position[{i}]")
-        s.connect(f"crane.attachment1.velocity[{i}]", f"cable.end_a.velocity[{i}]")
-        s.connect(f"cable.end_a.force[{i}]", f"crane.attachment1.force[{i}]")
-        s.connect(f"payload.attachment1.position[{i}]", f"cable.end_b.position[{i}]")
-        s.connect(f"payload.attachment1.velocity[{i}]", f"cable.end_b.velocity[{i}]")
-        s.connect(f"cable.end_b.force[{i}]", f"payload.attachment1.force[{i}]")
+    link(s, "crane.attachment1", "cable.end_a")
+    link(s, "payload.attachment1", "cable.end_b")
     period = 2.0 * math.pi * math.sqrt(length / G)       # the pendulum's
     stop = 4.0 * period
     names = ["payload.position[0]", "payload.position[1]", "cable.end_b.force[0]", "cable.end_b.force[1]",

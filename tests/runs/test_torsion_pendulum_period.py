@@ -17,31 +17,10 @@ import numpy as np
 import pytest
 
 from orchestration import simulate
-from orchestration.system.model import Component, System
+from tests.models.hanging import torsion_pendulum
 
 VALIDATION_COMPONENT = "cable"
 SOURCE = "sms_api_digest.md 4.1.3/4.3.6 (torsion period; T = 2 pi sqrt(I L / GJ), twist without inertia)"
-
-
-def torsion_pendulum(fmu_dir, GJ: float, L: float, I: float, w0: float) -> System:
-    s = System("torsion_pendulum")
-    s.add_component(Component("payload", fmu_dir / "Payload.fmu", {
-        "mass": 1000.0, "inertia[0,0]": 2e3, "inertia[1,1]": 2e3, "inertia[2,2]": I, "gravity": 0.0,
-        "attachment1.location[2]": -1.0, "initial.position[2]": L + 1.0, "initial.angular_velocity[2]": w0}))
-    s.add_component(Component("cable", fmu_dir / "Cable.fmu", {
-        "length": L, "diameter": 0.02, "mass_per_length": 1.0, "EA": 1e8, "GJ": GJ, "gravity": 0.0,
-        "water_density": 0.0, "n_segments": 5, "end_a.swivel": False, "end_b.swivel": False,
-        "end_a.body_attitude": True, "end_b.body_attitude": True, "end_a.position[0]": 0.0,
-        "end_a.position[2]": L, "seabed.depth": 100.0}))
-    for i in range(3):
-        s.connect(f"payload.attachment1.position[{i}]", f"cable.end_a.position[{i}]")
-        s.connect(f"payload.attachment1.velocity[{i}]", f"cable.end_a.velocity[{i}]")
-        s.connect(f"payload.angular_velocity[{i}]", f"cable.end_a.angular_velocity[{i}]")
-        s.connect(f"cable.end_a.force[{i}]", f"payload.attachment1.force[{i}]")
-        s.connect(f"cable.end_a.moment[{i}]", f"payload.cg.moment[{i}]")
-    for i in range(4):
-        s.connect(f"payload.quaternion[{i}]", f"cable.end_a.quaternion[{i}]")
-    return s
 
 
 def upward_crossings(t: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ import pytest
 
 from orchestration import simulate
 from orchestration.system.model import Component, System
+from tests.models.hanging import link
 
 VALIDATION_COMPONENT = "cable"
 G, M, EA, MPL = 9.81, 250e3, 5e8, 1.0
@@ -37,10 +38,7 @@ def wire_and_payload(fmu_dir, L: float, p0, v0, n: int) -> System:
     s = System("wire_payload")
     s.add_component(Component("cable", fmu_dir / "Cable.fmu", cable))
     s.add_component(Component("payload", fmu_dir / "Payload.fmu", payload))
-    for i in range(3):
-        s.connect(f"payload.attachment1.position[{i}]", f"cable.end_b.position[{i}]")
-        s.connect(f"payload.attachment1.velocity[{i}]", f"cable.end_b.velocity[{i}]")
-        s.connect(f"cable.end_b.force[{i}]", f"payload.attachment1.force[{i}]")
+    link(s, "payload.attachment1", "cable.end_b")
     return s
 
 
