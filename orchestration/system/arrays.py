@@ -75,27 +75,35 @@ def array_shape(md: ModelDescription, variable: ModelVariable) -> tuple[int, ...
     number >= 0)."""
     shape = []
     for k, d in enumerate(variable.dimensions, 1):
-        if d.start is not None:
-            text, what = d.start, f"its dimension {k} (start={d.start!r})"
-        else:
+        parameter = None
+        if d.start is None:
             parameter = getattr(d, "variable", None)
             if parameter is None:
                 parameter = next((v for v in md.modelVariables if v.valueReference == d.valueReference
                                   and not getattr(v, "dimensions", None) and v.type.startswith(("Int", "UInt"))), None)
-            if parameter is None:
-                raise SystemFileError(f"array {variable.name}: its dimension {k} refers to value reference "
-                                      f"{d.valueReference}, which is no integer variable of the FMU: its size cannot "
-                                      "be resolved")
-            text, what = parameter.start, f"its dimension {k} (structural parameter {parameter.name})"
-        try:
-            size = int(str(text).strip())
-        except (TypeError, ValueError):
-            value = "no start value" if text is None else f"the start value {text!r}, not a whole number"
-            raise SystemFileError(f"array {variable.name}: {what} has {value}: its size cannot be resolved") from None
-        if size < 0:
-            raise SystemFileError(f"array {variable.name}: {what} is {size}: a size cannot be negative")
-        shape.append(size)
+        shape.append(_dimension_size(variable.name, k, d.start, d.valueReference,
+                                     parameter and (parameter.name, parameter.start)))
     return tuple(shape)
+
+
+def _dimension_size(array: str, k: int, start: str | None, reference, parameter: tuple[str, str | None] | None) -> int:
+    """The size of dimension ``k`` of ``array``: its ``start``, else the start value of the structural
+    ``parameter`` (name, start) that its value reference names; SystemFileError saying why not."""
+    if start is not None:
+        text, what = start, f"its dimension {k} (start={start!r})"
+    elif parameter is None:
+        raise SystemFileError(f"array {array}: its dimension {k} refers to value reference {reference}, which is no "
+                              "integer variable of the FMU: its size cannot be resolved")
+    else:
+        text, what = parameter[1], f"its dimension {k} (structural parameter {parameter[0]})"
+    try:
+        size = int(str(text).strip())
+    except (TypeError, ValueError):
+        value = "no start value" if text is None else f"the start value {text!r}, not a whole number"
+        raise SystemFileError(f"array {array}: {what} has {value}: its size cannot be resolved") from None
+    if size < 0:
+        raise SystemFileError(f"array {array}: {what} is {size}: a size cannot be negative")
+    return size
 
 
 def unresolved_dimension(fmu: str | os.PathLike) -> str | None:
@@ -116,20 +124,14 @@ def unresolved_dimension(fmu: str | os.PathLike) -> str | None:
              if isinstance(v.tag, str)}
     for v in by_vr.values():
         for k, d in enumerate(v.findall("Dimension"), 1):
-            if d.get("start") is not None:
-                text, what = d.get("start"), f"its dimension {k} (start={d.get('start')!r})"
-            else:
-                parameter = by_vr.get(d.get("valueReference"))
-                if parameter is None or not parameter.tag.startswith(("Int", "UInt")):
-                    return (f"array {v.get('name')}: its dimension {k} refers to value reference "
-                            f"{d.get('valueReference')}, which is no integer variable of the FMU: its size cannot be "
-                            "resolved")
-                text, what = parameter.get("start"), f"its dimension {k} (structural parameter {parameter.get('name')})"
+            parameter = by_vr.get(d.get("valueReference")) if d.get("start") is None else None
+            if parameter is not None and not parameter.tag.startswith(("Int", "UInt")):
+                parameter = None
             try:
-                int(str(text).strip())
-            except (TypeError, ValueError):
-                value = "no start value" if text is None else f"the start value {text!r}, not a whole number"
-                return f"array {v.get('name')}: {what} has {value}: its size cannot be resolved"
+                _dimension_size(v.get("name"), k, d.get("start"), d.get("valueReference"),
+                                parameter is not None and (parameter.get("name"), parameter.get("start")) or None)
+            except SystemFileError as exc:
+                return str(exc)
     return None
 
 
