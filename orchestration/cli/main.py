@@ -187,6 +187,28 @@ def _adapter_info(kind: str) -> int:
     return 0
 
 
+def _array_text(md, variable) -> tuple[str, str]:
+    """("Float64[3x3]", "A[0][0] .. A[2][2]") for an FMI 3.0 array variable; the shape's problem in
+    place of the range when it cannot be resolved."""
+    import math
+
+    from orchestration.errors import SystemFileError
+    from orchestration.system.arrays import MAX_ELEMENTS, array_shape, element_name, shape_text
+
+    try:
+        shape = array_shape(md, variable)
+    except SystemFileError as exc:
+        return f"{variable.type}[?]", one_line(exc)
+    if variable.type in ("String", "Binary", "Clock") or 0 in shape:
+        return f"{variable.type}[{shape_text(shape)}]", ""
+    if math.prod(shape) > MAX_ELEMENTS:
+        return (f"{variable.type}[{shape_text(shape)}]",
+                f"{variable.name}: {math.prod(shape)} elements, more than {MAX_ELEMENTS}: not addressed by element")
+    last = tuple(n - 1 for n in shape)
+    return (f"{variable.type}[{shape_text(shape)}]",
+            f"{element_name(variable.name, (0,) * len(shape))} .. {element_name(variable.name, last)}")
+
+
 def _info(args) -> int:
     from fmpy import read_model_description
 
@@ -214,10 +236,20 @@ def _info(args) -> int:
             de = md.defaultExperiment
             print(f"  default experiment: start {de.startTime}, stop {de.stopTime}, step {de.stepSize}")
         print(f"  {'variable':40s} {'causality':10s} {'type':8s} {'unit':10s} {'start':>12s}  description")
+        arrays = []
         for v in md.modelVariables:
             start = "" if v.start is None else str(v.start)
             unit = v.unit or (v.declaredType.unit if v.declaredType is not None else "") or ""
-            print(f"  {v.name:40s} {v.causality or '':10s} {v.type:8s} {unit:10s} {start:>12s}  {v.description or ''}")
+            kind = v.type
+            if getattr(v, "dimensions", None):          # an FMI 3.0 array: its shape, and its elements below
+                kind, first_last = _array_text(md, v)
+                if first_last:
+                    arrays.append(first_last)
+            print(f"  {v.name:40s} {v.causality or '':10s} {kind:8s} {unit:10s} {start:>12s}  {v.description or ''}")
+        if arrays:
+            print("  array elements, each a variable of its own (one bracket per dimension, 0-based, row-major):")
+            for text in arrays:
+                print(f"    {text}")
         _print_profile(md)
         return 0
     system = _load(path)

@@ -348,3 +348,12 @@ def test_an_element_takes_its_arrays_declared_range_and_is_stepped_by_typed_refe
     finally:
         slave.terminate()
         slave.free()
+
+
+def test_info_shows_each_arrays_shape_and_its_elements(ref, capsys):
+    """Before: an array was listed as a plain Float64, with nothing to say how its elements are named."""
+    assert main(["info", str(ref["StateSpace"])]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^  A +parameter +Float64\[3x3\]", out, re.M)
+    assert re.search(r"^  u +input +Float64\[3\]", out, re.M)
+    assert "    A[0][0] .. A[2][2]\n" in out and "    y[0] .. y[2]\n" in out
