@@ -99,12 +99,12 @@ class _Hosted:
     def stepper(self, in_key: int, out_key: int) -> tuple | None:
         """(component, fmi2SetReal, input references, count, fmi2DoStep, fmi2GetReal, output
         references, count, slave) of a macro step with these keys once the FMU is instantiated;
-        None: use the generic path (FMI 1.0 and 3.0, not instantiated yet, or references of other
+        None: use the generic path (FMI 1.0 and 3.0, model exchange, not instantiated yet, or references of other
         types than Real: fmi2GetReal/fmi2SetReal refuse an Integer, Boolean or Enumeration, and
         InProcessSlave gets and sets those per type). Decided once per pair of keys (``steps``)."""
         slave = self.host.slave
-        if slave.fmi_version != "2.0" or slave._fmu is None or not slave._fmu.component:
-            return None
+        if slave.fmi_version != "2.0" or slave._fmu is None or not slave._fmu.component or slave.model_exchange:
+            return None     # a model-exchange FMU is stepped by its slave's integrator
         if any(np.any(self.host.vrs[key] >> _SHIFT) for key in (in_key, out_key)):
             self.steps[(in_key, out_key)] = None
             return None

@@ -23,6 +23,7 @@ import numpy as np
 from fmpy import read_model_description
 
 from orchestration.master.slaves import InProcessSlave, Slave, SlaveError, variable_table
+from orchestration.system.fmu_info import interface, no_co_simulation
 
 
 class SlaveHost:
@@ -170,8 +171,8 @@ class RemoteSlave(Slave):
             self.model_description = read_model_description(str(self.fmu))
         except Exception as exc:
             raise SlaveError(f"{name}: cannot read {self.fmu}: {exc}") from None
-        if self.model_description.coSimulation is None:
-            raise SlaveError(f"{name}: {self.fmu.name} is not a co-simulation FMU")
+        if interface(self.model_description) is None:
+            raise SlaveError(f"{name}: {no_co_simulation(self.fmu)}")
         self.variables = variable_table(self.model_description)
         self.fmi_version = self.model_description.fmiVersion
         self._keys: dict[bytes, int] = {}

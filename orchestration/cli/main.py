@@ -232,6 +232,12 @@ def _info(args) -> int:
                                 "canSerializeFMUstate", "canInterpolateInputs", "providesDirectionalDerivative")
                     if getattr(cs, k, False)]
             print(f"  co-simulation: {', '.join(caps) or 'no optional capabilities'}")
+        elif md.modelExchange is not None and md.fmiVersion in ("2.0", "3.0"):
+            nx = len(md.derivatives or [])
+            print(f"  model exchange only: the master integrates its {nx} continuous state(s) and "
+                  f"{md.numberOfEventIndicators or 0} event indicator(s) (docs/cosimulation.md)")
+        else:
+            print("  no CoSimulation or FMI 2.0/3.0 ModelExchange interface: the master cannot run it")
         if md.defaultExperiment:
             de = md.defaultExperiment
             print(f"  default experiment: start {de.startTime}, stop {de.stopTime}, step {de.stepSize}")

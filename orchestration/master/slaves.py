@@ -41,8 +41,9 @@ from fmpy.fmi1 import FMICallException
 from fmpy.model_description import ModelDescription
 
 from orchestration.errors import SlaveError  # noqa: F401  (re-exported)
+from orchestration.master.model_exchange import EventTermination, ModelExchangeStepper
 from orchestration.system.arrays import ArrayElement, element_variables
-from orchestration.system.fmu_info import NUMERIC, family, parse_start
+from orchestration.system.fmu_info import NUMERIC, family, interface, no_co_simulation, parse_start
 
 #: the type code in the upper bits of a typed value reference (0: Real / Float64, the fast path)
 TYPE_CODES = {"Real": 0, "Float64": 0, "Integer": 1, "Int32": 1, "Enumeration": 2, "Boolean": 3, "Float32": 4,
@@ -184,7 +185,7 @@ class Slave:
     @property
     def can_get_and_set_state(self) -> bool:
         md = self.model_description
-        cs = md.coSimulation
+        cs = md.coSimulation or md.modelExchange     # a model-exchange FMU's, where it has no CoSimulation
         return bool(md.fmiVersion in ("2.0", "3.0") and cs is not None and
                     (getattr(cs, "canGetAndSetFMUstate", False) or getattr(cs, "canGetAndSetFMUState", False)))
 
@@ -229,6 +230,35 @@ def array_layout(md: ModelDescription) -> dict[tuple[str, int], np.ndarray]:
     return held
 
 
+def _me_sizes(md: ModelDescription) -> tuple[int, int]:
+    """(continuous states, event indicators) of a model-exchange FMU's modelDescription."""
+    nx = len(md.derivatives) if md.derivatives is not None else 0
+    nz = int(md.numberOfEventIndicators or 0)
+    return nx, nz
+
+
+_ME_MAGIC = b"MCME2"
+
+
+def _me_header(kept: tuple) -> bytes:
+    """The model-exchange stepper's part of a serialized state (ModelExchangeStepper.snapshot):
+    float64 values, before the FMU's bytes."""
+    time, x, z, next_event, last_step, atol, stiff = kept
+    head = np.concatenate(([time, next_event, -1.0 if last_step is None else last_step, float(stiff)], x, z, atol))
+    return _ME_MAGIC + head.astype("<f8").tobytes()
+
+
+def _me_split(blob: bytes, nx: int, nz: int, name: str) -> tuple[tuple, bytes]:
+    size = 8 * (4 + 2 * nx + nz)
+    if not blob.startswith(_ME_MAGIC) or len(blob) < len(_ME_MAGIC) + size:
+        raise SlaveError(f"{name}: the saved state is not one of this model-exchange FMU (taken by another version?)")
+    head = np.frombuffer(blob[len(_ME_MAGIC):len(_ME_MAGIC) + size], dtype="<f8").astype(float)
+    last = float(head[2])
+    kept = (float(head[0]), head[4:4 + nx].copy(), head[4 + nx:4 + nx + nz].copy(), float(head[1]),
+            None if last < 0.0 else last, head[4 + nx + nz:].copy(), bool(head[3]))
+    return kept, blob[len(_ME_MAGIC) + size:]
+
+
 def _state_key(state: Any) -> int:
     """An FMU state's address (FMPy gives a ctypes pointer), to find what belongs to it."""
     return int(getattr(state, "value", None) or id(state))
@@ -246,10 +276,17 @@ class InProcessSlave(Slave):
         self.fmu = Path(fmu)
         self.model_description = read_model_description(str(fmu))
         md = self.model_description
-        if md.coSimulation is None:
-            raise SlaveError(f"{name}: {self.fmu.name} is not a co-simulation FMU")
         if md.fmiVersion not in ("1.0", "2.0", "3.0"):
             raise SlaveError(f"{name}: {self.fmu.name} is FMI {md.fmiVersion} (FMI 1.0, 2.0 and 3.0 CS are supported)")
+        if interface(md) is None:
+            raise SlaveError(f"{name}: {no_co_simulation(self.fmu)}")
+        # a model-exchange FMU: the master integrates its states (orchestration.master.model_exchange)
+        self.model_exchange = md.coSimulation is None
+        self._interface = md.modelExchange if self.model_exchange else md.coSimulation
+        self._stepper: ModelExchangeStepper | None = None
+        self._stepper_at: dict[int, tuple] = {}
+        self._me_running = False                     # out of initialisation: discrete inputs need event mode
+        self._discrete_refs: set[int] | None = None
         self.variables = variable_table(md)
         # the values held for each array variable (module docstring): reset at every instantiate
         self._array_starts = array_layout(md) if md.fmiVersion == "3.0" else {}
@@ -280,8 +317,11 @@ class InProcessSlave(Slave):
             from fmpy.fmi2 import (FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
                                    fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
 
-            self._fmu = FMU2Slave(guid=md.guid, unzipDirectory=self.unzipdir,
-                                  modelIdentifier=md.coSimulation.modelIdentifier, instanceName=self.name)
+            from fmpy.fmi2 import FMU2Model
+
+            kind = FMU2Model if self.model_exchange else FMU2Slave
+            self._fmu = kind(guid=md.guid, unzipDirectory=self.unzipdir,
+                             modelIdentifier=self._interface.modelIdentifier, instanceName=self.name)
             self._callbacks = fmi2CallbackFunctions()
             self._callbacks.logger = fmi2CallbackLoggerTYPE(self._log)
             self._callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
@@ -290,19 +330,20 @@ class InProcessSlave(Slave):
             raw = self._fmu._functions
             self._get_real = raw["fmi2GetReal"]
             self._set_real = raw["fmi2SetReal"]
-            self._do_step = raw["fmi2DoStep"]
+            self._do_step = None if self.model_exchange else raw["fmi2DoStep"]
             self._component = self._fmu.component
         elif self.fmi_version == "3.0":
-            from fmpy.fmi3 import FMU3Slave
+            from fmpy.fmi3 import FMU3Model, FMU3Slave
 
-            self._fmu = FMU3Slave(guid=md.guid, unzipDirectory=self.unzipdir,
-                                  modelIdentifier=md.coSimulation.modelIdentifier, instanceName=self.name)
-            self._call("fmi3InstantiateCoSimulation", self._fmu.instantiate, loggingOn=self._logging,
-                       logMessage=self._log3)
+            kind = FMU3Model if self.model_exchange else FMU3Slave
+            self._fmu = kind(guid=md.guid, unzipDirectory=self.unzipdir,
+                             modelIdentifier=self._interface.modelIdentifier, instanceName=self.name)
+            self._call("fmi3InstantiateModelExchange" if self.model_exchange else "fmi3InstantiateCoSimulation",
+                       self._fmu.instantiate, loggingOn=self._logging, logMessage=self._log3)
             raw = self._fmu._functions
             self._get_real = raw["fmi3GetFloat64"]
             self._set_real = raw["fmi3SetFloat64"]
-            self._do_step3 = raw["fmi3DoStep"]
+            self._do_step3 = None if self.model_exchange else raw["fmi3DoStep"]
             self._component = self._fmu.component
             self._step_flags = [ctypes.c_bool(), ctypes.c_bool(), ctypes.c_bool(), ctypes.c_double()]
         else:
@@ -331,6 +372,12 @@ class InProcessSlave(Slave):
         self._buffers: dict[int, tuple[Any, ...]] = {}
         self._held = {key: values.copy() for key, values in self._array_starts.items()}
         self._held_at.clear()
+        if self.model_exchange:
+            nx, nz = _me_sizes(md)
+            tolerance = md.defaultExperiment.tolerance if md.defaultExperiment is not None else None
+            self._stepper = ModelExchangeStepper(self._fmu, self.fmi_version, nx, nz, tolerance, self.name)
+            self._stepper_at.clear()
+            self._me_running = False
 
     def _call(self, what: str, function, *args, **kwargs):
         try:
@@ -367,6 +414,10 @@ class InProcessSlave(Slave):
     def exit_initialization(self) -> None:
         if self.fmi_version in ("2.0", "3.0"):
             self._call("exitInitializationMode", self._fmu.exitInitializationMode)
+            if self._stepper is not None:
+                self._me_call("the event iteration after initialisation", self._stepper.after_initialization,
+                              self._start_time)
+                self._me_running = True
         else:
             defined = self._stop_time is not None
             status = self._fmi1_initialize(self._fmu.component, self._start_time, b"\x01" if defined else b"\x00",
@@ -397,9 +448,28 @@ class InProcessSlave(Slave):
             return value.decode("utf-8") if isinstance(value, bytes) else str(value)
         return value
 
+    def _discrete(self, refs) -> bool:
+        """Whether a model-exchange FMU in continuous-time mode takes these typed references only in
+        event mode (FMI 2.0 and 3.0: a discrete or non-Real input)."""
+        if self._stepper is None or not self._me_running:
+            return False
+        if self._discrete_refs is None:
+            self._discrete_refs = {info.reference for info in self.variables.values() if info.numeric and
+                                   (info.type != "Real" or info.variability not in (None, "continuous"))}
+        return any(int(r) in self._discrete_refs for r in refs)
+
     def set_values(self, values: dict[str, Any]) -> None:
         """Start values or manipulated values by name, any FMI type; an element of an array sets the
-        whole array with the values held for its other elements (module docstring)."""
+        whole array with the values held for its other elements (module docstring). A model-exchange
+        FMU takes discrete ones as an event."""
+        if self._stepper is not None and self._me_running and any(
+                not self.variables[n].numeric or self._discrete([self.variables[n].reference]) for n in values):
+            self._me_call("setting " + ", ".join(values), self._stepper.in_event_mode,
+                          lambda: self._set_values(values))
+            return
+        self._set_values(values)
+
+    def _set_values(self, values: dict[str, Any]) -> None:
         by_kind: dict[str, tuple[list[int], list[Any], list[str]]] = {}
         arrays: dict[tuple[str, int], list[str]] = {}
         for name, value in values.items():
@@ -541,6 +611,13 @@ class InProcessSlave(Slave):
         n = len(vrs)
         if n == 0:
             return
+        if self._stepper is not None and self._discrete(vrs):
+            self._me_call("setting discrete inputs", self._stepper.in_event_mode, lambda: self._set_reals(vrs, values))
+            return
+        self._set_reals(vrs, values)
+
+    def _set_reals(self, vrs: np.ndarray, values: np.ndarray) -> None:
+        n = len(vrs)
         vr_array, buffer, _, pointer, groups = self._buffer(vrs)
         if groups is not None or self._get_real is None:
             for kind, at, plain, *rest in (groups or [("Real", np.arange(n), [int(v) for v in vr_array])]):
@@ -575,7 +652,24 @@ class InProcessSlave(Slave):
         self._call(f"set {kind} arrays", self._typed_call(kind, True), array_vrs,
                    [self._convert(kind, v) for v in whole])
 
+    def _me_call(self, what: str, function, *args) -> None:
+        """A call of the model-exchange stepper: the FMU's failed calls as SlaveError, its request to
+        terminate as TerminateRequest."""
+        try:
+            function(*args)
+        except EventTermination as request:
+            raise TerminateRequest(self.name, request.time) from None
+        except SlaveError:
+            raise
+        except FMICallException as exc:
+            raise SlaveError(self._explain(what, str(exc))) from None
+        except Exception as exc:     # FMPy raises plain Exception for some failed calls
+            raise SlaveError(self._explain(what, f"{type(exc).__name__}: {exc}")) from None
+
     def do_step(self, t: float, h: float) -> None:
+        if self._stepper is not None:
+            self._me_call(f"the integration from t = {t:.6g} s over h = {h:.6g} s", self._stepper.step, t, h)
+            return
         if self.fmi_version == "2.0":
             status = self._do_step(self._component, t, h, 1)
             if status == 2 and self._terminated_fmi2():
@@ -613,8 +707,11 @@ class InProcessSlave(Slave):
             state = self._call("getFMUState", self._fmu.getFMUState)
             if self._held:      # the held array values belong to the state (a rollback restores them)
                 self._held_at[_state_key(state)] = {k: v.copy() for k, v in self._held.items()}
-            return state
-        return self._call("getFMUstate", self._fmu.getFMUstate)
+        else:
+            state = self._call("getFMUstate", self._fmu.getFMUstate)
+        if self._stepper is not None:     # the integrator's time, states and next event go with it
+            self._stepper_at[_state_key(state)] = self._stepper.snapshot()
+        return state
 
     def set_state(self, state) -> None:
         if self.fmi_version == "3.0":
@@ -625,8 +722,14 @@ class InProcessSlave(Slave):
                     self._held[key][:] = values
         else:
             self._call("setFMUstate", self._fmu.setFMUstate, state)
+        if self._stepper is not None:
+            kept = self._stepper_at.get(_state_key(state))
+            if kept is None:
+                raise SlaveError(f"{self.name} ({self.fmu.name}): a state this slave did not take")
+            self._stepper.restore(kept)
 
     def free_state(self, state) -> None:
+        self._stepper_at.pop(_state_key(state), None)
         if self.fmi_version == "3.0":
             self._held_at.pop(_state_key(state), None)
             self._call("freeFMUState", self._fmu.freeFMUState, state)
@@ -635,13 +738,24 @@ class InProcessSlave(Slave):
 
     def serialize_state(self, state) -> bytes:
         if self.fmi_version == "3.0":
-            return bytes(self._call("serializeFMUState", self._fmu.serializeFMUState, state))
-        return bytes(self._call("serializeFMUstate", self._fmu.serializeFMUstate, state))
+            blob = bytes(self._call("serializeFMUState", self._fmu.serializeFMUState, state))
+        else:
+            blob = bytes(self._call("serializeFMUstate", self._fmu.serializeFMUstate, state))
+        if self._stepper is not None:
+            blob = _me_header(self._stepper_at[_state_key(state)]) + blob
+        return blob
 
     def deserialize_state(self, blob: bytes):
+        kept = None
+        if self._stepper is not None:
+            kept, blob = _me_split(blob, self._stepper.nx, self._stepper.nz, self.name)
         if self.fmi_version == "3.0":
-            return self._call("deserializeFMUState", self._fmu.deserializeFMUState, blob)
-        return self._call("deSerializeFMUstate", self._fmu.deSerializeFMUstate, blob)
+            state = self._call("deserializeFMUState", self._fmu.deserializeFMUState, blob)
+        else:
+            state = self._call("deSerializeFMUstate", self._fmu.deSerializeFMUstate, blob)
+        if kept is not None:
+            self._stepper_at[_state_key(state)] = kept
+        return state
 
     # -- end ------------------------------------------------------------------------------------
 

@@ -39,8 +39,9 @@ class ModelInfo:
     model_name: str
     variables: dict[str, Variable]
     units: dict[str, Unit]
-    co_simulation: bool
+    runnable: bool                  # a CoSimulation interface, or an FMI 2.0/3.0 ModelExchange one (interface())
     fmi_version: str = "2.0"
+    co_simulation: bool = True      # it has a CoSimulation interface (else the master integrates it)
 
 
 #: FMI type -> family
@@ -152,7 +153,8 @@ def info_from_description(md, path: Path) -> ModelInfo:
         variables[v.name] = Variable(v.name, v.causality or "local", family(v.type), unit or None, v.variability,
                                      v.type, bool(getattr(v, "dimensions", None)),
                                      v.array.name if isinstance(v, ArrayElement) else None, shape)
-    return ModelInfo(Path(path), md.modelName, variables, units, md.coSimulation is not None, md.fmiVersion)
+    return ModelInfo(Path(path), md.modelName, variables, units, interface(md) is not None, md.fmiVersion,
+                     md.coSimulation is not None)
 
 
 def component_description(component):
@@ -187,18 +189,30 @@ def is_output(causality: str) -> bool:
     return causality in ("output", "calculatedParameter")
 
 
+def interface(md) -> str | None:
+    """How the master runs an FMU: "CoSimulation" where it has that interface, else "ModelExchange"
+    for an FMI 2.0 or 3.0 model-exchange FMU (the master integrates its states:
+    orchestration.master.model_exchange), else None."""
+    if getattr(md, "coSimulation", None) is not None:
+        return "CoSimulation"
+    if getattr(md, "modelExchange", None) is not None and md.fmiVersion in ("2.0", "3.0"):
+        return "ModelExchange"
+    return None
+
+
 def no_co_simulation(path: Path) -> str:
-    """Why an FMU without a CoSimulation interface cannot be a component, naming what it has
-    (ModelExchange, FMI 3.0 ScheduledExecution, as the Reference FMU Clocks)."""
+    """Why an FMU the master cannot run cannot be a component, naming what it has (FMI 1.0
+    ModelExchange, FMI 3.0 ScheduledExecution, as the Reference FMU Clocks)."""
     from fmpy import read_model_description
 
     try:
         md = read_model_description(str(path))
         has = [name for name, attr in (("ModelExchange", "modelExchange"), ("ScheduledExecution", "scheduledExecution"))
                if getattr(md, attr, None) is not None]
+        version = f"FMI {md.fmiVersion} "
     except Exception:          # FMPy raises many kinds for a broken FMU
-        has = []
-    what = f" (it has {' and '.join(has)} only)" if has else ""
+        has, version = [], ""
+    what = f" (it has {version}{' and '.join(has)} only)" if has else ""
     return (f"{Path(path).name} has no CoSimulation interface{what}: the master runs FMI 1.0, 2.0 and 3.0 "
-            "co-simulation FMUs")
+            "co-simulation FMUs and FMI 2.0 and 3.0 model-exchange FMUs")
 

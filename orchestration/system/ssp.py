@@ -59,9 +59,13 @@ Namespaces (SSP 1.0): ``ssd`` http://ssp-standard.org/SSP1/SystemStructureDescri
   first for those that shape its interface), its ports as ssd:Connectors, connected like an FMU's.
   Only marine-cosim runs such a file (other SSP tools stop at the unknown component type).
 
+``implementation`` is read as a request: "ModelExchange" for a model-exchange-only FMU (the master
+integrates it: orchestration.master.model_exchange), "CoSimulation" for one with that interface;
+an FMU with both runs through its CoSimulation interface, so "ModelExchange" is refused there.
+
 Not supported (a SystemFileError says so): nested ``ssd:System`` elements, signal dictionaries,
-components of other types and ``implementation="ModelExchange"``, Enumeration/Binary parameters,
-mapping transformations on connections, connections to parameters, non-``file`` URIs.
+components of other types, Enumeration/Binary parameters, mapping transformations on connections,
+connections to parameters, non-``file`` URIs.
 
 The marine-cosim annotation
 ---------------------------
@@ -635,16 +639,22 @@ class _SsdReader:
             raise error(self.file, el, f"type={ctype!r} is not supported (only {FMU_TYPE}, or {ADAPTER_TYPE} for a "
                                        "port adapter)")
         implementation = el.get("implementation", "any")
-        if implementation == "ModelExchange":
-            raise error(self.file, el, "implementation='ModelExchange' is not supported (co-simulation FMUs only)")
         source = required(self.file, el, "source")
         path = self.resolve(el, source, self.base)
         if not path.is_file():
             raise MissingFmuError(str(error(self.file, el, f"FMU file not found: source={source!r} (resolved to "
                                                            f"{path})")), path)
         info = load_model_info(self.file, el, path)
-        if not info.co_simulation:
+        if not info.runnable:
             raise error(self.file, el, no_co_simulation(path))
+        if implementation == "ModelExchange" and info.co_simulation:
+            # the master runs an FMU with both interfaces through its CoSimulation one
+            raise error(self.file, el, f"implementation='ModelExchange': {path.name} has a CoSimulation interface "
+                                       "too, which the master runs; model exchange is used for FMUs that have only "
+                                       "that interface (remove the attribute, or use such an FMU)")
+        if implementation == "CoSimulation" and not info.co_simulation:
+            raise error(self.file, el, f"implementation='CoSimulation': {path.name} has a ModelExchange interface "
+                                       "only (remove the attribute: the master integrates it)")
         component = Component(name=name, source=path, origin=f"{self.file}: {describe(el)}")
         data = _ComponentData(component, info, el=el)
         data.connectors = self._connectors(el, data)

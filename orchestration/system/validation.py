@@ -54,7 +54,7 @@ from orchestration.system.adapters import AdapterError
 from orchestration.system.arrays import (ArrayElement, array_connection_problem, array_shape, element_problem,
                                          element_variables, unresolved_dimension)
 from orchestration.system.fmu_info import (NUMERIC, INTEGER_RANGE, component_description, connection_problem, family,
-                                           no_co_simulation)
+                                           interface, no_co_simulation)
 from orchestration.system.graphs import strongly_connected_components
 from orchestration.system.model import Connection, System
 
@@ -221,7 +221,7 @@ def validate_system(system: System, stop: float | None = None, step: float | Non
             except Exception as exc:
                 add("error", where, f"cannot read {source.name}: {unresolved_dimension(source) or exc}")
                 continue
-            if md.coSimulation is None:
+            if interface(md) is None:
                 add("error", where, no_co_simulation(source))
                 continue
             if md.fmiVersion not in ("1.0", "2.0", "3.0"):

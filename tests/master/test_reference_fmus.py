@@ -180,36 +180,35 @@ def test_an_output_that_overflows_is_named_with_the_time_it_began(ref, v, tmp_pa
         simulate(s, parameters={"d.k": 1.0}, variables=["d.x"])
 
 
-def test_an_fmu_without_co_simulation_is_refused_naming_what_it_has(ref, tmp_path, capsys):
-    """The Reference FMU Clocks is FMI 3.0 ScheduledExecution only; a ModelExchange-only FMU is made
-    here from BouncingBall. Before: 'has no CoSimulation interface' (SSP) or 'no co-simulation
-    interface' (OSP), not saying what it is; now both name the interfaces it has."""
+def test_an_fmu_the_master_cannot_run_is_refused_naming_what_it_runs(ref, tmp_path, capsys):
+    """An FMU with neither a CoSimulation nor a ModelExchange interface (the Reference FMU Clocks is FMI
+    3.0 ScheduledExecution only; here BouncingBall with both removed) is refused by SSP and OSP files
+    alike, saying what the master runs. A ModelExchange-only FMU is run (tests/master/test_model_exchange.py)."""
     import re
     import zipfile
 
-    me_only = tmp_path / "BouncingBallME.fmu"
-    with zipfile.ZipFile(ref["BouncingBall", 2]) as src, zipfile.ZipFile(me_only, "w") as dst:
+    neither = tmp_path / "BouncingBallNone.fmu"
+    with zipfile.ZipFile(ref["BouncingBall", 2]) as src, zipfile.ZipFile(neither, "w") as dst:
         for item in src.infolist():
             data = src.read(item)
             if item.filename == "modelDescription.xml":
                 data = re.sub(rb"<CoSimulation\b[^>]*/>|<CoSimulation\b.*?</CoSimulation>", b"", data, flags=re.S)
+                data = re.sub(rb"<ModelExchange\b[^>]*/>|<ModelExchange\b.*?</ModelExchange>", b"", data, flags=re.S)
             dst.writestr(item, data)
-    s = System("me", stop_time=1.0, base_step=0.1)
-    s.add_component(Component("ball", me_only))
     osp = tmp_path / "OspSystemStructure.xml"
     osp.write_text('<OspSystemStructure xmlns="http://opensimulationplatform.com/MSMI/OSPSystemStructure" '
                    f'version="0.1"><BaseStepSize>0.1</BaseStepSize><Simulators><Simulator name="ball" '
-                   f'source="{me_only}"/></Simulators></OspSystemStructure>')
+                   f'source="{neither}"/></Simulators></OspSystemStructure>')
     ssd = tmp_path / "me.ssd"
     ssd.write_text('<ssd:SystemStructureDescription '
                    'xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription" version="1.0" name="me">'
                    '<ssd:System name="me"><ssd:Elements><ssd:Component name="ball" '
-                   f'source="{me_only.name}"/></ssd:Elements></ssd:System></ssd:SystemStructureDescription>')
+                   f'source="{neither.name}"/></ssd:Elements></ssd:System></ssd:SystemStructureDescription>')
     for path in (ssd, osp):
         assert main(["validate", str(path)]) != 0
         said = capsys.readouterr()
-        assert ("BouncingBallME.fmu has no CoSimulation interface (it has ModelExchange only): the master runs "
-                "FMI 1.0, 2.0 and 3.0 co-simulation FMUs") in said.out + said.err
+        assert ("BouncingBallNone.fmu has no CoSimulation interface: the master runs FMI 1.0, 2.0 and 3.0 "
+                "co-simulation FMUs and FMI 2.0 and 3.0 model-exchange FMUs") in said.out + said.err
 
 
 def test_an_osp_power_bond_may_label_its_variables_by_role_as_libcosim_reads_them(ref, tmp_path):

@@ -69,7 +69,7 @@ def _restore_attributes(obj: Any, state: dict[str, bytes]) -> None:
 def check_checkpointable(execution: Execution) -> None:
     """Every FMU must serialize its state, else checkpoints are impossible: say which one cannot."""
     for s in execution.slaves:
-        cs = s.model_description.coSimulation
+        cs = s.model_description.coSimulation or s.model_description.modelExchange   # ME: the master integrates
         if not (s.model_description.fmiVersion == "2.0" and cs is not None and cs.canGetAndSetFMUstate
                 and cs.canSerializeFMUstate):
             raise CheckpointError(f"checkpoints need every FMU to serialize its state, but {s.name} "

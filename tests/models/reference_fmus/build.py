@@ -1,5 +1,5 @@
 """Build Reference FMUs (https://github.com/modelica/Reference-FMUs, the vendored subset beside this
-file) with gcc: FMI 2.0 or 3.0 co-simulation, for tests/master/test_reference_fmus.py and
+file) with gcc: FMI 2.0 or 3.0 co-simulation (or model exchange only), for tests/master/test_reference_fmus.py and
 tests/master/test_fmi3_arrays.py (StateSpace: FMI 3.0 only, its array variables)."""
 from __future__ import annotations
 
@@ -30,10 +30,12 @@ def _platform(fmi_version: int) -> str:
 
 
 def build_reference_fmu(model: str, fmi_version: int, out_dir: Path, *, suffix: str = "",
-                        attributes: dict[str, str] | None = None) -> Path:
+                        attributes: dict[str, str] | None = None, model_exchange_only: bool = False) -> Path:
     """Compile ``model`` (one of MODELS) as an FMI ``fmi_version`` (2 or 3) co-simulation FMU into
     ``out_dir``; ``attributes``: CoSimulation attributes of the modelDescription to set (e.g.
-    ``{"canGetAndSetFMUState": "false"}``), ``suffix`` names that variant's file."""
+    ``{"canGetAndSetFMUState": "false"}``), ``suffix`` names that variant's file.
+    ``model_exchange_only``: the FMU's CoSimulation interface removed from its modelDescription (the
+    binary has both), as a model-exchange-only FMU of another tool."""
     if model not in MODELS or fmi_version not in (2, 3) or not (HERE / model / f"FMI{fmi_version}.xml").is_file():
         raise ValueError(f"no Reference FMU {model!r} for FMI {fmi_version}")
     gcc = shutil.which("gcc")
@@ -51,6 +53,10 @@ def build_reference_fmu(model: str, fmi_version: int, out_dir: Path, *, suffix: 
         else:
             new = element.replace("<CoSimulation", f'<CoSimulation {name}="{value}"', 1)
         xml = xml.replace(element, new, 1)
+    if model_exchange_only:
+        if "<ModelExchange" not in xml:
+            raise ValueError(f"the Reference FMU {model!r} has no ModelExchange interface")
+        xml = re.sub(r"<CoSimulation\b[^>]*/>|<CoSimulation\b.*?</CoSimulation>", "", xml, flags=re.S)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         binary = tmp / "binaries" / _platform(fmi_version) / f"{model}.so"
