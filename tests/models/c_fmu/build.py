@@ -11,7 +11,7 @@ FMUs). The build expands those includes into one self-contained C file, which is
 and what the FMU ships as ``sources/<model>.c`` (the file its modelDescription lists), so an FMU's
 sources compile on their own.
 
-    python -m tests.models.c_fmu.build OUT_DIR [oscillator|ship]
+    python -m tests.models.c_fmu.build OUT_DIR [oscillator|ship|ship-me]
 """
 from __future__ import annotations
 
@@ -81,12 +81,13 @@ def fmi2_header_dir() -> Path:
     return headers
 
 
-def build_c_fmu(source: Path, model_description: Path, model_identifier: str, out_dir: Path,
-                include_dirs: tuple[Path, ...] = (), defines: tuple[str, ...] = ()) -> Path:
+def build_c_fmu(source: Path, model_description: Path | str, model_identifier: str, out_dir: Path,
+                include_dirs: tuple[Path, ...] = (), defines: tuple[str, ...] = (),
+                fmu_name: str | None = None) -> Path:
     """Compile one C file (with its includes from this folder expanded, :func:`bundled_source`, and
     ``#define`` lines for ``defines`` in front) into
-    ``binaries/linux64/<model_identifier>.so`` and package it with its modelDescription (and the
-    expanded source under ``sources/``) as ``out_dir/<model_identifier>.fmu``.
+    ``binaries/linux64/<model_identifier>.so`` and package it with its modelDescription (a file, or
+    its text) and the expanded source under ``sources/`` as ``out_dir/<fmu_name or model_identifier>.fmu``.
     Raises :class:`FmuBuildError` with the reason if it cannot be built."""
     if not (sys.platform.startswith("linux") and sys.maxsize > 2**32):
         raise FmuBuildError(f"only {PLATFORM} binaries are built (this is {sys.platform}/{platform.machine()})")
@@ -96,7 +97,7 @@ def build_c_fmu(source: Path, model_description: Path, model_identifier: str, ou
                             f"{model_identifier} FMU (install gcc, e.g. apt-get install gcc)")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    fmu = out_dir / f"{model_identifier}.fmu"
+    fmu = out_dir / f"{fmu_name or model_identifier}.fmu"
 
     with tempfile.TemporaryDirectory(prefix=f"{model_identifier.lower()}_build_") as tmp:
         binary = Path(tmp) / f"{model_identifier}.so"
@@ -111,7 +112,8 @@ def build_c_fmu(source: Path, model_description: Path, model_identifier: str, ou
             warnings.warn(f"gcc warnings for {source.name}:\n{result.stderr}", stacklevel=2)
 
         members = {
-            "modelDescription.xml": model_description.read_bytes(),
+            "modelDescription.xml": model_description.encode() if isinstance(model_description, str)
+            else model_description.read_bytes(),
             f"binaries/{PLATFORM}/{model_identifier}.so": binary.read_bytes(),
             f"sources/{source.name}": bundled.read_bytes(),
         }
@@ -147,6 +149,44 @@ def build_third_party_ship_fmu(out_dir: Path) -> Path:
     ``third_party_ship.xml`` as its modelDescription.xml); returns that path. The ship FMU of a
     "third party" for the ship swap (docs/ship_swap.md). Raises :class:`FmuBuildError`."""
     return build_c_fmu(SHIP_SOURCE, SHIP_MODEL_DESCRIPTION, SHIP_MODEL_IDENTIFIER, out_dir, (fmi2_header_dir(),))
+
+
+SHIP_STATES = ("north", "east", "down", "phi", "theta", "psi", "u", "v", "w", "p", "q", "r")
+
+
+def ship_model_exchange_description() -> str:
+    """third_party_ship.xml as the model-exchange build declares itself: a ModelExchange element in
+    place of CoSimulation, its 12 states (vr 400-411) and their derivatives (420-431) appended to the
+    variables (so the existing indices hold) and listed in ModelStructure."""
+    xml = SHIP_MODEL_DESCRIPTION.read_text()
+    xml = re.sub(r"<CoSimulation\b.*?</CoSimulation>",
+                 '<ModelExchange modelIdentifier="OsvSeakeeper" canGetAndSetFMUstate="true" '
+                 'canSerializeFMUstate="true" canNotUseMemoryManagementFunctions="false">\n'
+                 '    <SourceFiles><File name="third_party_ship.c"/></SourceFiles>\n  </ModelExchange>', xml,
+                 count=1, flags=re.S)
+    first = len(re.findall(r"<ScalarVariable\b", xml)) + 1
+    states = "".join(
+        f'    <ScalarVariable name="x.{n}" valueReference="{400 + i}" causality="local" variability="continuous" '
+        f'initial="calculated" description="State {i} of the integrator (CG displacement NED, Euler zyx, body '
+        f'velocities)"><Real/></ScalarVariable>\n' for i, n in enumerate(SHIP_STATES))
+    derivatives = "".join(
+        f'    <ScalarVariable name="der(x.{n})" valueReference="{420 + i}" causality="local" '
+        f'variability="continuous" initial="calculated"><Real derivative="{first + i}"/></ScalarVariable>\n'
+        for i, n in enumerate(SHIP_STATES))
+    xml = xml.replace("  </ModelVariables>", states + derivatives + "  </ModelVariables>", 1)
+    n = len(SHIP_STATES)
+    listed = "".join(f'      <Unknown index="{first + n + i}"/>\n' for i in range(n))
+    xml = xml.replace("    </Outputs>", "    </Outputs>\n    <Derivatives>\n" + listed + "    </Derivatives>", 1)
+    initial = "".join(f'      <Unknown index="{first + i}"/>\n' for i in range(2 * n))
+    return xml.replace("    </InitialUnknowns>", initial + "    </InitialUnknowns>", 1)
+
+
+def build_third_party_ship_me_fmu(out_dir: Path) -> Path:
+    """The third-party ship for model exchange only, as ``out_dir/OsvSeakeeperME.fmu`` (modelIdentifier
+    OsvSeakeeper): the same equations, which the master integrates (orchestration.master.model_exchange),
+    with the same ports as OsvSeakeeper.fmu."""
+    return build_c_fmu(SHIP_SOURCE, ship_model_exchange_description(), SHIP_MODEL_IDENTIFIER, out_dir,
+                       (fmi2_header_dir(),), defines=("MODEL_EXCHANGE",), fmu_name="OsvSeakeeperME")
 
 
 TYPED_SOURCE = HERE / "typed_fmi2.c"
@@ -186,8 +226,9 @@ def build_main(argv: list[str] | None, usage: str, builders: dict[str, Callable[
 
 
 def main(argv: list[str] | None = None) -> int:
-    return build_main(argv, "python -m tests.models.c_fmu.build OUT_DIR [oscillator|ship]",
-                      {"oscillator": build_oscillator_fmu, "ship": build_third_party_ship_fmu})
+    return build_main(argv, "python -m tests.models.c_fmu.build OUT_DIR [oscillator|ship|ship-me]",
+                      {"oscillator": build_oscillator_fmu, "ship": build_third_party_ship_fmu,
+                       "ship-me": build_third_party_ship_me_fmu})
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ typedef struct {
     fmi2CallbackFunctions functions; /* a copy: the master's struct need not outlive the call */
     fmi2Boolean logging_on;
     fmi2Boolean log_calls; /* category "logCalls" */
+    fmi2Boolean model_exchange; /* instantiated as fmi2ModelExchange (models built with MODEL_EXCHANGE) */
     ModelState s;
 } Instance;
 
@@ -201,11 +202,19 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         log_with(functions, "", fmi2Error, "logStatusError", "fmi2Instantiate: missing instance name");
         return NULL;
     }
+#ifdef MODEL_EXCHANGE
+    if (fmuType != fmi2ModelExchange) {
+        log_with(functions, instanceName, fmi2Error, "logStatusError",
+                 "fmi2Instantiate: this build of %s supports model exchange only", MODEL_IDENTIFIER);
+        return NULL;
+    }
+#else
     if (fmuType != fmi2CoSimulation) {
         log_with(functions, instanceName, fmi2Error, "logStatusError",
                  "fmi2Instantiate: %s supports co-simulation only", MODEL_IDENTIFIER);
         return NULL;
     }
+#endif
     if (!fmuGUID || strcmp(fmuGUID, MODEL_GUID) != 0) {
         log_with(functions, instanceName, fmi2Error, "logStatusError",
                  "fmi2Instantiate: wrong GUID '%s', expected '%s'", fmuGUID ? fmuGUID : "(null)", MODEL_GUID);
@@ -228,6 +237,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     memcpy(inst->instance_name, instanceName, len + 1);
     inst->logging_on = loggingOn ? fmi2True : fmi2False;
     inst->log_calls = fmi2True;
+    inst->model_exchange = fmuType == fmi2ModelExchange ? fmi2True : fmi2False;
     set_start_values(&inst->s);
     log_call(inst, "fmi2Instantiate");
     return inst;
@@ -481,6 +491,7 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2R
     char state[256];
     GET_INSTANCE(c, fn);
     (void)noSetFMUStatePriorToCurrentPoint;
+    if (inst->model_exchange) return fail(inst, fn, "not allowed for a model-exchange instance");
     if (require_mode(inst, fn, IN(MODE_STEP_COMPLETE)) != fmi2OK) return fmi2Error;
     if (!isfinite(t) || fabs(t - inst->s.time) > time_tolerance(inst->s.time))
         return fail(inst, fn, "currentCommunicationPoint = %.17g but the FMU is at t = %.17g", t, inst->s.time);
@@ -562,7 +573,101 @@ fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2Stri
     return fmi2Discard;
 }
 
-/* ---- model exchange: not supported (fmi2Instantiate refuses fmi2ModelExchange) ---- */
+/* ---- model exchange ---- */
+
+#ifdef MODEL_EXCHANGE
+/* Built with MODEL_EXCHANGE the model has N_CONTINUOUS states at model_states(s) and their
+ * derivatives from model_derivatives(s, dx) at s->time; no event indicators and no time events.
+ * After initialization the instance stays in MODE_STEP_COMPLETE, which stands for event and
+ * continuous-time mode alike (values may be got and set in both). */
+
+#define ME_GET_INSTANCE(fn)                                                                          \
+    GET_INSTANCE(c, fn);                                                                             \
+    if (!inst->model_exchange) return fail(inst, fn, "not allowed for a co-simulation instance")
+
+fmi2Status fmi2EnterEventMode(fmi2Component c) {
+    ME_GET_INSTANCE("fmi2EnterEventMode");
+    return require_mode(inst, "fmi2EnterEventMode", IN(MODE_STEP_COMPLETE));
+}
+
+fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *eventInfo) {
+    ME_GET_INSTANCE("fmi2NewDiscreteStates");
+    if (!eventInfo) return fail(inst, "fmi2NewDiscreteStates", "eventInfo is NULL");
+    memset(eventInfo, 0, sizeof(*eventInfo));
+    return require_mode(inst, "fmi2NewDiscreteStates", IN(MODE_STEP_COMPLETE));
+}
+
+fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {
+    ME_GET_INSTANCE("fmi2EnterContinuousTimeMode");
+    return require_mode(inst, "fmi2EnterContinuousTimeMode", IN(MODE_STEP_COMPLETE));
+}
+
+fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi2Boolean *enterEventMode, fmi2Boolean *terminateSimulation) {
+    char state[256];
+    ME_GET_INSTANCE("fmi2CompletedIntegratorStep");
+    (void)noSetFMUStatePriorToCurrentPoint;
+    if (!enterEventMode || !terminateSimulation) return fail(inst, "fmi2CompletedIntegratorStep", "NULL argument");
+    *enterEventMode = fmi2False;
+    *terminateSimulation = fmi2False;
+    if (!state_is_finite(&inst->s)) {
+        describe_state(&inst->s, state, sizeof(state));
+        return fail(inst, "fmi2CompletedIntegratorStep", "the solution diverged at t = %.17g (%s)", inst->s.time,
+                    state);
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time) {
+    ME_GET_INSTANCE("fmi2SetTime");
+    if (!isfinite(time)) return fail(inst, "fmi2SetTime", "time %g is not finite", time);
+    inst->s.time = time;
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx) {
+    size_t i;
+    ME_GET_INSTANCE("fmi2SetContinuousStates");
+    if (nx != N_CONTINUOUS || !x) return fail(inst, "fmi2SetContinuousStates", "nx = %u, expected %u", (unsigned)nx,
+                                              (unsigned)N_CONTINUOUS);
+    for (i = 0; i < nx; i++) model_states(&inst->s)[i] = x[i];
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx) {
+    ME_GET_INSTANCE("fmi2GetDerivatives");
+    if (nx != N_CONTINUOUS || !derivatives) return fail(inst, "fmi2GetDerivatives", "nx = %u, expected %u",
+                                                        (unsigned)nx, (unsigned)N_CONTINUOUS);
+    model_derivatives(&inst->s, derivatives);
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], size_t ni) {
+    ME_GET_INSTANCE("fmi2GetEventIndicators");
+    (void)eventIndicators;
+    if (ni != 0) return fail(inst, "fmi2GetEventIndicators", "ni = %u, the model has none", (unsigned)ni);
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx) {
+    size_t i;
+    ME_GET_INSTANCE("fmi2GetContinuousStates");
+    if (nx != N_CONTINUOUS || !x) return fail(inst, "fmi2GetContinuousStates", "nx = %u, expected %u", (unsigned)nx,
+                                              (unsigned)N_CONTINUOUS);
+    for (i = 0; i < nx; i++) x[i] = model_states(&inst->s)[i];
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx) {
+    size_t i;
+    ME_GET_INSTANCE("fmi2GetNominalsOfContinuousStates");
+    if (nx != N_CONTINUOUS || !x_nominal) return fail(inst, "fmi2GetNominalsOfContinuousStates", "nx = %u",
+                                                      (unsigned)nx);
+    for (i = 0; i < nx; i++) x_nominal[i] = 1.0;
+    return fmi2OK;
+}
+
+#else /* co-simulation only */
 
 #define ME_ONLY "the FMU supports co-simulation only"
 
@@ -612,3 +717,5 @@ fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal
     (void)x_nominal, (void)nx;
     return unsupported(c, "fmi2GetNominalsOfContinuousStates", ME_ONLY);
 }
+
+#endif /* MODEL_EXCHANGE */

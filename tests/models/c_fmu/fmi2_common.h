@@ -47,7 +47,8 @@ typedef enum {
     MODE_ERROR = 5
 } Mode;
 
-typedef enum { CAUSALITY_INDEPENDENT, CAUSALITY_PARAMETER, CAUSALITY_INPUT, CAUSALITY_OUTPUT, CAUSALITY_CONSTANT } Causality;
+typedef enum { CAUSALITY_INDEPENDENT, CAUSALITY_PARAMETER, CAUSALITY_INPUT, CAUSALITY_OUTPUT, CAUSALITY_CONSTANT,
+               CAUSALITY_LOCAL } Causality;
 
 /* one Real variable of the model (the FMUs have no Integer, Boolean or String variables) */
 typedef struct {

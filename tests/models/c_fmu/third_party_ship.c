@@ -141,6 +141,11 @@ enum {
 #define OUT(vr, name) {vr, name, CAUSALITY_OUTPUT, NO_OFFSET, -INFINITY, 0}
 #define INP(vr, name, field, i) {vr, name, CAUSALITY_INPUT, FIELD_I(field, i), -INFINITY, 0}
 
+#define VR_STATE 400       /* 400..411: the states (model exchange) */
+#define VR_DERIVATIVE 420  /* 420..431: their derivatives */
+#define STATE(i, name) {VR_STATE + (i), name, CAUSALITY_LOCAL, FIELD_I(y, i), -INFINITY, 0}
+#define DER(i, name) {VR_DERIVATIVE + (i), name, CAUSALITY_LOCAL, NO_OFFSET, -INFINITY, 0}
+
 static const Variable VARIABLES[] = {
     {VR_TIME, "time", CAUSALITY_INDEPENDENT, FIELD(time), -INFINITY, 0},
     {VR_ZETA_HEAVE, "dampingRatio.heave", CAUSALITY_PARAMETER, FIELD(zeta_heave), 0.0, 0},
@@ -194,6 +199,16 @@ static const Variable VARIABLES[] = {
     {VR_CG_Z_REL_BL, "cg_z_rel_bl", CAUSALITY_CONSTANT, NO_OFFSET, -INFINITY, 0},
     {VR_LPP, "lpp", CAUSALITY_CONSTANT, NO_OFFSET, -INFINITY, 0},
     {VR_DRAUGHT, "draught", CAUSALITY_CONSTANT, NO_OFFSET, -INFINITY, 0},
+#ifdef MODEL_EXCHANGE
+    /* the model-exchange build (OsvSeakeeperME.fmu): the states and their derivatives as FMI 2.0
+       model exchange declares them (ModelStructure/Derivatives) */
+    STATE(0, "x.north"), STATE(1, "x.east"), STATE(2, "x.down"), STATE(3, "x.phi"), STATE(4, "x.theta"),
+    STATE(5, "x.psi"), STATE(6, "x.u"), STATE(7, "x.v"), STATE(8, "x.w"), STATE(9, "x.p"), STATE(10, "x.q"),
+    STATE(11, "x.r"),
+    DER(0, "der(x.north)"), DER(1, "der(x.east)"), DER(2, "der(x.down)"), DER(3, "der(x.phi)"),
+    DER(4, "der(x.theta)"), DER(5, "der(x.psi)"), DER(6, "der(x.u)"), DER(7, "der(x.v)"), DER(8, "der(x.w)"),
+    DER(9, "der(x.p)"), DER(10, "der(x.q)"), DER(11, "der(x.r)"),
+#endif
 };
 #define N_VARIABLES (sizeof(VARIABLES) / sizeof(VARIABLES[0]))
 
@@ -434,6 +449,13 @@ static double computed_value(const ModelState *s, fmi2ValueReference vr) {
     }
     default: break;
     }
+#ifdef MODEL_EXCHANGE
+    if (vr >= VR_DERIVATIVE && vr < VR_DERIVATIVE + N_STATES) {
+        double dy[N_STATES];
+        derivative(s, s->time, s->y, dy);
+        return dy[vr - VR_DERIVATIVE];
+    }
+#endif
     accelerations(s, s->time, s->y, R, nu_dot);
     if (vr >= VR_CG_ANGACC && vr < VR_CG_ANGACC + 3) {
         const double sign[3] = {1.0, -1.0, -1.0};
@@ -477,6 +499,12 @@ static double model_max_substep(const ModelState *s) {
 static void model_substep(ModelState *s, double t, double dt) {
     rk4_step(s, t, dt);
 }
+
+#ifdef MODEL_EXCHANGE
+#define N_CONTINUOUS N_STATES
+static double *model_states(ModelState *s) { return s->y; }
+static void model_derivatives(const ModelState *s, double dx[]) { derivative(s, s->time, s->y, dx); }
+#endif
 
 static void describe_state(const ModelState *s, char *text, size_t size) {
     snprintf(text, size, "heave %g m, roll %g rad", s->y[2], s->y[3]);
