@@ -25,6 +25,20 @@
 
 #include "kernels.h"
 
+/* exp and pow of glibc's first symbol versions: glibc 2.29 added exp@GLIBC_2.29 and pow@GLIBC_2.29,
+ * which a build links by default and which would raise the library's glibc floor from 2.17 (the
+ * FMUs', tests/fmus/test_fmu_kernels.py) to 2.29. The old versions wrap the same functions and
+ * differ only in the error handling of overflow, underflow and domain errors, where they return the
+ * same values (inf, 0); Python's math.exp and ** were checked equal to them bit for bit over
+ * millions of arguments (exp of [-800, 800], pow of (0.01, 10] to (-50, 50)). */
+#if defined(__GLIBC__) && defined(__x86_64__)
+__asm__(".symver exp,exp@GLIBC_2.2.5");
+__asm__(".symver pow,pow@GLIBC_2.2.5");
+#elif defined(__GLIBC__) && defined(__aarch64__)
+__asm__(".symver exp,exp@GLIBC_2.17");
+__asm__(".symver pow,pow@GLIBC_2.17");
+#endif
+
 enum { WP_R0 = 0, WP_FLAT, WP_R0SQ, WP_DSQ, WP_PIW, WP_SPOOLED, WP_J, WP_BAND, WP_N, WP_ETA, WP_TMAX, WP_PMAX,
        WP_C, WP_BRAKE, WP_ACC, WP_DEC, WP_VMAX, WP_KP, WP_KI, WP_KD, WP_TF, WP_TAUC, WP_COUNT };
 enum { WS_DT = 0, WS_SUBSTEP, WS_MODE, WS_BRAKE, WS_SPEED_SP, WS_TENSION_SP, WS_TENSION, WS_HARDPOINT, WS_T,
