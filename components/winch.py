@@ -1,5 +1,6 @@
 """Winch: drum, gear and motor dynamics with velocity, constant-tension and active-heave-compensation
-control, acceleration limits and a brake.  Pure numpy, no FMI.
+control, acceleration limits and a brake.  Pure Python, no FMI; the sub-steps also run compiled
+(components/kernels/winch.c, the same bits), this code being the reference.
 
 Sources
 -------
@@ -137,7 +138,13 @@ def stability_limit(params: WinchParams) -> float:
 class Winch:
     """Drum, gear, motor, brake and controller of one winch (module docstring)."""
 
-    def __init__(self, params: WinchParams, substep: float = 1e-3) -> None:
+    def __init__(self, params: WinchParams, substep: float = 1e-3, compiled: bool | None = None) -> None:
+        """A winch at rest with no line paid out, sub-steps at most ``substep`` [s] long.
+
+        compiled: None runs the sub-steps and present_drive compiled (components/kernels/winch.c)
+        if the kernels can be had, True requires that, False runs the Python of this module, which
+        is the reference (the same bits).  Raises ValueError naming a bad parameter.
+        """
         bad = params.check()
         if bad:
             name, val, why = bad[0]
@@ -168,6 +175,15 @@ class Winch:
         self.v_ref = 0.0
         self.saturated = False
         self.braking = False
+        self._compiled = None
+        if compiled is not False:
+            from components import kernels
+            from components.kernels.winch import CompiledWinch
+
+            lib = kernels.library()
+            if lib is None and compiled:
+                raise RuntimeError(f"no compiled winch kernel: {kernels.status()}")
+            self._compiled = CompiledWinch(lib, self) if lib is not None else None
 
     # ------------------------------------------------------------------ geometry
     @property
@@ -278,6 +294,8 @@ class Winch:
         rate limit and follows the hardpoint velocity at once (mode 2); the drive's speed error
         decays with tau_c.  A step in the hardpoint velocity itself is tracked over the next
         sub-step (its acceleration is not part of this)."""
+        if self._compiled is not None:              # the same in C (components/kernels/winch.c)
+            return self._compiled.present_drive(self)
         p = self.p
         r = self.radius
         T = max(self.tension, 0.0)
@@ -306,6 +324,8 @@ class Winch:
     # ------------------------------------------------------------------ stepping
     def step(self, dt: float) -> None:
         """Advance by dt [s] in sub-steps with the inputs held."""
+        if self._compiled is not None and self._compiled.step(self, dt):    # the same in C (kernels/winch.c)
+            return
         n = max(1, int(math.ceil(dt / self.substep - 1e-9)))
         h = dt / n
         for _ in range(n):

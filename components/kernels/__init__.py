@@ -3,9 +3,10 @@ shared library (``libmc_kernels.so``) and called through ctypes: the articulated
 (aba.c) and the crane's RK4 step (crane.c), the rigid body (rigid_body.c), the ship's
 seakeeping derivative and RK4 sub-step (ship.c), the lumped-mass line's implicit step
 (line.c), the volumetric contact of two boxes (contact.c), the NMPC's prediction model and its
-cost batches (nmpc.c) and the rope contact's segment depths and loads (rope_contact.c). Each has
-its Python binding beside it (aba.py, crane.py, rigid_body.py, ship.py, line.py, contact.py,
-nmpc.py, rope_contact.py), used by the component it speeds up.
+cost batches (nmpc.c), the rope contact's segment depths and loads (rope_contact.c) and the
+winch's sub-steps (winch.c). Each has its Python binding beside it (aba.py, crane.py,
+rigid_body.py, ship.py, line.py, contact.py, nmpc.py, rope_contact.py, winch.py), used by the
+component it speeds up.
 
 The numpy code of each component stays the readable reference; a kernel computes the same
 equations in the same way, so results agree to rounding (tests/components/test_kernels.py states
@@ -38,10 +39,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LIBRARY = "libmc_kernels.so"
-SOURCES = ("aba.c", "crane.c", "rigid_body.c", "ship.c", "line.c", "contact.c", "nmpc.c", "rope_contact.c")
+SOURCES = ("aba.c", "crane.c", "rigid_body.c", "ship.c", "line.c", "contact.c", "nmpc.c", "rope_contact.c", "winch.c")
 HEADER = "kernels.h"
 # the calling conventions of the Python bindings below; kernels.h's MC_KERNELS_ABI must match
-ABI = 5
+ABI = 6
 # no FMA contraction (results must not depend on the target CPU), no errno for sqrt (inlined);
 # no -march: the library runs on any x86-64; -s: no symbols beyond the exported functions
 CFLAGS = ("-O3", "-fPIC", "-shared", "-s", "-ffp-contract=off", "-fno-math-errno", "-std=c99", "-Wall")
@@ -134,6 +135,10 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.mc_line_end_loads.restype = None
     lib.mc_contact_box_box.argtypes = [ptr, ptr]
     lib.mc_contact_box_box.restype = integer
+    lib.mc_winch_step.argtypes = [ptr, ptr]
+    lib.mc_winch_step.restype = integer
+    lib.mc_winch_present_drive.argtypes = [ptr, ptr]
+    lib.mc_winch_present_drive.restype = None
 
 
 def _disabled() -> bool:

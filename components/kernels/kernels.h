@@ -9,7 +9,7 @@
 #include <math.h>
 
 /* must equal ABI in components/kernels/__init__.py */
-#define MC_KERNELS_ABI 5
+#define MC_KERNELS_ABI 6
 
 int mc_kernels_abi(void);
 
@@ -87,5 +87,11 @@ void mc_line_end_loads(const long long *ctx, double *out);
 #define MC_CONTACT_NONE 2       /* overlapping without interference volume: no loads, the distance */
 #define MC_CONTACT_REFERENCE 3  /* near a tolerance: the numpy reference decides */
 int mc_contact_box_box(const double *in, double *out);
+
+/* ---- winch (winch.c; components/winch.py) ---- */
+#define MC_WINCH_PARAMS 22      /* doubles of the parameter array */
+#define MC_WINCH_STATE 24       /* doubles of the step, inputs, state and drive array */
+int mc_winch_step(const double *params, double *state);              /* the sub-steps taken, or -1 */
+void mc_winch_present_drive(const double *params, double *state);
 
 #endif

@@ -1,9 +1,9 @@
 """The FMUs carry the compiled kernels (components/kernels) and run them, with no compiler needed
 where they run: the library sits beside the kernels' Python in the FMU's private package. Each FMU
 (Crane, Ship, Payload, Cable, CompliantCable, Contact: a box settling flat onto a deck, where the
-dashpots' quadrature is exact in both) run with the kernels agrees with the same FMU run on the numpy reference
+dashpots' quadrature is exact in both; Winch) run with the kernels agrees with the same FMU run on the numpy reference
 (MARINE_COSIM_KERNELS=0) to rounding: relative 1e-9 of each output's largest magnitude over 2 s
-(measured below 1e-12)."""
+(measured below 1e-12). The Winch's kernel gives the Python's bits, and the Winch FMU does too."""
 from __future__ import annotations
 
 import sys
@@ -42,6 +42,11 @@ CASES = {
                  "body1.velocity[0]": 0.01},
                 ["body1.force[0]", "body1.force[2]", "body1.moment[1]", "body2.moment[1]", "pair12.volume",
                  "pair12.normal_force", "pair12.point[2]", "pair12.distance"]),
+    # heave compensation paying out against a weak motor (power limit), the drive reversing the drum
+    "Winch": ({"mode": 2, "line.tension": 4e5, "hardpoint.velocity_down": -0.3, "speed_setpoint": 0.2,
+               "motor.max_power": 1e5, "max_substep": 0.003},
+              ["payout.speed", "payout.length", "payout.line_length", "payout.reference_speed", "drum.speed",
+               "motor.torque", "motor.power"]),
     "Payload": ({"attachment1.force[2]": -5e4, "initial.angular_velocity[0]": 0.1},
                 ["position[0]", "position[2]", "quaternion[1]", "velocity[2]", "angular_velocity[0]",
                  "attachment1.position[2]"]),
@@ -83,3 +88,14 @@ def test_fmus_run_their_kernels_and_agree_with_the_numpy_reference(fmu_dir, mode
     assert np.all(np.isfinite(compiled))
     assert np.all(np.abs(compiled - reference).max(axis=0) <= 1e-9 * span), (
         np.abs(compiled - reference).max(axis=0) / span)
+
+
+def test_the_winch_fmu_gives_the_same_bits_with_and_without_its_kernel(fmu_dir, tmp_path, monkeypatch):
+    """winch.c reproduces the Winch's Python bit for bit (tests/components/test_winch_kernel.py): so does the FMU."""
+    compiled, status, _ = _run(fmu_dir, "Winch", tmp_path, "compiled")
+    assert status.startswith("compiled kernels from"), status
+    monkeypatch.setenv("MARINE_COSIM_KERNELS", "0")
+    reference, status, _ = _run(fmu_dir, "Winch", tmp_path, "numpy")
+    assert "disabled" in status, status
+    assert np.array_equal(compiled.view(np.int64), reference.view(np.int64))
+    assert np.ptp(compiled[:, 4]) > 0.0 and np.ptp(compiled[:, 5]) > 0.0      # the drum and the motor moved

@@ -4,7 +4,9 @@ written out, min/max as conditionals) gives the same bits as the code it replace
 ``_Before`` keeps the sub-step as it was (commit 6790aaa: the radius property, the efficiency band and
 1 - exp(-h / tau_c) formed in every sub-step, the builtins min and max); both winches run the
 same random inputs through every mode, the brake, a layer-dependent drum, slack line and the
-efficiency band at standstill, and their states and drive outputs are compared as bit patterns."""
+efficiency band at standstill, and their states and drive outputs are compared as bit patterns.
+``_Before`` runs its Python (compiled=False); the winch it is compared with runs the Python and, where
+the kernels can be had, the compiled kernel (components/kernels/winch.c)."""
 from __future__ import annotations
 
 import math
@@ -110,9 +112,10 @@ def _bits(winch: Winch) -> tuple:
                 max_power=2e5, max_torque=8e3),
     WinchParams(brake_torque=0.0, derivative_filter=0.0, accel_limit=0.5, decel_limit=0.3),
 ], ids=["lars", "layers-viscous-weak-motor", "no-brake"])
-def test_the_substep_written_for_speed_gives_the_same_bits(params):
+@pytest.mark.parametrize("compiled", [False, None], ids=["python", "kernel-if-built"])
+def test_the_substep_written_for_speed_gives_the_same_bits(params, compiled):
     rng = random.Random(7)
-    fast, ref = Winch(params, substep=0.005), _Before(params, substep=0.005)
+    fast, ref = Winch(params, substep=0.005, compiled=compiled), _Before(params, substep=0.005, compiled=False)
     for k in range(3000):
         if k % 40 == 0:                                  # new inputs now and then, every mode
             inputs = {"mode": rng.choice((0, 0, 1, 2, 2, 3)), "brake": rng.random() < 0.1,
@@ -134,7 +137,7 @@ def test_standstill_within_the_efficiency_band_gives_the_same_bits():
     params = WinchParams()
     band = EFFICIENCY_BAND / params.drum_radius
     for omega in (0.0, -0.0, 0.3 * band, -0.7 * band, band, -band, 2 * band):
-        fast, ref = Winch(params, substep=0.001), _Before(params, substep=0.001)
+        fast, ref = Winch(params, substep=0.001), _Before(params, substep=0.001, compiled=False)
         for w in (fast, ref):
             w.omega, w.tension, w.speed_setpoint = omega, 4e5, 0.0
             w.step(0.005)
