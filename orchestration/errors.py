@@ -53,6 +53,16 @@ class ConvergenceError(ExecutionError):
     """An iteration of the master did not converge; names the input with the largest residual."""
 
 
+class StepDiscarded(ExecutionError):
+    """An FMU discarded a communication step (fmi2Discard, FMI 3.0's discard, fmiDiscard): it could
+    not take a step that long. error-control restores the step's start and retries a shorter one;
+    the other masters stop with this message."""
+
+
+#: the status text of a discarded doStep in a SlaveError's message, as every backend passes it on
+DISCARD_STATUS = "status 2 (discard)"
+
+
 class RollbackError(ExecutionError):
     """An FMU cannot go back in time (no state access, or a set_state that does nothing)."""
 

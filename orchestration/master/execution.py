@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from orchestration.errors import DISCARD_STATUS, StepDiscarded
 from orchestration.errors import ExecutionError  # noqa: F401  (re-exported)
 from orchestration.master.algorithms.fixed import Algorithm, FixedStepAlgorithm
 from orchestration.master.algorithms.step_control import landing_step
@@ -131,6 +132,13 @@ def declared_range(slave: Slave, names: Sequence[str]) -> tuple[np.ndarray, np.n
             if value is not None and not math.isnan(value):
                 out[k] = value
     return lo, hi
+
+
+def step_error(exc: Exception) -> ExecutionError:
+    """The ExecutionError of a failed step: StepDiscarded where the FMU discarded it (its status is in
+    the message, which every backend passes on as text)."""
+    kind = StepDiscarded if DISCARD_STATUS in str(exc) else ExecutionError
+    return kind(str(exc))
 
 
 class Execution:
@@ -331,7 +339,7 @@ class Execution:
             try:
                 handle = self.slaves[i].exchange_async(self.in_vrs[i], u, t, h, self.out_vrs[i])
             except SlaveError as exc:
-                raise ExecutionError(str(exc)) from None
+                raise step_error(exc) from None
             self.inputs[i] = u
             self._pending[i] = (handle, t + h)
             return
@@ -345,7 +353,7 @@ class Execution:
             self._record(i, request.time, self.slaves[i].get_reals(self.out_vrs[i]))
             raise
         except SlaveError as exc:
-            raise ExecutionError(str(exc)) from None
+            raise step_error(exc) from None
         self.inputs[i] = u
         self._record(i, t + h, y)
 
@@ -398,7 +406,7 @@ class Execution:
             self._record(i, t_end, y)
         if error is not None:
             self.abandon()
-            raise ExecutionError(str(error)) from None
+            raise step_error(error) from None
         if request is not None:
             # as advance() does in-process: the ending FMU's outputs where it stopped are its last row
             i, exc = request

@@ -221,3 +221,47 @@ def test_cli_runs_every_algorithm_and_writes_the_log(b3_fmus, tmp_path, capsys):
             assert name != "ecco" or "roll.energy_residual" in rows[0]
     with pytest.raises(SystemExit):                     # argparse refuses an unknown algorithm
         main(["run", str(path), "--stop", "1", "--algorithm", "nope"])
+
+
+def discarding_system(tmp_path) -> System:
+    """An Oscillator that discards steps longer than 0.05 s (fmi2Discard, its state unchanged: an FMU
+    whose internal solver fails on long steps) driving a plain one through its position."""
+    from tests.models.c_fmu.build import build_discarding_oscillator_fmu, build_oscillator_fmu
+
+    s = System("discard")
+    s.add_component(Component("a", build_discarding_oscillator_fmu(tmp_path / "discarding"), {}))
+    s.add_component(Component("b", build_oscillator_fmu(tmp_path / "plain"), {}))
+    s.connect("a.x", "b.F", factor=10.0)
+    return s
+
+
+@pytest.mark.gcc
+def test_error_control_retries_a_step_an_fmu_discards(tmp_path):
+    """error-control from a first step of 0.2 s: the FMU discards it, the master restores the step's
+    start and retries a quarter, then keeps the steps below half the discarded one (2 discards in 2 s,
+    where each accepted step growing back had been discarded again: 26 of 54). The result agrees with
+    a fixed-step run at 0.005 s (a's own motion to 1e-8, b's driven one to 2 % at rtol 1e-3; measured
+    1.4e-11 and 0.9 %); worker processes give the same bits (the discard's status travels as text).
+    The fixed-step master at 0.1 s stops with StepDiscarded naming the FMU and its log. Before: every
+    master stopped at the first discard ("doStep ... failed: status 2 (discard)")."""
+    from orchestration.errors import StepDiscarded
+
+    s = discarding_system(tmp_path)
+    alg = ErrorControlAlgorithm(h0=0.2)
+    r = simulate(s, 2.0, 0.2, algorithm=alg, variables=["a.x", "b.x"])
+    assert r.time[-1] == pytest.approx(2.0)
+    assert 1 <= alg.settings()["discarded"] <= 3
+    assert np.max(np.diff(r.time)) <= 0.05 * (1 + 1e-9)
+    ref = simulate(discarding_system(tmp_path), 2.0, 0.005, variables=["a.x", "b.x"])
+    assert abs(r["a.x"][-1] - ref["a.x"][-1]) < 1e-8
+    assert abs(r["b.x"][-1] - ref["b.x"][-1]) < 0.02 * abs(ref["b.x"][-1])
+    workers = simulate(discarding_system(tmp_path), 2.0, 0.2, algorithm=ErrorControlAlgorithm(h0=0.2),
+                       backend="process", variables=["a.x", "b.x"])
+    np.testing.assert_array_equal(workers["b.x"], r["b.x"])
+    with pytest.raises(StepDiscarded, match=r"a \(Oscillator.fmu\): doStep\(t = 0 s, h = 0.1 s\).*discard.*"
+                                            r"longer than the 0.05 s this FMU can take"):
+        simulate(discarding_system(tmp_path), 2.0, 0.1, variables=["a.x"])
+    # a discard at the minimum step: the run stops, saying so
+    with pytest.raises(StepDiscarded, match="a step of the minimum step 0.1 s was discarded"):
+        simulate(discarding_system(tmp_path), 2.0, 0.1, variables=["a.x"],
+                 algorithm=ErrorControlAlgorithm(h0=0.1, min_step=0.1))

@@ -56,6 +56,14 @@ shipped lift systems therefore step the cable right after the winch (winch, cabl
 payload: 41 steps for that second), and a minimum-step warning names the Gauss-Seidel order when it
 hands the warned slave end-of-step outputs (:meth:`AdaptiveAlgorithm.order_hint`).
 
+**A discarded step.** An FMU that cannot take a step that long says so with the status discard
+(fmi2Discard: an internal solver that did not converge, an input outside what it can follow in one
+step). With rollback the master restores every slave to the step's start and retries a quarter of the
+step (at least min_step; ``discarded`` in the settings counts them), and the steps after stay below
+half the discarded one (the cap doubles after every 100 accepted steps, for an FMU that refused only
+there); a discard at min_step stops the run, naming the FMU and its log. Without rollback, and under
+the other masters, a discarded step ends the run with a StepDiscarded error that says so.
+
 **Hold check** (``hold_check=True``): also compare each slave's held inputs with those its sources
 give at t + h (module text in :meth:`_hold_error`).
 
@@ -86,7 +94,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from orchestration.errors import RollbackError, SlaveError  # noqa: F401  (re-exported)
+from orchestration.errors import DISCARD_STATUS, RollbackError, SlaveError, StepDiscarded  # noqa: F401
 from orchestration.master.algorithms.step_control import AdaptiveAlgorithm, StepSizeWarning
 
 if TYPE_CHECKING:
@@ -97,6 +105,7 @@ if TYPE_CHECKING:
 #: wire in air diverges at twice the offshore lift's step), and one below 1/100 of it costs more than
 #: a fixed-step run at the file's step could gain (docs/algorithms.md)
 MIN_STEP_FRACTION = 1e-2
+DISCARD_RELAX = 100          # accepted steps after which the cap of a discard doubles
 MAX_STEP_FACTOR = 1.0
 MEASURES = ("coupling", "all")
 ROLLBACKS = ("auto", "always", "never")
@@ -169,6 +178,8 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
         if h0 is not None:
             self.next_step = float(h0)
         self.rejected = 0
+        self.discarded = 0                    # steps an FMU discarded (retried shorter; in rejected too)
+        self._discard_cap, self._since_discard = math.inf, 0
         self.below_tolerance = 0              # steps accepted at min_step above the tolerance
         self.uncontrolled: list[str] = []     # variables left out of the norm (module docstring)
         self._tested = False
@@ -178,7 +189,7 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
                 "min_step": self.min_step, "max_step": self.max_step, "safety": self.safety,
                 "extrapolation": self.extrapolation, "hold_check": self.hold_check, "measure": self.measure,
                 "norm": self.norm, "rollback": self.rollback, "doubling": self.doubling,
-                "cycle": getattr(self, "cycle", 1), "rejected": self.rejected,
+                "cycle": getattr(self, "cycle", 1), "rejected": self.rejected, "discarded": self.discarded,
                 "below_tolerance": self.below_tolerance, "uncontrolled": list(self.uncontrolled)}
 
     def setup(self, execution: "Execution") -> None:
@@ -302,7 +313,16 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
             u = ex.compute_inputs(i, t, H, 0, updated=())
             state = slave.get_state()
             try:
-                first = slave.exchange(ex.in_vrs[i], u, t, H, ex.out_vrs[i]).copy()
+                while True:
+                    try:
+                        first = slave.exchange(ex.in_vrs[i], u, t, H, ex.out_vrs[i]).copy()
+                        break
+                    except SlaveError as exc:
+                        # too long a step for it: the test is of the restore, at a step it takes
+                        if DISCARD_STATUS not in str(exc):
+                            raise
+                        slave.set_state(state)
+                        H = self._after_discard(t, H, StepDiscarded(str(exc)))
                 slave.set_state(state)
                 try:
                     again = slave.exchange(ex.in_vrs[i], u, t, H, ex.out_vrs[i])
@@ -344,6 +364,30 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
         self.next_step = min(max(h * min(max(factor, self.min_change), self.max_change), self.min_step),
                              self.max_step)
         return h
+
+    def _after_discard(self, t: float, h: float, exc: StepDiscarded) -> float:
+        """The step to retry after an FMU discarded one of h (module docstring): a quarter of it, at
+        least min_step; at min_step the run stops, naming the FMU."""
+        if h <= self.min_step * (1 + 1e-12):
+            raise StepDiscarded(f"error-control: at t = {t:.6g} s a step of the minimum step {h:.3g} s was "
+                                f"discarded: {exc} (lower min_step, or check the FMU's inputs there)") from None
+        self.rejected += 1
+        self.discarded += 1
+        # the steps that follow stay below half the discarded one (each discard costs a rollback);
+        # the cap doubles after every DISCARD_RELAX accepted steps, for an FMU that refused only there
+        self._discard_cap = min(self._discard_cap, 0.5 * h)
+        self._since_discard = 0
+        return max(0.25 * h, self.min_step)
+
+    def _capped(self, h: float) -> float:
+        """The next step within the cap that discarded steps set (_after_discard)."""
+        if self._discard_cap == math.inf:
+            return h
+        self._since_discard += 1
+        if self._since_discard >= DISCARD_RELAX:
+            self._since_discard = 0
+            self._discard_cap *= 2.0
+        return max(min(h, self._discard_cap), self.min_step)
 
     def _give_up_on(self, t: float, h: float, scaled: np.ndarray, level: float = 1.0) -> None:
         """At min_step and still above the tolerance (or above ``level``, where the controller would
@@ -391,11 +435,17 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
         snap = ex.save()
         try:
             while True:
-                self.coupling_step(t, h)
-                y1 = self._measured()
-                ex.restore(snap)
-                self.coupling_step(t, 0.5 * h)
-                self.coupling_step(t + 0.5 * h, 0.5 * h)
+                try:
+                    self.coupling_step(t, h)
+                    y1 = self._measured()
+                    ex.restore(snap)
+                    self.coupling_step(t, 0.5 * h)
+                    self.coupling_step(t + 0.5 * h, 0.5 * h)
+                except StepDiscarded as exc:
+                    # an FMU could not take a step this long: from the step's start again, shorter
+                    h = self._after_discard(t, h, exc)
+                    ex.restore(snap)
+                    continue
                 y2 = self._measured()
                 scaled = self._scaled(y1, y2)
                 err = self._norm(scaled)
@@ -417,8 +467,8 @@ class ErrorControlAlgorithm(AdaptiveAlgorithm):
                                      "worst": worst})
                     self.watch_progress(t + h, h, worst)
                     self._learn(y2)
-                    self.next_step = min(max(h * min(max(factor, self.min_change), self.max_change),
-                                             self.min_step), self.max_step)
+                    self.next_step = self._capped(min(max(h * min(max(factor, self.min_change), self.max_change),
+                                                          self.min_step), self.max_step))
                     return h
                 self.rejected += 1
                 ex.restore(snap)

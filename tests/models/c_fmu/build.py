@@ -144,6 +144,14 @@ def build_strict_oscillator_fmu(out_dir: Path) -> Path:
                        defines=("STRICT_STOP_TIME",))
 
 
+def build_discarding_oscillator_fmu(out_dir: Path, max_step: float = 0.05) -> Path:
+    """The Oscillator built with ``MAX_COMMUNICATION_STEP`` as ``out_dir/Oscillator.fmu``: fmi2DoStep
+    returns fmi2Discard, its state unchanged, for a step longer than ``max_step`` seconds, as an FMU
+    whose internal solver fails on long steps does."""
+    return build_c_fmu(SOURCE, MODEL_DESCRIPTION, MODEL_IDENTIFIER, out_dir, (fmi2_header_dir(),),
+                       defines=(f"MAX_COMMUNICATION_STEP {max_step!r}",))
+
+
 def build_third_party_ship_fmu(out_dir: Path) -> Path:
     """Compile ``third_party_ship.c`` and package it as ``out_dir/OsvSeakeeper.fmu`` (with
     ``third_party_ship.xml`` as its modelDescription.xml); returns that path. The ship FMU of a

@@ -498,6 +498,15 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2R
     if (!(h > 0.0) || !isfinite(h)) return fail(inst, fn, "communicationStepSize = %g must be > 0", h);
     if (inst->s.stop_time_defined && t + h > inst->s.stop_time + stop_time_slack(inst->s.stop_time))
         return fail(inst, fn, "step to t = %.17g goes past stopTime = %.17g", t + h, inst->s.stop_time);
+#ifdef MAX_COMMUNICATION_STEP
+    /* built to stand for an FMU whose solver cannot take long steps: it discards them, unchanged */
+    if (h > MAX_COMMUNICATION_STEP * (1.0 + 1e-9)) {
+        log_with(&inst->functions, inst->instance_name, fmi2Discard, "logStatusError",
+                 "%s: communicationStepSize = %g is longer than the %g s this FMU can take: step discarded",
+                 fn, h, (double)MAX_COMMUNICATION_STEP);
+        return fmi2Discard;
+    }
+#endif
     n = ceil(h / model_max_substep(&inst->s) * (1.0 - SUBSTEP_SLACK));
     if (n > MAX_SUBSTEPS_PER_STEP)
         return fail(inst, fn, "communicationStepSize = %g needs more than %.0f sub-steps", h, MAX_SUBSTEPS_PER_STEP);
@@ -535,8 +544,9 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
     return unsupported(c, "fmi2GetDirectionalDerivative", "providesDirectionalDerivative is false");
 }
 
-/* Statuses are only meaningful after fmi2Pending or fmi2Discard, which this FMU never returns;
- * the two that a master may ask for after a step are answered, the rest are not available. */
+/* Statuses are only meaningful after fmi2Pending or fmi2Discard (returned only by a build with
+ * MAX_COMMUNICATION_STEP); the two that a master may ask for after a step are answered, the rest are
+ * not available. */
 fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value) {
     GET_INSTANCE(c, "fmi2GetStatus");
     (void)s, (void)value;
