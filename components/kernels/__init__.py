@@ -41,7 +41,7 @@ LIBRARY = "libmc_kernels.so"
 SOURCES = ("aba.c", "crane.c", "rigid_body.c", "ship.c", "line.c", "contact.c", "nmpc.c", "rope_contact.c")
 HEADER = "kernels.h"
 # the calling conventions of the Python bindings below; kernels.h's MC_KERNELS_ABI must match
-ABI = 5
+ABI = 6
 # no FMA contraction (results must not depend on the target CPU), no errno for sqrt (inlined);
 # no -march: the library runs on any x86-64; -s: no symbols beyond the exported functions
 CFLAGS = ("-O3", "-fPIC", "-shared", "-s", "-ffp-contract=off", "-fno-math-errno", "-std=c99", "-Wall")
@@ -132,6 +132,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.mc_line_implicit.restype = integer
     lib.mc_line_end_loads.argtypes = [ptr, ptr]
     lib.mc_line_end_loads.restype = None
+    lib.mc_line_advance.argtypes = [ptr, ptr]
+    lib.mc_line_advance.restype = integer
     lib.mc_contact_box_box.argtypes = [ptr, ptr]
     lib.mc_contact_box_box.restype = integer
 
