@@ -1260,11 +1260,14 @@ class Line:
         kernel calls as the fluid allows: the kernel grows the winch elements (components/kernels/
         line.c); a split, merge or length limit is _payout's after the kernel's step, and a step
         the kernel leaves (a snap in waves, a haul-in eating the winch element) _payout_substep's.
-        loads: as _compiled_steps."""
-        from components.kernels.line import PAYOUT_AFTER
+        loads: as _compiled_steps.  Called right after payout_in_place (whose binding the first
+        kernel call keeps)."""
+        PAYOUT_AFTER = self._compiled.PAYOUT_AFTER
+        bound = True
         while n > 0:
             U, Af, zs, k = self._fluid_batch(n)
-            done, rc = self._compiled.run(self, h, k, None, U, Af, zs, loads)
+            done, rc = self._compiled.run(self, h, k, None, U, Af, zs, loads, bound)
+            bound = False
             self.step_outputs = self._compiled.summary if loads and not rc else None
             if done:
                 self.length_limited = False                # _payout's, for the kernel's steps

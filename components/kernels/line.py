@@ -36,6 +36,8 @@ def eligible(line) -> bool:
 class CompiledLine:
     """The kernel bound to one Line (one per thread, like the line)."""
 
+    PAYOUT_AFTER = PAYOUT_AFTER     # for Line, which imports this module only when it has a kernel
+
     def __init__(self, line, lib) -> None:
         p = line.p
         P = self._P = np.zeros(SIZE)
@@ -64,6 +66,7 @@ class CompiledLine:
         self.summary = np.zeros(4)
         self._ctx[20] = kernels.address(self.summary)
         self._outputs = ()
+        self._fluid = True          # ctx[11:14] may hold a fluid's arrays (zeroed for still water)
         self._work_size = lib.mc_line_work_size
         self._ctx_address = kernels.address(self._ctx)
         self._arrays = ()          # the line's arrays whose addresses ctx holds (kept alive here)
@@ -122,7 +125,9 @@ class CompiledLine:
         P[CUR:CUR + 3] = line.current
         self._r[...] = line.r
         self._v[...] = line.v
-        ctx[11] = ctx[12] = ctx[13] = 0
+        if self._fluid:
+            ctx[11] = ctx[12] = ctx[13] = 0
+            self._fluid = False
         out = self._out
         self._end_loads(self._ctx_address, self._out_address)
         return out[0:3].copy(), out[3:6].copy(), out[6:].copy()
@@ -133,7 +138,8 @@ class CompiledLine:
         self._bind(line)
         return len(self._arrays) == 7
 
-    def run(self, line, h: float, n_steps: int, dl: tuple | None, U, Af, zs, loads: bool = False) -> tuple[int, int]:
+    def run(self, line, h: float, n_steps: int, dl: tuple | None, U, Af, zs, loads: bool = False,
+            bound: bool = False) -> tuple[int, int]:
         """n_steps implicit steps of h from line.r, line.v (replaced by the new state, new arrays);
         the fluid (U, Af, zs: arrays at the nodes, or None) and the winch terms (dl, the pay-out
         speeds) as Line._implicit_step reads them.  dl None: the kernel pays out as Line.step does
@@ -142,11 +148,13 @@ class CompiledLine:
         merge or length limit (counted as taken; the caller applies it) and PAYOUT_BEFORE before a
         step whose haul-in would eat the winch element.  loads (a uniform current only): when
         every step was taken (return code 0), the loads of the state the steps ended in are
-        written to the arrays of bind_outputs and to summary (mc_line_advance).  Returns (steps
-        taken, return code of line.c)."""
+        written to the arrays of bind_outputs and to summary (mc_line_advance).  bound: the line's
+        arrays are those payout_in_place has just bound.  Returns (steps taken, return code of
+        line.c)."""
         n = line.r.shape[0]
         ctx, P = self._ctx, self._P
-        self._bind(line)
+        if not bound:
+            self._bind(line)
         P[H], P[NSTEP] = h, n_steps
         P[UA] = line.payout["a"] if "a" in line.winch_ends else 0.0
         P[UB] = line.payout["b"] if "b" in line.winch_ends else 0.0
@@ -162,8 +170,11 @@ class CompiledLine:
         self._r[...] = line.r
         self._v[...] = line.v
         if U is None and Af is None and zs is None:     # still water (a uniform current)
-            ctx[11] = ctx[12] = ctx[13] = 0
+            if self._fluid:
+                ctx[11] = ctx[12] = ctx[13] = 0
+                self._fluid = False
         else:
+            self._fluid = True
             fluid = [None if x is None else np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.float64)
                      for x, shape in ((U, (n, 3)), (Af, (n, 3)), (zs, (n,)))]
             ctx[11:14] = [0 if x is None else kernels.address(x) for x in fluid]
