@@ -324,6 +324,9 @@ class Line:
             self.t_b = self._unit(self.r[-1] - self.r[-2])
         self.twist = Twist(self._tangents(self.r)) if self.torsion else None
         self._compiled = self._compiled_kernel(compiled)
+        # the end loads the kernel wrote for the state the last step ended in (bind_step_outputs)
+        self.step_outputs: np.ndarray | None = None
+        self._outputs_bound = False
         if static_init:
             # (without it the caller sets the ends' inputs, then calls static_equilibrium and
             # reset_twist, which binds ends fixed to bodies to their attitudes)
@@ -443,12 +446,14 @@ class Line:
             return (*self._fluid(self.r, self.t), 1)
         return None, None, None, n
 
-    def _compiled_steps(self, h: float, n: int, dl: tuple = (0.0, 0.0)) -> None:
+    def _compiled_steps(self, h: float, n: int, dl: tuple = (0.0, 0.0), loads: bool = False) -> None:
         """n implicit sub-steps of h by the kernel (the fluid from _fluid at the start of each);
-        a step it leaves (a snap, see line.c) is taken by the reference _implicit_step."""
+        a step it leaves (a snap, see line.c) is taken by the reference _implicit_step.  loads:
+        the kernel writes the loads of the state the last of its calls ends in (step_outputs)."""
         while n > 0:
             U, Af, zs, k = self._fluid_batch(n)
-            done, rc = self._compiled.run(self, h, k, dl, U, Af, zs)
+            done, rc = self._compiled.run(self, h, k, dl, U, Af, zs, loads)
+            self.step_outputs = self._compiled.summary if loads and not rc else None
             for _ in range(done):
                 self.t = self.t + h
             n -= done
@@ -1218,11 +1223,15 @@ class Line:
         n = max(1, int(math.ceil(dt / h_max - 1e-9)))
         h = dt / n
         self._step_solves = self.solves
+        self.step_outputs = None
+        # the loads of the step's end state from the kernel's last call (Line.end_loads's
+        # condition for the kernel: a uniform current)
+        loads = self._outputs_bound and self.sea is None and self.current_profile is None
         if self._compiled is not None and not any(self.payout[end] for end in self.winch_ends):
-            self._compiled_steps(h, n)          # no pay-out: all sub-steps in the kernel
+            self._compiled_steps(h, n, loads=loads)          # no pay-out: all sub-steps in the kernel
             n = 0
         elif self._compiled is not None and self._compiled.payout_in_place(self):
-            self._compiled_payout_steps(h, n)   # pay-out: the sub-steps and their pay-out in the kernel
+            self._compiled_payout_steps(h, n, loads)   # pay-out: the sub-steps and their pay-out in the kernel
             n = 0
         for _ in range(n):
             self._payout_substep(h)
@@ -1246,15 +1255,20 @@ class Line:
             self._payout(h)
             self._substep(h)
 
-    def _compiled_payout_steps(self, h: float, n: int) -> None:
+    def _compiled_payout_steps(self, h: float, n: int, loads: bool = False) -> None:
         """n sub-steps of h with the winch paying out, as _payout_substep takes them, in as few
         kernel calls as the fluid allows: the kernel grows the winch elements (components/kernels/
         line.c); a split, merge or length limit is _payout's after the kernel's step, and a step
-        the kernel leaves (a snap in waves, a haul-in eating the winch element) _payout_substep's."""
-        from components.kernels.line import PAYOUT_AFTER
+        the kernel leaves (a snap in waves, a haul-in eating the winch element) _payout_substep's.
+        loads: as _compiled_steps.  Called right after payout_in_place (whose binding the first
+        kernel call keeps)."""
+        PAYOUT_AFTER = self._compiled.PAYOUT_AFTER
+        bound = True
         while n > 0:
             U, Af, zs, k = self._fluid_batch(n)
-            done, rc = self._compiled.run(self, h, k, None, U, Af, zs)
+            done, rc = self._compiled.run(self, h, k, None, U, Af, zs, loads, bound)
+            bound = False
+            self.step_outputs = self._compiled.summary if loads and not rc else None
             if done:
                 self.length_limited = False                # _payout's, for the kernel's steps
             for _ in range(done):
@@ -1371,6 +1385,19 @@ class Line:
             return 0.0
         self._forces(self.r, self.v, self.t)
         return self._Theta / float(np.add.reduce(self.l))
+
+    def bind_step_outputs(self, force_a: np.ndarray, force_b: np.ndarray, tip_position: np.ndarray,
+                          tip_velocity: np.ndarray) -> bool:
+        """Have step() write, where its last sub-step ends, what end_loads() would give there into
+        these arrays (float64, 3 each; kept until other arrays are bound): the forces on ends A and
+        B, and end B's position and velocity (r[-1], v[-1]); then step_outputs holds the end
+        elements' tensions (end A, end B), the largest tension and the fraction of slack elements
+        (4 floats, the values of tensions()).  The compiled kernel does it, in the call that takes
+        the sub-steps, for a line in a uniform current; after a step it did not,
+        step_outputs is None.  Returns whether the kernel can (False: nothing is written)."""
+        self._outputs_bound = self._compiled is not None and self._compiled.bind_outputs(
+            force_a, force_b, tip_position, tip_velocity)
+        return self._outputs_bound
 
     def end_loads(self) -> EndLoads:
         """What the outputs of a line read, at the present state, in one evaluation: the forces on
@@ -1558,6 +1585,7 @@ class Line:
         if self.twist is not None and "twist" in state:
             self.twist.set_state(state["twist"])
         self._geometry_changed()
+        self.step_outputs = None
 
     def state_is_finite(self) -> bool:
         return bool(np.all(np.isfinite(self.r)) and np.all(np.isfinite(self.v)) and np.all(np.isfinite(self.l)))

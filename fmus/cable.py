@@ -294,7 +294,11 @@ class Cable(Fmi2Slave):
         return ", ".join(named)
 
     def step_model(self, t: float, h: float) -> None:
-        self.line.t = t
+        v, line = self.v, self.line
+        line.t = t
+        # the kernel that takes the step writes its end loads straight into the outputs (bound
+        # again when a restored state brought new arrays)
+        line.bind_step_outputs(v["end_a.force"], v["end_b.force"], v["tip.position"], v["tip.velocity"])
         self._apply_inputs(h, self.changed_inputs)
         bounded_line_step(self.line, h, self._work_drivers)
         self._applied_version = self.input_version
@@ -309,17 +313,32 @@ class Cable(Fmi2Slave):
             # translation and the winch, which the step carried (module docstring)
             self._apply_inputs(0.0, self.changed_inputs, translation=False)
             self._applied_version = self.input_version
-        # one evaluation for forces, moments, twist and tensions (without bending only the end
-        # nodes besides the tensions): the outputs are the end loads, not every node's force
-        Fa, Fb, ma, mb, tau, tensions = line.end_loads()
-        v["end_a.force"][:] = Fa
-        v["end_b.force"][:] = Fb
-        v["end_a.moment"][:] = ma
-        v["end_b.moment"][:] = mb
-        v["end_a.tension"] = float(tensions[0])
-        v["end_b.tension"] = float(tensions[-1])
-        v["tip.position"][:] = line.r[-1]
-        v["tip.velocity"][:] = line.v[-1]
+            line.step_outputs = None        # the step's loads are not those of these inputs
+        summary = line.step_outputs
+        if summary is not None:
+            # the step's kernel call wrote the loads of the state it ended in (forces, end B's
+            # motion) into the outputs; nothing has changed since (a line it steps has no bending:
+            # no moments, no twist)
+            line.step_outputs = None
+            Fa, Fb = v["end_a.force"], v["end_b.force"]
+            v["end_a.moment"][:] = 0.0
+            v["end_b.moment"][:] = 0.0
+            v["end_a.tension"], v["end_b.tension"], v["max_tension"], v["slack_fraction"] = summary.tolist()
+            tau = 0.0
+        else:
+            # one evaluation for forces, moments, twist and tensions (without bending only the end
+            # nodes besides the tensions): the outputs are the end loads, not every node's force
+            Fa, Fb, ma, mb, tau, tensions = line.end_loads()
+            v["end_a.force"][:] = Fa
+            v["end_b.force"][:] = Fb
+            v["end_a.moment"][:] = ma
+            v["end_b.moment"][:] = mb
+            v["end_a.tension"] = float(tensions[0])
+            v["end_b.tension"] = float(tensions[-1])
+            v["tip.position"][:] = line.r[-1]
+            v["tip.velocity"][:] = line.v[-1]
+            v["max_tension"] = float(tensions.max())
+            v["slack_fraction"] = np.count_nonzero(tensions <= 0.0) / tensions.size
         we = line.winch_end
         # what a load cell at the winch reads: the line's force on the winch end (end element
         # tension plus the end node's share of weight, drag, ...)
@@ -332,8 +351,6 @@ class Cable(Fmi2Slave):
         v["line_mass"] = line.mass
         v["segment_count"] = float(line.N)
         v["twist_rate"] = tau
-        v["max_tension"] = float(tensions.max())
-        v["slack_fraction"] = np.count_nonzero(tensions <= 0.0) / tensions.size
 
     def internal_substep(self) -> float | None:
         return None if self.line is None else self.line.substep

@@ -133,6 +133,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.mc_line_implicit.restype = integer
     lib.mc_line_end_loads.argtypes = [ptr, ptr]
     lib.mc_line_end_loads.restype = None
+    lib.mc_line_advance.argtypes = [ptr, ptr]
+    lib.mc_line_advance.restype = integer
     lib.mc_contact_box_box.argtypes = [ptr, ptr]
     lib.mc_contact_box_box.restype = integer
     lib.mc_winch_step.argtypes = [ptr, ptr]

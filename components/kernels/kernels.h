@@ -80,6 +80,7 @@ void mc_ship_points(const double *in, const double *r, int K, double *out);   /*
 int mc_line_work_size(int n);
 int mc_line_implicit(const long long *ctx, int *done);
 void mc_line_end_loads(const long long *ctx, double *out);
+int mc_line_advance(const long long *ctx, int *done);
 
 /* ---- volumetric contact of two boxes (contact.c; components/contact.py) ---- */
 #define MC_CONTACT_APART 0      /* apart beyond the tolerance: no loads, the distance */

@@ -21,9 +21,14 @@
  *   5 l_node (n)   6 man_l (n)   7 mat_l (n)   8 rhoA_l (n)   9 r (n x 3, in/out)   10 v (n x 3, in/out)
  *   11 U (n x 3) or 0 (then the uniform current P[LP_CUR..])   12 Af (n x 3) or 0   13 zs (n) or 0
  *   14 work (mc_line_work_size(n) doubles)   15 T (N, out: the tensions at the start of the last step)
+ *   mc_line_advance's outputs (3 doubles each, or 0: not wanted): 16 force on end A   17 force on
+ *   end B   18 position of end B   19 velocity of end B;   20 (4 doubles, or 0) the tensions of the
+ *   end elements at A and B, the largest tension and the fraction of slack elements
  *
  * mc_line_end_loads evaluates the forces only (Line.end_loads: the nodes' forces at ends A and B,
- * the same values as Line._forces' rows 0 and N, and the tensions) at the state r, v of ctx.
+ * the same values as Line._forces' rows 0 and N, and the tensions) at the state r, v of ctx;
+ * mc_line_advance is mc_line_implicit followed by those loads at the state it ends in, written
+ * where the caller publishes them (the Cable FMU's outputs: one call per macro step).
  */
 #include <math.h>
 #include <string.h>
@@ -39,6 +44,7 @@ enum {
 };
 
 #define WORK_ASSEMBLE(n) (69 * (n) + 8)   /* assemble()'s arrays (below) */
+#define LOADS(n) ((n) + 5)                 /* mc_line_advance's F_A, F_B, T (at the end of work) */
 
 int mc_line_work_size(int n)
 {
@@ -46,7 +52,7 @@ int mc_line_work_size(int n)
      * diag 9, Kv 3, rhs 3 (36); per element q 3, lam, T, kax, off 9 (15); band 18 per node.
      * Newton: T0 (N), M 9n, dv, x_th, v_th, res 3n each; per depth 0..4: l (N), r1, v1 (6n);
      * the step's result rn, vn (6n) */
-    return WORK_ASSEMBLE(n) + (n - 1) + 21 * n + 5 * ((n - 1) + 6 * n) + 6 * n + 8;
+    return WORK_ASSEMBLE(n) + (n - 1) + 21 * n + 5 * ((n - 1) + 6 * n) + 6 * n + 8 + LOADS(n);
 }
 
 /* a . b as numpy's einsum("ij,ij->i") sums a row of three (components/line.py's _dot3) */
@@ -665,4 +671,44 @@ int mc_line_implicit(const long long *ctx, int *done)
 void mc_line_end_loads(const long long *ctx, double *out)
 {
     assemble(ctx, (const double *)ctx[2], (const double *)ctx[9], (const double *)ctx[10], 0.0, out);
+}
+
+/* mc_line_implicit, then (when it took every step: returns 0) mc_line_end_loads at the state it
+ * ended in, written where ctx[16..20] point; what the Cable FMU's update_outputs would copy out
+ * of Line.end_loads, the same values (the largest tension and the slack count are exact in any
+ * order: no tension is NaN or -0, assemble's T is either > 0 or +0) */
+int mc_line_advance(const long long *ctx, int *done)
+{
+    int rc = mc_line_implicit(ctx, done);
+    if (rc)
+        return rc;
+    const int n = (int)ctx[0], N = n - 1;
+    double *out = (double *)ctx[14] + mc_line_work_size(n) - LOADS(n), *T = out + 6;
+    const double *r = (const double *)ctx[9], *v = (const double *)ctx[10];
+    mc_line_end_loads(ctx, out);
+    double *fa = (double *)ctx[16], *fb = (double *)ctx[17], *tip = (double *)ctx[18];
+    double *tipv = (double *)ctx[19], *sum = (double *)ctx[20];
+    for (int a = 0; a < 3; a++) {
+        if (fa)
+            fa[a] = out[a];
+        if (fb)
+            fb[a] = out[3 + a];
+        if (tip)
+            tip[a] = r[3 * N + a];
+        if (tipv)
+            tipv[a] = v[3 * N + a];
+    }
+    if (sum) {
+        double Tmax = T[0];
+        int slack = 0;
+        for (int e = 0; e < N; e++) {
+            Tmax = T[e] > Tmax ? T[e] : Tmax;
+            slack += T[e] <= 0.0;
+        }
+        sum[0] = T[0];
+        sum[1] = T[N - 1];
+        sum[2] = Tmax;
+        sum[3] = (double)slack / (double)N;      /* count_nonzero / size: one correctly rounded division */
+    }
+    return 0;
 }

@@ -526,6 +526,84 @@ def test_line_end_loads_compiled_equal_the_reference():
             assert rel_err(got.tensions, ref.tensions) < 1e-13
 
 
+@pytest.mark.parametrize("case", ["chain", "winch at a free end", "winches at both ends"])
+def test_line_step_outputs_written_by_the_kernel_equal_end_loads(case):
+    """Line.bind_step_outputs: the kernel call that takes a step's sub-steps (mc_line_advance)
+    writes the end loads of the state they end in, the same arithmetic as mc_line_end_loads in
+    the same order: equal to the bit to Line.end_loads() evaluated afterwards (forces, end B's
+    motion, the end and largest tensions, the slack fraction), and to the numpy reference to
+    rounding.  After a step whose last sub-step ends in a split or merge (the pay-out's geometry
+    in Python) nothing is written and step_outputs is None (the free end's winch: one sub-step a
+    step); an earlier split is followed by a kernel call that writes them (both ends: ten).  A
+    current profile (the fluid is the caller's) writes nothing."""
+    from components.line import Line
+    if case == "chain":
+        line = _chain_line(None)
+    elif case == "winch at a free end":
+        line = Line(_wire(), [0.0, 0.0, 0.0], [0.0, 0.0, 60.0], 6, math.inf, scheme="implicit", free_b=True,
+                    tip_mass=800.0, winch_end="a", current=(0.6, 0.2, 0.0), substep=0.01)
+    else:
+        line = Line(_wire(damping=2e5), [0.0, 0.0, 0.0], [1.0, 0.0, 59.9], 6, math.inf, scheme="implicit",
+                    winch_end="both", current=(0.3, 0.0, 0.0), substep=0.01)
+    dt = 0.01 if case == "winch at a free end" else 0.1
+    outputs = [np.full(3, np.nan) for _ in range(4)]
+    assert line.bind_step_outputs(*outputs)
+    written, skipped, split_and_written = 0, 0, 0
+    for k in range(int(round(8.0 / dt))):
+        t = k * dt
+        u = 2.4 * math.cos(math.pi * t / 8.0)       # out ~6 m (splits), then in again (merges)
+        if case == "chain":
+            w = 2 * math.pi / 10.0
+            line.set_ends(line.r[0], line.va, np.array([0.0, 0.0, -math.sin(w * t)]),
+                          np.array([0.0, 0.0, -w * math.cos(w * t)]))
+        elif case == "winch at a free end":
+            line.set_payout(u)
+            line.set_tip_force(np.array([300.0 * math.sin(0.7 * t), 0.0, 500.0 * math.sin(1.3 * t)]))
+        else:
+            line.set_payout(u, "a")
+            line.set_payout(u, "b")
+            line.set_ends(line.r[0], line.va, np.array([1.0, 0.0, 59.9 + 12.2 * math.sin(math.pi * t / 8.0)]),
+                          np.array([0.0, 0.0, 12.2 * math.pi / 8.0 * math.cos(math.pi * t / 8.0)]))
+        for x in outputs:
+            x[:] = np.nan
+        n_before = line.N
+        line.step(dt)
+        summary = line.step_outputs
+        if summary is None:
+            skipped += 1
+            assert line.N != n_before           # a split or merge in the step's last sub-step
+            continue
+        written += 1
+        split_and_written += line.N != n_before
+        loads = line.end_loads()
+        T = loads.tensions
+        same = [np.array_equal(outputs[0], loads.force_a), np.array_equal(outputs[1], loads.force_b),
+                np.array_equal(outputs[2], line.r[-1]), np.array_equal(outputs[3], line.v[-1]),
+                summary.tolist() == [T[0], T[-1], T.max(), np.count_nonzero(T <= 0.0) / T.size]]
+        assert all(same), (k, same)
+        compiled, line._compiled = line._compiled, None
+        try:
+            F = line.node_forces()
+        finally:
+            line._compiled = compiled
+        scale = np.abs(F).max()
+        assert np.abs(outputs[0] - F[0]).max() <= 1e-12 * scale and np.abs(outputs[1] - F[-1]).max() <= 1e-12 * scale
+    assert written > 0.95 * (written + skipped)
+    if case == "winch at a free end":
+        assert skipped > 1
+    elif case == "winches at both ends":
+        assert split_and_written >= 1
+    # a current profile: the kernel takes one sub-step per call with the caller's fluid, no loads
+    profile = Line(_wire(), [0.0, 0.0, 0.0], [0.0, 0.0, 60.0], 6, 100.0, scheme="implicit", free_b=True,
+                   tip_mass=800.0, current_profile=np.array([[0.0, 1.0, 0.0, 0.0], [100.0, 0.2, 0.0, 0.0]]))
+    outputs = [np.full(3, np.nan) for _ in range(4)]
+    assert profile.bind_step_outputs(*outputs)
+    profile.step(0.1)
+    assert profile.step_outputs is None and all(np.isnan(x).all() for x in outputs)
+    # the numpy reference has no kernel to write them
+    assert not _chain_line(False).bind_step_outputs(*outputs)
+
+
 # ------------------------------------------------------------------------------ ship: the sea's phases
 
 
