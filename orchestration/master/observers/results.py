@@ -374,13 +374,16 @@ class FileObserver(Observer):
         convert = getattr(self, "_convert", None)
         if convert is None:
             convert = list(enumerate(families))
-        texts = []
-        for row in rows:
-            text = row.copy()
-            for k, family in convert:
-                text[k] = _csv_text(text[k], family)
-            texts.append(text)
-        self._csv.writerows(texts)
+        if "String" in families:
+            texts = []
+            for row in rows:
+                text = row.copy()
+                for k, family in convert:
+                    text[k] = _csv_text(text[k], family)
+                texts.append(text)
+            self._csv.writerows(texts)       # a String may need the csv module's quoting
+        else:
+            self._csv_file.write(_csv_lines(rows, families))
         self._csv_file.flush()
         real = [k for k, family in enumerate(families) if k and family == "Real"]
         if real:
@@ -408,6 +411,21 @@ class FileObserver(Observer):
         tmp = self.out_dir / "metadata.json.tmp"
         tmp.write_text(json.dumps(self.metadata, indent=2, default=str))
         tmp.replace(self.out_dir / "metadata.json")
+
+
+def _csv_lines(rows: list[list], families: list[str]) -> str:
+    """The CSV text of rows without String columns: what csv.writer writes of :func:`_csv_text`'s
+    values (none holds a comma or a quote), a column at a time, so that the conversions run in C
+    loops (repr of 485 values a row, one Python call each, was 0.6 ms a row in the lift)."""
+    columns = []
+    for column, family in zip(zip(*rows), families):
+        if family == "Real":
+            columns.append(map(repr, map(float, column)))
+        elif family == "Binary":
+            columns.append([bytes(v).hex() for v in column])
+        else:
+            columns.append(map(str, map(int, column)))
+    return "".join(line + "\r\n" for line in map(",".join, zip(*columns)))
 
 
 def _csv_text(value, family: str) -> str:
