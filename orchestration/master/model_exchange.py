@@ -176,6 +176,15 @@ class ModelExchangeStepper:
 
     def step(self, t: float, h: float) -> None:
         """Integrate from t to t + h with the inputs as set (module docstring)."""
+        # an overflow inside the solver ends in its failure, reported with the component's name
+        with np.errstate(all="ignore"):
+            self._step(t, h)
+        if not np.all(np.isfinite(self.x)):
+            bad = int(np.flatnonzero(~np.isfinite(self.x))[0])
+            raise SlaveError(f"{self.name}: continuous state {bad} became {self.x[bad]!r} at t = {self.time!r} s "
+                             "(check its parameters and inputs, or smaller steps)")
+
+    def _step(self, t: float, h: float) -> None:
         target = t + h
         self.time = t
         # the master may have changed inputs since the last step: an indicator they flip is an

@@ -222,3 +222,21 @@ def test_system_files_take_a_model_exchange_fmu(me, tmp_path, capsys):
     assert main(["validate", ssd(str(neither))]) != 0
     said = capsys.readouterr()
     assert "Neither.fmu has no CoSimulation interface" in said.out + said.err
+
+
+def test_a_diverging_model_stops_with_its_name_and_no_warnings(me):
+    """Dahlquist with k = -1e308 (the derivative overflows at once): the run stops with an error naming
+    the component and the solver's failure, in well under a second and without numpy's overflow
+    warnings on the way; k = 1e6 (stiff for 0.1 s steps) goes on with LSODA and decays to ~0."""
+    import warnings
+
+    s = System("me", stop_time=2.0, base_step=0.1)
+    s.add_component(Component("m", me["Dahlquist", 2], {"k": -1e308}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ExecutionError, match=r"m: the ODE solver failed at t = 0.0 s"):
+            simulate(s, variables=["m.x"])
+    stiff = System("me", stop_time=2.0, base_step=0.1)
+    stiff.add_component(Component("m", me["Dahlquist", 2], {"k": 1e6}))
+    r = simulate(stiff, variables=["m.x"])
+    assert np.all(np.abs(r["m.x"][1:]) < 1e-6)
