@@ -41,7 +41,7 @@ LIBRARY = "libmc_kernels.so"
 SOURCES = ("aba.c", "crane.c", "rigid_body.c", "ship.c", "line.c", "contact.c", "nmpc.c", "rope_contact.c")
 HEADER = "kernels.h"
 # the calling conventions of the Python bindings below; kernels.h's MC_KERNELS_ABI must match
-ABI = 5
+ABI = 6
 # no FMA contraction (results must not depend on the target CPU), no errno for sqrt (inlined);
 # no -march: the library runs on any x86-64; -s: no symbols beyond the exported functions
 CFLAGS = ("-O3", "-fPIC", "-shared", "-s", "-ffp-contract=off", "-fno-math-errno", "-std=c99", "-Wall")
@@ -120,6 +120,10 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.mc_rigid_body_derivative.restype = None
     lib.mc_rigid_body_step.argtypes = [ptr, ptr, ptr, integer, ctypes.c_double, ptr]
     lib.mc_rigid_body_step.restype = None
+    lib.mc_rigid_body_loads.argtypes = [ptr, integer, ptr, ptr]
+    lib.mc_rigid_body_loads.restype = None
+    lib.mc_rigid_body_motion.argtypes = [ptr, ptr, integer, ptr, ptr]
+    lib.mc_rigid_body_motion.restype = None
     lib.mc_ship.argtypes = [ptr, integer]
     lib.mc_ship.restype = integer
     lib.mc_ship_waves.argtypes = [ptr, integer]

@@ -9,7 +9,7 @@
 #include <math.h>
 
 /* must equal ABI in components/kernels/__init__.py */
-#define MC_KERNELS_ABI 5
+#define MC_KERNELS_ABI 6
 
 int mc_kernels_abi(void);
 
@@ -69,6 +69,8 @@ int mc_crane_evaluate(const long long *ctx);
 /* ---- rigid body (rigid_body.c; components/rigid_body.py) ---- */
 void mc_rigid_body_derivative(const double *params, const double *loads, const double *y, double *dy);
 void mc_rigid_body_step(const double *params, const double *loads, double *y, int n, double h, const double *k1);
+void mc_rigid_body_loads(const double *arms, int n, const double *in, double *loads);   /* set_loads */
+void mc_rigid_body_motion(const double *cg, const double *arms, int n, const double *y, double *out);
 
 /* ---- ship (ship.c; components/ship.py) ---- */
 #define MC_SHIP_MAX_RAD 512     /* fluid-memory states */
