@@ -294,7 +294,8 @@ class RigidBody:
         velocity: velocity of the body ORIGIN in NED [m/s]; angular_velocity: body frame [rad/s].
         compiled: None runs the derivative and the RK4 steps compiled (components/kernels) if
         they can be had, True requires that, False runs the Python code of this module, which is
-        the reference (results equal to rounding).
+        the reference (results equal to rounding). Compiled, set_loads' held values and
+        motion_outputs are too where that gives the reference's bits (_kernels_reproduce_numpy).
         Raises ValueError naming the bad parameter(s) if validate_parameters finds problems
         or the initial state is not finite.
         """
