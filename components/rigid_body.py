@@ -233,28 +233,31 @@ _MOTION_HEAD = sum(size for _, size in MOTION_FIELDS)
 _KERNELS_EXACT: dict = {}
 
 
-def _kernels_reproduce_numpy(lib, n_attachments: int) -> tuple[bool, bool]:
-    """Whether rigid_body.c's mc_rigid_body_loads and mc_rigid_body_motion give set_loads' held
-    values and motion_outputs' bits here (the loads, the motion). The kernels form numpy's small
-    products (arms.T @ f, a dgemm; R.dot(x), a dgemv) as OpenBLAS's Haswell-family kernels do
-    (fused multiply-adds in their order); another BLAS or kernel rounds them otherwise, and then
-    this module's numpy code runs, so that the body's results are the same bits with or without
-    the kernels. Checked once per process, library and number of attachments, on random points,
+def _kernels_reproduce_numpy(lib, n_attachments: int) -> tuple[bool, bool, bool]:
+    """Whether rigid_body.c's mc_rigid_body_loads, mc_rigid_body_motion and
+    mc_rigid_body_accelerations give set_loads' held values, motion_outputs' and
+    acceleration_outputs' bits here (the loads, the motion, the accelerations). The kernels form
+    numpy's small products (arms.T @ f, a dgemm; R.dot(x), a dgemv) as OpenBLAS's Haswell-family
+    kernels do (fused multiply-adds in their order); another BLAS or kernel rounds them otherwise,
+    and then this module's numpy code runs, so that the body's results are the same bits with or
+    without the kernels. Checked once per process, library and number of attachments, on random points,
     forces, states and centres of gravity, with zeros and signed zeros among them (a body at rest,
-    unused attachments at the origin, a CG at the origin)."""
-    from components.kernels.rigid_body import N_MOTION, loads_of, motion_of
+    unused attachments at the origin, a CG at the origin), in, out of and across the water line."""
+    from components.kernels.rigid_body import N_MOTION, CompiledRigidBody, loads_of, motion_of
 
     key = (id(lib), n_attachments)
     if key not in _KERNELS_EXACT:
         rng = np.random.default_rng(26)
-        loads_exact = motion_exact = True
+        loads_exact = motion_exact = accelerations_exact = True
         for k in range(24):
             arms = rng.normal(size=(n_attachments, 3)) * 10.0 ** rng.integers(-2, 2, (n_attachments, 3))
             if k % 3 == 0 and n_attachments:
                 arms[0] = 0.0
             cg = np.zeros(3) if k % 4 == 0 else rng.normal(size=3)
-            body = RigidBody(RigidBodyParameters(mass=1.0, inertia=np.eye(3), cg=cg, attachments=arms + cg),
-                             compiled=False)
+            hydro = HydroParameters(volume=0.5, cb=rng.normal(size=3), added_mass=np.full(6, 0.1),
+                                    drag_quadratic=np.ones(6)) if k % 2 else None
+            body = RigidBody(RigidBodyParameters(mass=1.0, inertia=np.eye(3), cg=cg, attachments=arms + cg,
+                                                 hydro=hydro), compiled=False)
             forces = rng.normal(size=(n_attachments, 3)) * 10.0 ** rng.integers(-3, 6, (n_attachments, 3))
             if k % 5 == 0:
                 forces[:] = -0.0
@@ -263,13 +266,21 @@ def _kernels_reproduce_numpy(lib, n_attachments: int) -> tuple[bool, bool]:
             body.set_loads(forces, inputs[f:f + 3], inputs[f + 3:f + 6], inputs[f + 6:f + 9], inputs[-1])
             loads_exact = loads_exact and \
                 loads_of(lib, body._arms, inputs).tobytes() == np.array(body._held_loads()).tobytes()
-            y = np.concatenate((rng.normal(size=3) * 50.0, quat_normalize(rng.normal(size=4)),
+            y = np.concatenate((rng.normal(size=3) * (50.0 if k % 3 else 0.5), quat_normalize(rng.normal(size=4)),
                                 rng.normal(size=6) if k % 6 else np.zeros(6)))
             body._y = y
             reference = np.empty(N_MOTION + 6 * n_attachments)
             body._motion_into(reference)
             motion_exact = motion_exact and motion_of(lib, body._cg, body._arms, y).tobytes() == reference.tobytes()
-        _KERNELS_EXACT[key] = (loads_exact, motion_exact)
+            kernel = CompiledRigidBody(lib)
+            kernel.set_constants(body)
+            kernel.set_loads(body)
+            out = body.acceleration_outputs()
+            reference = np.concatenate([out["cg_acceleration"], out["angular_acceleration_ned"],
+                                        [out["submerged_fraction"]], *out["attachment_accelerations"]])
+            accelerations_exact = accelerations_exact and \
+                kernel.accelerations(y, body._rates()).tobytes() == reference.tobytes()
+        _KERNELS_EXACT[key] = (loads_exact, motion_exact, accelerations_exact)
     return _KERNELS_EXACT[key]
 
 
@@ -294,8 +305,9 @@ class RigidBody:
         velocity: velocity of the body ORIGIN in NED [m/s]; angular_velocity: body frame [rad/s].
         compiled: None runs the derivative and the RK4 steps compiled (components/kernels) if
         they can be had, True requires that, False runs the Python code of this module, which is
-        the reference (results equal to rounding). Compiled, set_loads' held values and
-        motion_outputs are too where that gives the reference's bits (_kernels_reproduce_numpy).
+        the reference (results equal to rounding). Compiled, set_loads' held values,
+        motion_outputs and acceleration_outputs are too where that gives the reference's bits
+        (_kernels_reproduce_numpy).
         Raises ValueError naming the bad parameter(s) if validate_parameters finds problems
         or the initial state is not finite.
         """
@@ -323,12 +335,12 @@ class RigidBody:
                 raise RuntimeError(f"no compiled rigid-body kernel: {kernels.status()}")
             self._compiled = CompiledRigidBody(lib) if lib is not None else None
         self._setup_constants(self.params)
-        # set_loads' held values and motion_outputs compiled where that gives numpy's bits
-        # (_kernels_reproduce_numpy); with the loads' kernel the inputs are kept in its arrays
-        self._loads_kernel = self._motion_kernel = False
+        # set_loads' held values, motion_outputs and acceleration_outputs compiled where that gives
+        # numpy's bits (_kernels_reproduce_numpy); with the loads' kernel the inputs are kept in its arrays
+        self._loads_kernel = self._motion_kernel = self._acceleration_kernel = False
         if self._compiled is not None:
-            self._loads_kernel, self._motion_kernel = _kernels_reproduce_numpy(self._compiled.lib,
-                                                                               self.n_attachments)
+            self._loads_kernel, self._motion_kernel, self._acceleration_kernel = _kernels_reproduce_numpy(
+                self._compiled.lib, self.n_attachments)
             if self._loads_kernel:
                 c = self._compiled
                 self._attachment_forces, self._cg_force = c.forces, c.cg_force
@@ -360,6 +372,7 @@ class RigidBody:
         first: dict[bytes, int] = {}
         self._arm_first = [first.setdefault(arm.tobytes(), i) for i, arm in enumerate(self._arms)]
         self._motion = np.zeros(_MOTION_HEAD + 6 * len(self._arms))    # motion_array()'s
+        self._accelerations = np.zeros(7 + 3 * len(self._arms))    # acceleration_array()'s
         self._mg = self._mass * float(p.gravity)
         inertia = tuple(self._inertia.ravel().tolist())
         self._I = inertia
@@ -840,7 +853,38 @@ class RigidBody:
         attachment_acceleration() give: cg_acceleration, angular_acceleration_ned,
         submerged_fraction and (a list in attachment order) attachment_accelerations; the rates
         (the derivative) are formed here, not for the motion alone (a master that reads no
-        acceleration does not pay for them).  Written as :meth:`motion_outputs` is."""
+        acceleration does not pay for them).  Written as :meth:`motion_outputs` is, and compiled
+        as it is (rigid_body.c, mc_rigid_body_accelerations)."""
+        if self._acceleration_kernel:
+            return self._acceleration_dict(self._compiled.accelerations(self._y, self._rates()).copy())
+        return self._acceleration_reference()
+
+    def acceleration_array(self) -> np.ndarray:
+        """:meth:`acceleration_outputs` in one array: cg_acceleration (3), angular_acceleration_ned
+        (3), submerged_fraction, then each attachment's acceleration (3).  The body's own array,
+        formed again in place at each call, as :meth:`motion_array`'s."""
+        if self._acceleration_kernel:
+            return self._compiled.accelerations(self._y, self._rates())
+        out = self._acceleration_reference()
+        np.concatenate([out["cg_acceleration"], out["angular_acceleration_ned"], [out["submerged_fraction"]],
+                        *out["attachment_accelerations"]], out=self._accelerations)
+        return self._accelerations
+
+    def acceleration_views(self) -> dict:
+        """:meth:`acceleration_outputs`'s dict of views of :meth:`acceleration_array`'s array (their
+        values change with each call of acceleration_array), but for the submerged fraction, a
+        number (element 6 of the array)."""
+        out = self._acceleration_dict(self._accelerations)
+        del out["submerged_fraction"]
+        return out
+
+    def _acceleration_dict(self, flat: np.ndarray) -> dict:
+        """acceleration_outputs()'s dict of views of an array in acceleration_array()'s layout."""
+        return {"cg_acceleration": flat[0:3], "angular_acceleration_ned": flat[3:6],
+                "submerged_fraction": float(flat[6]), "attachment_accelerations": list(flat[7:].reshape(-1, 3))}
+
+    def _acceleration_reference(self) -> dict:
+        """acceleration_outputs() in numpy and floats (the reference)."""
         y, d = self._y, self._rates()
         R = quat_to_matrix(y[3:7])
         rot = R.dot

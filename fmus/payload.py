@@ -183,6 +183,9 @@ class Payload(Fmi2Slave):
                                               views["attachment_velocities"]):
             self._motion_views[position] = p
             self._motion_views[velocity] = w
+        views = self.body.acceleration_views()     # and the accelerations of acceleration_array
+        self._acceleration_views = {name: views[key] for name, key in _ACCELERATION_OUTPUTS}
+        self._acceleration_views.update(zip(_ATTACHMENT_ACCELERATIONS, views["attachment_accelerations"]))
         modes = self.body.linear_modes()
         limit = step_limit([lam for lam, _ in modes], "rk4")
         cause = min(modes, key=lambda m: step_limit([m[0]], "rk4"))[1] if modes else ""
@@ -212,14 +215,11 @@ class Payload(Fmi2Slave):
 
     def update_accelerations(self) -> None:
         """The accelerations and the submerged fraction (lazy outputs: formed when first read)."""
-        v = self.v
         self._apply_inputs()
-        out = self.body.acceleration_outputs()    # one pass: R, the rates and omega x v computed once
-        for name, key in _ACCELERATION_OUTPUTS:
-            v[name][:] = out[key]
-        for k, acceleration in enumerate(_ATTACHMENT_ACCELERATIONS):
-            v[acceleration][:] = out["attachment_accelerations"][k]
-        v["submerged_fraction"] = float(out["submerged_fraction"])
+        # one pass (one compiled call with the kernels): R, the rates and omega x v formed once
+        accelerations = self.body.acceleration_array()
+        self.v.update(self._acceleration_views)     # views of it, as the motion outputs are
+        self.v["submerged_fraction"] = float(accelerations[6])
 
     def get_model_state(self) -> dict:
         return {} if self.body is None else {"body": self.body.get_state()}

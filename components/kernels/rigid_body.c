@@ -1,10 +1,10 @@
 /* 6-DOF rigid body (the payload): the derivative of the Newton-Euler equations at the CG with
- * quaternion attitude, and classic RK4 steps of them; the held loads from the inputs and the
- * motion outputs. The compiled kernel of components/rigid_body.py (RigidBody._derivative,
- * RigidBody.step, RigidBody.set_loads and RigidBody.motion_outputs), which is the reference:
- * the same floating-point operations in the same order, so results agree to rounding (the sums
- * of the quaternion's norm may round differently); the loads and the motion outputs are numpy's
- * bits where the RigidBody's check at first use finds them so.
+ * quaternion attitude, and classic RK4 steps of them; the held loads from the inputs, and the
+ * motion and acceleration outputs. The compiled kernel of components/rigid_body.py
+ * (RigidBody._derivative, step, set_loads, motion_outputs and acceleration_outputs), which is the
+ * reference: the same floating-point operations in the same order, so results agree to rounding
+ * (the sums of the quaternion's norm may round differently); the loads and the outputs are
+ * numpy's bits where the RigidBody's check at first use finds them so.
  *
  * SMS API report CR 2010-256 eq. 23, with diagonal added mass in the Kirchhoff form of Fossen
  * (2011), eqs. 6.43-6.45 and 6.51, about the CG in body axes:
@@ -340,5 +340,48 @@ void mc_rigid_body_motion(const double *cg, const double *arms, int n, const dou
         b[1] = vy + (wz * a[0] - wx * a[2]);
         b[2] = vz + (wx * a[1] - wy * a[0]);
         rotate(R, b, o + 3);
+    }
+}
+
+/* The acceleration outputs of RigidBody.acceleration_outputs (the reference), in its floating-point
+ * operations and order, from the rates d = dy/dt at y (mc_rigid_body_derivative's, under the held
+ * loads L): with b = v' + omega x v (body axes),
+ *   CG      a_cg = R b,                      angular  R omega',
+ *   point i a_i = R (b + omega' x rho_i + omega x (omega x rho_i)),  rho_i = a_i - cg,
+ * and the submerged fraction s (the derivative's smoothstep of cb's depth in the splash zone;
+ * Fossen 2011 eq. 2.42; SMS API report CR 2010-256 eq. 23). out (7 + 3 n): a_cg (3), R omega' (3),
+ * s, then a_i (3) for each point. */
+void mc_rigid_body_accelerations(const double *P, const double *L, const double *arms, int n, const double *y,
+                                 const double *d, double *out) {
+    const double qw = y[3], qx = y[4], qy = y[5], qz = y[6];
+    const double vx = y[7], vy = y[8], vz = y[9], wx = y[10], wy = y[11], wz = y[12];
+    const double dwx = d[10], dwy = d[11], dwz = d[12];
+    const double k = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz);
+    const double kwx = k * qw * qx, kwy = k * qw * qy, kwz = k * qw * qz;
+    const double xx = k * qx * qx, xy = k * qx * qy, xz = k * qx * qz;
+    const double yy = k * qy * qy, yz = k * qy * qz, zz = k * qz * qz;
+    const double R[9] = {1.0 - yy - zz, xy - kwz, xz + kwy,
+                         xy + kwz, 1.0 - xx - zz, yz - kwx,
+                         xz - kwy, yz + kwx, 1.0 - xx - yy};
+    double b[3], t[3];
+    b[0] = d[7] + (wy * vz - wz * vy);
+    b[1] = d[8] + (wz * vx - wx * vz);
+    b[2] = d[9] + (wx * vy - wy * vx);
+    rotate(R, b, out);
+    rotate(R, d + 10, out + 3);
+    double s = 0.0;
+    if (P[P_HYDRO] != 0.0) {
+        const double *cb = P + P_CB, h = P[P_SPLASH];
+        const double depth = y[2] + R[6] * cb[0] + R[7] * cb[1] + R[8] * cb[2] + L[L_ELEV];
+        s = smoothstep((depth + 0.5 * h) / h);
+    }
+    out[6] = s;
+    for (int i = 0; i < n; i++) {
+        const double px = arms[3 * i], py = arms[3 * i + 1], pz = arms[3 * i + 2];
+        const double cx = wy * pz - wz * py, cy = wz * px - wx * pz, cz = wx * py - wy * px;
+        t[0] = b[0] + (dwy * pz - dwz * py) + (wy * cz - wz * cy);
+        t[1] = b[1] + (dwz * px - dwx * pz) + (wz * cx - wx * cz);
+        t[2] = b[2] + (dwx * py - dwy * px) + (wx * cy - wy * cx);
+        rotate(R, t, out + 7 + 3 * i);
     }
 }

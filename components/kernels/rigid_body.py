@@ -1,10 +1,11 @@
 """The compiled rigid body (rigid_body.c) behind components.rigid_body.RigidBody: the derivative
-and RK4 steps, the held loads from set_loads' inputs and the motion outputs.
+and RK4 steps, the held loads from set_loads' inputs and the motion and acceleration outputs.
 
 The body's constants and held loads are packed into two float64 arrays in the layouts rigid_body.c
 documents; ``derivative`` and ``step`` then reproduce RigidBody._derivative and the RK4 loop of
-RigidBody.step to rounding; ``loads`` and ``motion`` RigidBody.set_loads' held values and
-RigidBody.motion_outputs (the same bits where the RigidBody's check at first use finds them so).
+RigidBody.step to rounding; ``loads``, ``motion`` and ``accelerations`` RigidBody.set_loads' held
+values, RigidBody.motion_outputs and RigidBody.acceleration_outputs (the same bits where the
+RigidBody's check at first use finds them so).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ N_PARAMS = 53
 N_LOADS = 19
 N_STATE = 13
 N_MOTION = 25   # doubles of the motion outputs before the attachment points' (6 a point)
+N_ACCELERATION = 7   # doubles of the acceleration outputs before the attachment points' (3 a point)
 
 
 class CompiledRigidBody:
@@ -28,6 +30,7 @@ class CompiledRigidBody:
         self._y = np.zeros(N_STATE)
         self._k1 = np.zeros(N_STATE)
         self._dy = np.zeros(N_STATE)
+        self._rates = np.zeros(N_STATE)     # the accelerations' input
         P, L, y, k1, dy = (kernels.address(a) for a in (self._P, self._L, self._y, self._k1, self._dy))
         f, g = lib.mc_rigid_body_derivative, lib.mc_rigid_body_step
         self._derivative = lambda: f(P, L, y, dy)
@@ -36,7 +39,8 @@ class CompiledRigidBody:
     def set_constants(self, body) -> None:
         """RigidBody._setup_constants's values, in rigid_body.c's order; the arrays of the loads'
         inputs (``forces``, ``cg_force``, ``cg_moment``, ``water_velocity``: views of one array
-        the kernel reads) and of the motion outputs (``body._motion``, which the kernel writes)."""
+        the kernel reads) and of the motion and acceleration outputs (``body._motion`` and
+        ``body._accelerations``, which the kernel writes)."""
         self._P[:] = (body._mass, body._mg, *body._I, *body._Iinv_dry, *body._Iinv_wet,
                       1.0 if body._has_hydro else 0.0, body._buoyancy_full, *body._arm_cb, *body._added,
                       *body._d_lin, *body._d_quad, body._splash)
@@ -47,15 +51,18 @@ class CompiledRigidBody:
         self.forces = self._in[:3 * n].reshape(n, 3)
         self.cg_force, self.cg_moment, self.water_velocity = (self._in[3 * n + 3 * k:3 * n + 3 * k + 3]
                                                               for k in range(3))
-        motion = body._motion
-        if not (motion.shape == (N_MOTION + 6 * n,) and motion.flags.c_contiguous and motion.dtype == np.float64):
-            raise ValueError(f"the motion outputs' array must be C-contiguous float64 of {N_MOTION + 6 * n}")
-        A, cg, inputs, L, y, out = (kernels.address(a) for a in (self._arms, self._cg, self._in, self._L, self._y,
-                                                                motion))
-        loads, move = self.lib.mc_rigid_body_loads, self.lib.mc_rigid_body_motion
+        motion, accelerations = body._motion, body._accelerations
+        for a, size in ((motion, N_MOTION + 6 * n), (accelerations, N_ACCELERATION + 3 * n)):
+            if not (a.shape == (size,) and a.flags.c_contiguous and a.dtype == np.float64):
+                raise ValueError(f"an outputs' array must be C-contiguous float64 of {size}")
+        A, cg, inputs, P, L, y, d, out, acc = (kernels.address(a) for a in (
+            self._arms, self._cg, self._in, self._P, self._L, self._y, self._rates, motion, accelerations))
+        lib = self.lib
+        loads, move, accelerate = lib.mc_rigid_body_loads, lib.mc_rigid_body_motion, lib.mc_rigid_body_accelerations
         self._loads = lambda: loads(A, n, inputs, L)
         self._motion = lambda: move(cg, A, n, y, out)
-        self._motion_out = motion
+        self._accelerations = lambda: accelerate(P, L, A, n, y, d, acc)
+        self._motion_out, self._accelerations_out = motion, accelerations
 
     def set_loads(self, body) -> None:
         """RigidBody.set_loads's held values, in rigid_body.c's order (the loads formed in Python)."""
@@ -81,6 +88,14 @@ class CompiledRigidBody:
         self._y[:] = y
         self._motion()
         return self._motion_out
+
+    def accelerations(self, y: np.ndarray, rates: np.ndarray) -> np.ndarray:
+        """The acceleration outputs at state y with its derivative ``rates`` (rigid_body.c's layout)
+        in the body's array ``_accelerations``, overwritten by the next call."""
+        self._y[:] = y
+        self._rates[:] = rates
+        self._accelerations()
+        return self._accelerations_out
 
     def derivative(self, y: np.ndarray) -> np.ndarray:
         """dy/dt at y under the held loads (RigidBody._derivative)."""

@@ -1,12 +1,14 @@
-"""rigid_body.c's mc_rigid_body_loads and mc_rigid_body_motion (RigidBody.set_loads' held values
-and RigidBody.motion_outputs compiled) against the numpy code they reproduce.
+"""rigid_body.c's mc_rigid_body_loads, mc_rigid_body_motion and mc_rigid_body_accelerations
+(RigidBody.set_loads' held values, motion_outputs and acceleration_outputs compiled) against the
+numpy code they reproduce.
 
 Where the RigidBody's check at first use found the kernels give the numpy code's bits here (this
 machine's BLAS forms the small products as the kernels do), they must be the same bits; else the
 numpy code runs, and the kernels are compared to a stated tolerance: relative 1e-12 of the largest
-magnitude per evaluation (the loads' moment matrix, the positions and velocities), 1e-12 rad for
-the Euler angles. A body with the kernels against the numpy reference body (whose RK4 step is
-Python, not C: equal to rounding) over a trajectory through the splash zone: relative 1e-10.
+magnitude per evaluation (the loads' moment matrix, the positions, velocities and accelerations),
+1e-12 rad for the Euler angles. A body with the kernels against the numpy reference body (whose
+RK4 step is Python, not C: equal to rounding) over a trajectory through the splash zone: relative
+1e-10.
 The Payload FMU in-process with and without the kernels: the same tolerance, and a state restore
 between steps.
 """
@@ -61,6 +63,11 @@ def _flat(out: dict) -> np.ndarray:
         a for pair in zip(out["attachment_positions"], out["attachment_velocities"]) for a in pair])
 
 
+def _flat_accelerations(out: dict) -> np.ndarray:
+    return np.concatenate([out["cg_acceleration"], out["angular_acceleration_ned"], [out["submerged_fraction"]],
+                           *out["attachment_accelerations"]])
+
+
 @pytest.mark.parametrize("n", [0, 1, 2, 4, 7])
 def test_loads_kernel_equals_set_loads(lib, n):
     exact = _kernels_reproduce_numpy(lib, n)[0]
@@ -101,6 +108,31 @@ def test_motion_kernel_equals_motion_outputs(lib, n):
             assert rel_err(np.delete(got, euler), np.delete(ref, euler)) < REL
 
 
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_acceleration_kernel_equals_acceleration_outputs(lib, n):
+    """With and without hydro parameters, in, out of and across the water line (the submerged
+    fraction), from the numpy code's own rates."""
+    exact = _kernels_reproduce_numpy(lib, n)[2]
+    rng = np.random.default_rng(20 + n)
+    fractions = set()
+    for k in range(300):
+        body = _body(n, hydro=k % 3 > 0, compiled=False, seed=k)
+        body.set_loads(rng.normal(size=(n, 3)) * 1e4, rng.normal(size=3) * 1e3, rng.normal(size=3) * 1e3,
+                       rng.normal(size=3), rng.normal())
+        body._y = np.concatenate((rng.normal(size=3) * (1.0, 1.0, 2.0), quat_normalize(rng.normal(size=4)),
+                                  rng.normal(size=6) if k % 5 else np.zeros(6)))
+        kernel = CompiledRigidBody(lib)
+        kernel.set_constants(body)
+        kernel.set_loads(body)
+        got, ref = kernel.accelerations(body._y, body._rates()), _flat_accelerations(body.acceleration_outputs())
+        fractions.add(round(ref[6], 1))
+        if exact:
+            assert got.tobytes() == ref.tobytes(), k
+        else:
+            assert rel_err(got, ref) < REL and abs(got[6] - ref[6]) < 1e-12
+    assert {0.0, 1.0} < fractions, fractions
+
+
 def test_euler_angles_take_pythons_hypot(lib):
     """The pitch is atan2(-R31, hypot(R11, R21)) with CPython's hypot, whose last bit the C library's
     does not always give: the kernel's Euler angles equal rotations.quat_to_euler_zyx's bits over
@@ -122,7 +154,7 @@ def test_a_body_with_the_kernels_follows_the_reference(n, hydro):
     and the motion outputs are the numpy code's bits at the compiled body's own state (where the
     check found them so), and the trajectory follows the numpy reference body to 1e-10."""
     ker, ref = _body(n, hydro, compiled=True), _body(n, hydro, compiled=False)
-    loads_exact, motion_exact = _kernels_reproduce_numpy(ker._compiled.lib, n)
+    loads_exact, motion_exact, accelerations_exact = _kernels_reproduce_numpy(ker._compiled.lib, n)
     rng = np.random.default_rng(n)
     fractions, worst = set(), 0.0
     for k in range(200):
@@ -140,6 +172,12 @@ def test_a_body_with_the_kernels_follows_the_reference(n, hydro):
         if motion_exact:
             assert _flat(out).tobytes() == _flat(ker._motion_reference()).tobytes()
         assert rel_err(_flat(out), _flat(ref.motion_outputs())) < 1e-10
+        if k % 3 == 0:      # read between steps: their rates are the next step's first stage
+            out = ker.acceleration_outputs()
+            if accelerations_exact:
+                reference = _flat_accelerations(ker._acceleration_reference())
+                assert _flat_accelerations(out).tobytes() == reference.tobytes()
+            assert rel_err(_flat_accelerations(out), _flat_accelerations(ref.acceleration_outputs())) < 1e-10
         for body in (ker, ref):
             body.step(0.025, 0.01)
         fractions.add(round(ref.submerged_fraction, 1))
@@ -152,31 +190,37 @@ def test_a_body_with_the_kernels_follows_the_reference(n, hydro):
 
 def test_the_kernels_are_used(lib, monkeypatch):
     """Where the check finds the kernels exact (here: OpenBLAS's Haswell kernels), a compiled body
-    forms its held loads and motion outputs in C: the numpy code's functions are not called."""
+    forms its held loads, motion and acceleration outputs in C: the numpy code's functions are not
+    called."""
     if not all(_kernels_reproduce_numpy(lib, 4)):
         pytest.skip("this machine's BLAS rounds the small products otherwise: the numpy code runs")
     body = _body(4, hydro=True, compiled=True)
-    assert body._loads_kernel and body._motion_kernel
+    assert body._loads_kernel and body._motion_kernel and body._acceleration_kernel
 
     def refused(*args, **kwargs):
         raise AssertionError("the numpy code ran")
 
     monkeypatch.setattr(RigidBody, "_motion_reference", refused)
+    monkeypatch.setattr(RigidBody, "_acceleration_reference", refused)
     monkeypatch.setattr(CompiledRigidBody, "set_loads", refused)
     body.set_loads(np.ones((4, 3)), np.ones(3), np.ones(3), np.ones(3), 0.5)
     body.set_loads(np.ones((4, 3)).tolist(), [1.0, 2.0, 3.0])          # the general path too
     body.step(0.025, 0.01)
     body.motion_outputs()
     body.motion_array()
+    body.acceleration_outputs()
+    body.acceleration_array()
     assert body.get_state()["cg_force"].tolist() == [1.0, 2.0, 3.0]
 
 
 @pytest.mark.parametrize("compiled", [False, True])
 def test_motion_array_and_its_views(compiled):
     """motion_array() is motion_outputs() in one array, formed in place; motion_views() are views
-    of it; get_state keeps copies of the loads, not the kernel's arrays."""
+    of it; the same for the accelerations; get_state keeps copies of the loads, not the kernel's
+    arrays."""
     body = _body(4, hydro=True, compiled=compiled)
     flat, views = body.motion_array(), body.motion_views()
+    accelerations, acceleration_views = body.acceleration_array(), body.acceleration_views()
     for k in range(5):
         body.set_loads(np.full((4, 3), -1e4 * k), water_elevation=0.1 * k)
         body.step(0.025, 0.01)
@@ -188,6 +232,12 @@ def test_motion_array_and_its_views(compiled):
             assert views[key].tobytes() == out[key].tobytes() and np.shares_memory(views[key], flat)
         assert [a.tobytes() for a in views["attachment_velocities"]] == \
             [a.tobytes() for a in out["attachment_velocities"]]
+        assert body.acceleration_array() is accelerations
+        out = body.acceleration_outputs()
+        assert accelerations.tobytes() == _flat_accelerations(out).tobytes()
+        assert acceleration_views["cg_acceleration"].tobytes() == out["cg_acceleration"].tobytes()
+        assert [a.tobytes() for a in acceleration_views["attachment_accelerations"]] == \
+            [a.tobytes() for a in out["attachment_accelerations"]]
         body.set_loads(np.zeros((4, 3)))
         assert state["attachment_forces"].tolist() == np.full((4, 3), -1e4 * k).tolist()
 
@@ -207,7 +257,7 @@ def test_payload_fmu_with_and_without_the_kernels(monkeypatch):
         monkeypatch.setenv("MARINE_COSIM_KERNELS", disabled)
         slaves.append(started(Payload, **start))
     compiled, reference = slaves
-    assert compiled.body._motion_kernel == all(_kernels_reproduce_numpy(compiled.body._compiled.lib, 4))
+    assert compiled.body._acceleration_kernel == all(_kernels_reproduce_numpy(compiled.body._compiled.lib, 4))
     assert reference.body._compiled is None
     outputs = [i.value_reference for i in compiled.info.values() if i.causality == "output" and i.kind == "Real"]
     inputs = vr(compiled, *(f"attachment{k}.force[{i}]" for k in range(1, 5) for i in range(3)), "water.elevation")
