@@ -782,7 +782,7 @@ class RigidBody:
         3-vector; .dot costs a third). Compiled (rigid_body.c, mc_rigid_body_motion) where that
         gives these bits (_kernels_reproduce_numpy): the arrays are then views of one fresh array."""
         if self._motion_kernel:
-            return self._motion_dict(self._compiled.motion(self._y).copy())
+            return self._motion_dict(self._compiled.motion(self._y, own=False).copy())
         return self._motion_reference()
 
     def motion_array(self) -> np.ndarray:
@@ -856,7 +856,7 @@ class RigidBody:
         acceleration does not pay for them).  Written as :meth:`motion_outputs` is, and compiled
         as it is (rigid_body.c, mc_rigid_body_accelerations)."""
         if self._acceleration_kernel:
-            return self._acceleration_dict(self._compiled.accelerations(self._y, self._rates()).copy())
+            return self._acceleration_dict(self._compiled.accelerations(self._y, self._rates(), own=False).copy())
         return self._acceleration_reference()
 
     def acceleration_array(self) -> np.ndarray:

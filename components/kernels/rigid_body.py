@@ -55,14 +55,19 @@ class CompiledRigidBody:
         for a, size in ((motion, N_MOTION + 6 * n), (accelerations, N_ACCELERATION + 3 * n)):
             if not (a.shape == (size,) and a.flags.c_contiguous and a.dtype == np.float64):
                 raise ValueError(f"an outputs' array must be C-contiguous float64 of {size}")
-        A, cg, inputs, P, L, y, d, out, acc = (kernels.address(a) for a in (
-            self._arms, self._cg, self._in, self._P, self._L, self._y, self._rates, motion, accelerations))
+        # the body's arrays (motion_array's, acceleration_array's) and scratch ones for the fresh
+        # arrays of motion_outputs and acceleration_outputs, which leave the body's alone
+        self._outputs = {True: (motion, accelerations), False: (np.empty_like(motion), np.empty_like(accelerations))}
+        A, cg, inputs, P, L, y, d = (kernels.address(a) for a in (
+            self._arms, self._cg, self._in, self._P, self._L, self._y, self._rates))
         lib = self.lib
         loads, move, accelerate = lib.mc_rigid_body_loads, lib.mc_rigid_body_motion, lib.mc_rigid_body_accelerations
         self._loads = lambda: loads(A, n, inputs, L)
-        self._motion = lambda: move(cg, A, n, y, out)
-        self._accelerations = lambda: accelerate(P, L, A, n, y, d, acc)
-        self._motion_out, self._accelerations_out = motion, accelerations
+        self._motion, self._accelerations = {}, {}
+        for own, (out, acc) in self._outputs.items():
+            out, acc = kernels.address(out), kernels.address(acc)
+            self._motion[own] = lambda out=out: move(cg, A, n, y, out)
+            self._accelerations[own] = lambda acc=acc: accelerate(P, L, A, n, y, d, acc)
 
     def set_loads(self, body) -> None:
         """RigidBody.set_loads's held values, in rigid_body.c's order (the loads formed in Python)."""
@@ -82,20 +87,21 @@ class CompiledRigidBody:
         """The 19 held values (rigid_body.c's loads layout)."""
         return tuple(self._L.tolist())
 
-    def motion(self, y: np.ndarray) -> np.ndarray:
-        """The motion outputs at state y (rigid_body.c's layout) in the body's array ``_motion``,
-        overwritten by the next call."""
+    def motion(self, y: np.ndarray, own: bool = True) -> np.ndarray:
+        """The motion outputs at state y (rigid_body.c's layout) in the body's array ``_motion``
+        (own) or a scratch array (not own), overwritten by the next such call."""
         self._y[:] = y
-        self._motion()
-        return self._motion_out
+        self._motion[own]()
+        return self._outputs[own][0]
 
-    def accelerations(self, y: np.ndarray, rates: np.ndarray) -> np.ndarray:
+    def accelerations(self, y: np.ndarray, rates: np.ndarray, own: bool = True) -> np.ndarray:
         """The acceleration outputs at state y with its derivative ``rates`` (rigid_body.c's layout)
-        in the body's array ``_accelerations``, overwritten by the next call."""
+        in the body's array ``_accelerations`` (own) or a scratch array (not own), overwritten by
+        the next such call."""
         self._y[:] = y
         self._rates[:] = rates
-        self._accelerations()
-        return self._accelerations_out
+        self._accelerations[own]()
+        return self._outputs[own][1]
 
     def derivative(self, y: np.ndarray) -> np.ndarray:
         """dy/dt at y under the held loads (RigidBody._derivative)."""
