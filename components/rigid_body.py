@@ -224,6 +224,66 @@ def _smoothstep(x: float) -> float:
     return x * x * (3.0 - 2.0 * x)
 
 
+# the motion outputs in motion_array()'s order, with their sizes; then each attachment's
+# position and velocity (3 + 3)
+MOTION_FIELDS = (("position", 3), ("velocity", 3), ("quaternion", 4), ("euler", 3), ("cg_position", 3),
+                 ("cg_velocity", 3), ("angular_velocity_ned", 3), ("angular_velocity_body", 3))
+_MOTION_HEAD = sum(size for _, size in MOTION_FIELDS)
+
+_KERNELS_EXACT: dict = {}
+
+
+def _kernels_reproduce_numpy(lib, n_attachments: int) -> tuple[bool, bool, bool]:
+    """Whether rigid_body.c's mc_rigid_body_loads, mc_rigid_body_motion and
+    mc_rigid_body_accelerations give set_loads' held values, motion_outputs' and
+    acceleration_outputs' bits here (the loads, the motion, the accelerations). The kernels form
+    numpy's small products (arms.T @ f, a dgemm; R.dot(x), a dgemv) as OpenBLAS's Haswell-family
+    kernels do (fused multiply-adds in their order); another BLAS or kernel rounds them otherwise,
+    and then this module's numpy code runs, so that the body's results are the same bits with or
+    without the kernels. Checked once per process, library and number of attachments, on random points,
+    forces, states and centres of gravity, with zeros and signed zeros among them (a body at rest,
+    unused attachments at the origin, a CG at the origin), in, out of and across the water line."""
+    from components.kernels.rigid_body import N_MOTION, CompiledRigidBody, loads_of, motion_of
+
+    key = (id(lib), n_attachments)
+    if key not in _KERNELS_EXACT:
+        rng = np.random.default_rng(26)
+        loads_exact = motion_exact = accelerations_exact = True
+        for k in range(24):
+            arms = rng.normal(size=(n_attachments, 3)) * 10.0 ** rng.integers(-2, 2, (n_attachments, 3))
+            if k % 3 == 0 and n_attachments:
+                arms[0] = 0.0
+            cg = np.zeros(3) if k % 4 == 0 else rng.normal(size=3)
+            hydro = HydroParameters(volume=0.5, cb=rng.normal(size=3), added_mass=np.full(6, 0.1),
+                                    drag_quadratic=np.ones(6)) if k % 2 else None
+            body = RigidBody(RigidBodyParameters(mass=1.0, inertia=np.eye(3), cg=cg, attachments=arms + cg,
+                                                 hydro=hydro), compiled=False)
+            forces = rng.normal(size=(n_attachments, 3)) * 10.0 ** rng.integers(-3, 6, (n_attachments, 3))
+            if k % 5 == 0:
+                forces[:] = -0.0
+            inputs = np.concatenate((forces.ravel(), rng.normal(size=9) * 1e3, [rng.normal()]))
+            f = 3 * n_attachments
+            body.set_loads(forces, inputs[f:f + 3], inputs[f + 3:f + 6], inputs[f + 6:f + 9], inputs[-1])
+            loads_exact = loads_exact and \
+                loads_of(lib, body._arms, inputs).tobytes() == np.array(body._held_loads()).tobytes()
+            y = np.concatenate((rng.normal(size=3) * (50.0 if k % 3 else 0.5), quat_normalize(rng.normal(size=4)),
+                                rng.normal(size=6) if k % 6 else np.zeros(6)))
+            body._y = y
+            reference = np.empty(N_MOTION + 6 * n_attachments)
+            body._motion_into(reference)
+            motion_exact = motion_exact and motion_of(lib, body._cg, body._arms, y).tobytes() == reference.tobytes()
+            kernel = CompiledRigidBody(lib)
+            kernel.set_constants(body)
+            kernel.set_loads(body)
+            out = body.acceleration_outputs()
+            reference = np.concatenate([out["cg_acceleration"], out["angular_acceleration_ned"],
+                                        [out["submerged_fraction"]], *out["attachment_accelerations"]])
+            accelerations_exact = accelerations_exact and \
+                kernel.accelerations(y, body._rates()).tobytes() == reference.tobytes()
+        _KERNELS_EXACT[key] = (loads_exact, motion_exact, accelerations_exact)
+    return _KERNELS_EXACT[key]
+
+
 # --------------------------------------------------------------------------------------------
 # Rigid body
 # --------------------------------------------------------------------------------------------
@@ -245,7 +305,9 @@ class RigidBody:
         velocity: velocity of the body ORIGIN in NED [m/s]; angular_velocity: body frame [rad/s].
         compiled: None runs the derivative and the RK4 steps compiled (components/kernels) if
         they can be had, True requires that, False runs the Python code of this module, which is
-        the reference (results equal to rounding).
+        the reference (results equal to rounding). Compiled, set_loads' held values,
+        motion_outputs and acceleration_outputs are too where that gives the reference's bits
+        (_kernels_reproduce_numpy).
         Raises ValueError naming the bad parameter(s) if validate_parameters finds problems
         or the initial state is not finite.
         """
@@ -273,6 +335,16 @@ class RigidBody:
                 raise RuntimeError(f"no compiled rigid-body kernel: {kernels.status()}")
             self._compiled = CompiledRigidBody(lib) if lib is not None else None
         self._setup_constants(self.params)
+        # set_loads' held values, motion_outputs and acceleration_outputs compiled where that gives
+        # numpy's bits (_kernels_reproduce_numpy); with the loads' kernel the inputs are kept in its arrays
+        self._loads_kernel = self._motion_kernel = self._acceleration_kernel = False
+        if self._compiled is not None:
+            self._loads_kernel, self._motion_kernel, self._acceleration_kernel = _kernels_reproduce_numpy(
+                self._compiled.lib, self.n_attachments)
+            if self._loads_kernel:
+                c = self._compiled
+                self._attachment_forces, self._cg_force = c.forces, c.cg_force
+                self._cg_moment, self._water_velocity = c.cg_moment, c.water_velocity
 
         q = quat_normalize(arrays["quaternion"])
         R = quat_to_matrix(q)
@@ -299,6 +371,8 @@ class RigidBody:
         # earlier one's point (an FMU's unused attachments at the origin) has its values
         first: dict[bytes, int] = {}
         self._arm_first = [first.setdefault(arm.tobytes(), i) for i, arm in enumerate(self._arms)]
+        self._motion = np.zeros(_MOTION_HEAD + 6 * len(self._arms))    # motion_array()'s
+        self._accelerations = np.zeros(7 + 3 * len(self._arms))    # acceleration_array()'s
         self._mg = self._mass * float(p.gravity)
         inertia = tuple(self._inertia.ravel().tolist())
         self._I = inertia
@@ -353,8 +427,10 @@ class RigidBody:
         if (type(f) is np.ndarray and f.dtype == _FLOAT64 and f.shape == (n, 3) and _is_vector3(cg_force)
                 and _is_vector3(cg_moment) and _is_vector3(water_velocity)):
             # float64 arrays of the right shapes (an FMU's inputs): nothing to check or convert,
-            # only copied (the caller may change its arrays later)
-            f, cg_force, cg_moment, water_velocity = f.copy(), cg_force.copy(), cg_moment.copy(), water_velocity.copy()
+            # only copied (the caller may change its arrays later; the loads' kernel copies them)
+            if not self._loads_kernel:
+                f, cg_force, cg_moment, water_velocity = (f.copy(), cg_force.copy(), cg_moment.copy(),
+                                                          water_velocity.copy())
         else:
             f = np.zeros((n, 3)) if attachment_forces is None else np.array(attachment_forces, dtype=float)
             if f.size == 0 and n == 0:
@@ -368,6 +444,13 @@ class RigidBody:
                     raise ValueError(f"{name} must have shape (3,), got {a.shape}")
                 loads[name] = a
             cg_force, cg_moment, water_velocity = loads["cg_force"], loads["cg_moment"], loads["water_velocity"]
+        if self._loads_kernel:
+            # the held values below, formed in C (rigid_body.c, mc_rigid_body_loads) from copies of
+            # the inputs in the kernel's arrays (which _attachment_forces etc. are)
+            self._water_elevation = float(water_elevation)
+            self._compiled.loads(f, cg_force, cg_moment, water_velocity, self._water_elevation)
+            self._rates_cache = None
+            return
         self._attachment_forces = f
         self._cg_force = cg_force
         self._cg_moment = cg_moment
@@ -391,6 +474,14 @@ class RigidBody:
         self._rates_cache = None
         if self._compiled is not None:
             self._compiled.set_loads(self)
+
+    def _held_loads(self) -> tuple[float, ...]:
+        """The values set_loads holds for the derivative, in rigid_body.c's order: the NED force at
+        the CG without weight and buoyancy (3), the NED moment (3), C = sum_i a_i f_i^T (9), the
+        water velocity (3) and elevation."""
+        if self._loads_kernel:
+            return self._compiled.held_loads()
+        return (*self._f_ned, *self._m_ned, *self._c_att, *self._v_water, self._water_elevation)
 
     # ----------------------------------------------------------------------------------------
     # Dynamics
@@ -688,7 +779,46 @@ class RigidBody:
         Same equations, same floating-point operations in the same order; R is computed once
         instead of once per output, the cross products are rotations.cross written out, and
         R.dot(x) stands for the properties' R @ x (both are one BLAS gemv of a 3x3 matrix and a
-        3-vector; .dot costs a third)."""
+        3-vector; .dot costs a third). Compiled (rigid_body.c, mc_rigid_body_motion) where that
+        gives these bits (_kernels_reproduce_numpy): the arrays are then views of one fresh array."""
+        if self._motion_kernel:
+            return self._motion_dict(self._compiled.motion(self._y, own=False).copy())
+        return self._motion_reference()
+
+    def motion_array(self) -> np.ndarray:
+        """:meth:`motion_outputs` in one array: the MOTION_FIELDS in their order, then each
+        attachment's position and velocity.  The body's own array, formed again in place at each
+        call (:meth:`motion_views` are views of it; copy what is to be kept): for an FMU adapter,
+        which reads every output at each step."""
+        if self._motion_kernel:
+            return self._compiled.motion(self._y)
+        self._motion_into(self._motion)
+        return self._motion
+
+    def motion_views(self) -> dict:
+        """:meth:`motion_outputs`'s dict of views of :meth:`motion_array`'s array (their values
+        change with each call of motion_array)."""
+        return self._motion_dict(self._motion)
+
+    def _motion_dict(self, flat: np.ndarray) -> dict:
+        """motion_outputs()'s dict of views of an array in motion_array()'s layout."""
+        out, start = {}, 0
+        for key, size in MOTION_FIELDS:
+            out[key] = flat[start:start + size]
+            start += size
+        points = flat[start:].reshape(-1, 2, 3)
+        out["attachment_positions"] = list(points[:, 0])
+        out["attachment_velocities"] = list(points[:, 1])
+        return out
+
+    def _motion_into(self, flat: np.ndarray) -> None:
+        """The numpy code's motion outputs written into an array in motion_array()'s layout."""
+        out = self._motion_reference()
+        np.concatenate([out[key] for key, _ in MOTION_FIELDS] + [
+            a for pair in zip(out["attachment_positions"], out["attachment_velocities"]) for a in pair], out=flat)
+
+    def _motion_reference(self) -> dict:
+        """motion_outputs() in numpy and floats (the reference)."""
         y = self._y
         rot = quat_to_matrix(y[3:7]).dot
         vx, vy, vz = y[7:10].tolist()
@@ -723,7 +853,38 @@ class RigidBody:
         attachment_acceleration() give: cg_acceleration, angular_acceleration_ned,
         submerged_fraction and (a list in attachment order) attachment_accelerations; the rates
         (the derivative) are formed here, not for the motion alone (a master that reads no
-        acceleration does not pay for them).  Written as :meth:`motion_outputs` is."""
+        acceleration does not pay for them).  Written as :meth:`motion_outputs` is, and compiled
+        as it is (rigid_body.c, mc_rigid_body_accelerations)."""
+        if self._acceleration_kernel:
+            return self._acceleration_dict(self._compiled.accelerations(self._y, self._rates(), own=False).copy())
+        return self._acceleration_reference()
+
+    def acceleration_array(self) -> np.ndarray:
+        """:meth:`acceleration_outputs` in one array: cg_acceleration (3), angular_acceleration_ned
+        (3), submerged_fraction, then each attachment's acceleration (3).  The body's own array,
+        formed again in place at each call, as :meth:`motion_array`'s."""
+        if self._acceleration_kernel:
+            return self._compiled.accelerations(self._y, self._rates())
+        out = self._acceleration_reference()
+        np.concatenate([out["cg_acceleration"], out["angular_acceleration_ned"], [out["submerged_fraction"]],
+                        *out["attachment_accelerations"]], out=self._accelerations)
+        return self._accelerations
+
+    def acceleration_views(self) -> dict:
+        """:meth:`acceleration_outputs`'s dict of views of :meth:`acceleration_array`'s array (their
+        values change with each call of acceleration_array), but for the submerged fraction, a
+        number (element 6 of the array)."""
+        out = self._acceleration_dict(self._accelerations)
+        del out["submerged_fraction"]
+        return out
+
+    def _acceleration_dict(self, flat: np.ndarray) -> dict:
+        """acceleration_outputs()'s dict of views of an array in acceleration_array()'s layout."""
+        return {"cg_acceleration": flat[0:3], "angular_acceleration_ned": flat[3:6],
+                "submerged_fraction": float(flat[6]), "attachment_accelerations": list(flat[7:].reshape(-1, 3))}
+
+    def _acceleration_reference(self) -> dict:
+        """acceleration_outputs() in numpy and floats (the reference)."""
         y, d = self._y, self._rates()
         R = quat_to_matrix(y[3:7])
         rot = R.dot

@@ -176,6 +176,16 @@ class Payload(Fmi2Slave):
                               angular_velocity=v["initial.angular_velocity"].copy())
         self.body.time = self.time
         self._applied_version = None
+        # the motion outputs are views of the body's motion_array, which update_outputs forms in place
+        views = self.body.motion_views()
+        self._motion_views = {name: views[key] for name, key in _OUTPUTS}
+        for (position, velocity), p, w in zip(_ATTACHMENT_OUTPUTS, views["attachment_positions"],
+                                              views["attachment_velocities"]):
+            self._motion_views[position] = p
+            self._motion_views[velocity] = w
+        views = self.body.acceleration_views()     # and the accelerations of acceleration_array
+        self._acceleration_views = {name: views[key] for name, key in _ACCELERATION_OUTPUTS}
+        self._acceleration_views.update(zip(_ATTACHMENT_ACCELERATIONS, views["attachment_accelerations"]))
         modes = self.body.linear_modes()
         limit = step_limit([lam for lam, _ in modes], "rk4")
         cause = min(modes, key=lambda m: step_limit([m[0]], "rk4"))[1] if modes else ""
@@ -196,28 +206,20 @@ class Payload(Fmi2Slave):
         self.body.step(h, self._substep)
 
     def update_outputs(self) -> None:
-        v = self.v
-        out = self.body.motion_outputs()    # one pass: R computed once
-        # its arrays are fresh float64 3- and 4-vectors, the outputs' shapes: they become the
-        # outputs (a copy into the held arrays costs as much as forming them; fmus/_base reads
-        # v[group] at every access, as it does after a state restore)
-        for name, key in _OUTPUTS:
-            v[name] = out[key]
-        for (position, velocity), p, w in zip(_ATTACHMENT_OUTPUTS, out["attachment_positions"],
-                                              out["attachment_velocities"]):
-            v[position] = p
-            v[velocity] = w
+        # every motion output in one pass (one compiled call with the kernels) into the body's
+        # array, of which the outputs are views; they are put back in v at each step because a
+        # state restore puts copies there (fmus/_base reads v[group] at every access, and copies
+        # the values into a state it takes)
+        self.body.motion_array()
+        self.v.update(self._motion_views)
 
     def update_accelerations(self) -> None:
         """The accelerations and the submerged fraction (lazy outputs: formed when first read)."""
-        v = self.v
         self._apply_inputs()
-        out = self.body.acceleration_outputs()    # one pass: R, the rates and omega x v computed once
-        for name, key in _ACCELERATION_OUTPUTS:
-            v[name][:] = out[key]
-        for k, acceleration in enumerate(_ATTACHMENT_ACCELERATIONS):
-            v[acceleration][:] = out["attachment_accelerations"][k]
-        v["submerged_fraction"] = float(out["submerged_fraction"])
+        # one pass (one compiled call with the kernels): R, the rates and omega x v formed once
+        accelerations = self.body.acceleration_array()
+        self.v.update(self._acceleration_views)     # views of it, as the motion outputs are
+        self.v["submerged_fraction"] = float(accelerations[6])
 
     def get_model_state(self) -> dict:
         return {} if self.body is None else {"body": self.body.get_state()}

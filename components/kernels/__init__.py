@@ -121,6 +121,12 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.mc_rigid_body_derivative.restype = None
     lib.mc_rigid_body_step.argtypes = [ptr, ptr, ptr, integer, ctypes.c_double, ptr]
     lib.mc_rigid_body_step.restype = None
+    lib.mc_rigid_body_loads.argtypes = [ptr, integer, ptr, ptr]
+    lib.mc_rigid_body_loads.restype = None
+    lib.mc_rigid_body_motion.argtypes = [ptr, ptr, integer, ptr, ptr]
+    lib.mc_rigid_body_motion.restype = None
+    lib.mc_rigid_body_accelerations.argtypes = [ptr, ptr, ptr, integer, ptr, ptr, ptr]
+    lib.mc_rigid_body_accelerations.restype = None
     lib.mc_ship.argtypes = [ptr, integer]
     lib.mc_ship.restype = integer
     lib.mc_ship_waves.argtypes = [ptr, integer]

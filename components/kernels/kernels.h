@@ -69,6 +69,10 @@ int mc_crane_evaluate(const long long *ctx);
 /* ---- rigid body (rigid_body.c; components/rigid_body.py) ---- */
 void mc_rigid_body_derivative(const double *params, const double *loads, const double *y, double *dy);
 void mc_rigid_body_step(const double *params, const double *loads, double *y, int n, double h, const double *k1);
+void mc_rigid_body_loads(const double *arms, int n, const double *in, double *loads);   /* set_loads */
+void mc_rigid_body_motion(const double *cg, const double *arms, int n, const double *y, double *out);
+void mc_rigid_body_accelerations(const double *params, const double *loads, const double *arms, int n,
+                                 const double *y, const double *dy, double *out);
 
 /* ---- ship (ship.c; components/ship.py) ---- */
 #define MC_SHIP_MAX_RAD 512     /* fluid-memory states */

@@ -1,8 +1,10 @@
 /* 6-DOF rigid body (the payload): the derivative of the Newton-Euler equations at the CG with
- * quaternion attitude, and classic RK4 steps of them. The compiled kernel of
- * components/rigid_body.py (RigidBody._derivative and RigidBody.step), which is the reference:
- * the same floating-point operations in the same order, so results agree to rounding (the sums
- * of the quaternion's norm may round differently).
+ * quaternion attitude, and classic RK4 steps of them; the held loads from the inputs, and the
+ * motion and acceleration outputs. The compiled kernel of components/rigid_body.py
+ * (RigidBody._derivative, step, set_loads, motion_outputs and acceleration_outputs), which is the
+ * reference: the same floating-point operations in the same order, so results agree to rounding
+ * (the sums of the quaternion's norm may round differently); the loads and the outputs are
+ * numpy's bits where the RigidBody's check at first use finds them so.
  *
  * SMS API report CR 2010-256 eq. 23, with diagonal added mass in the Kirchhoff form of Fossen
  * (2011), eqs. 6.43-6.45 and 6.51, about the CG in body axes:
@@ -17,6 +19,7 @@
  *   moment matrix C = sum_i a_i f_i^T (9), water velocity NED (3), water elevation
  * y (13): r_cg NED (3), q (4), v body (3), omega body (3)
  */
+#include <float.h>
 #include <math.h>
 
 #include "kernels.h"
@@ -188,5 +191,197 @@ void mc_rigid_body_step(const double *P, const double *L, double *y, int n, doub
         const double norm = sqrt(y[3] * y[3] + y[4] * y[4] + y[5] * y[5] + y[6] * y[6]);
         for (int j = 3; j < 7; j++)
             y[j] /= norm;
+    }
+}
+
+/* The held loads L (19, the layout above) from the inputs of RigidBody.set_loads, the reference:
+ *   f = sum_i f_i + f_cg,  m = m_cg,  C = sum_i a_i f_i^T = A^T F  (the attachment moment matrix),
+ * v_water and the elevation as given. arms (n x 3): a_i - cg, body frame; in (3 n + 10): the forces
+ * f_i NED (n x 3), f_cg (3), m_cg (3), v_water (3), the elevation. The sum is the reference's,
+ * 0 + f_0 + f_1 + ... then + f_cg (numpy's sum over the rows); A^T F is formed as OpenBLAS's
+ * Haswell-family dgemm forms numpy's arms.T @ f: per element a chain of fused multiply-adds over
+ * i from +0 (the RigidBody checks once per process that this gives numpy's bits here). */
+void mc_rigid_body_loads(const double *arms, int n, const double *in, double *L) {
+    const double *f = in, *cf = in + 3 * n;
+    double fx = 0.0, fy = 0.0, fz = 0.0;
+    for (int i = 0; i < n; i++) {
+        fx = fx + f[3 * i];
+        fy = fy + f[3 * i + 1];
+        fz = fz + f[3 * i + 2];
+    }
+    L[L_F] = fx + cf[0];
+    L[L_F + 1] = fy + cf[1];
+    L[L_F + 2] = fz + cf[2];
+    for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 3; k++) {
+            double c = 0.0;
+            for (int i = 0; i < n; i++)
+                c = fma(arms[3 * i + j], f[3 * i + k], c);
+            L[L_C + 3 * j + k] = c;
+        }
+    for (int j = 0; j < 3; j++) {
+        L[L_M + j] = cf[3 + j];
+        L[L_VW + j] = cf[6 + j];
+    }
+    L[L_ELEV] = cf[9];
+}
+
+/* (R x)_i for a 3x3 row-major R, as OpenBLAS's Haswell-family dgemv forms numpy's R @ x (and
+ * R.dot(x)): its three-element tail, fused, added to the zeroed y (ship.c's row_dot) */
+static inline double row_dot(const double *a, const double *x) {
+    return fma(a[2], x[2], fma(a[0], x[0], a[1] * x[1])) + 0.0;
+}
+
+static void rotate(const double *R, const double *x, double *out) {
+    for (int i = 0; i < 3; i++)
+        out[i] = row_dot(R + 3 * i, x);
+}
+
+/* math.hypot(x, y) of CPython 3.10-3.13 (Modules/mathmodule.c, vector_norm for two coordinates):
+ * the squares summed exactly in double-length arithmetic, the square root corrected once by
+ * Newton's step, so that the result is CPython's, not the C library's (which may differ in the
+ * last bit). The products' low parts by fma: exact, as CPython's Dekker split is. */
+static double py_hypot(double x, double y) {
+    double vec[2] = {fabs(x), fabs(y)};
+    double max = 0.0;     /* CPython's: a NaN is never the maximum, an infinity wins over it */
+    for (int i = 0; i < 2; i++)
+        if (vec[i] > max)
+            max = vec[i];
+    if (isinf(max))
+        return max;
+    if (isnan(vec[0]) || isnan(vec[1]))
+        return NAN;
+    if (max == 0.0)
+        return max;
+    int max_e;
+    frexp(max, &max_e);
+    if (max_e < -1023) {
+        /* subnormals made normal first: ldexp(1.0, -max_e) would overflow */
+        return DBL_MIN * py_hypot(vec[0] / DBL_MIN, vec[1] / DBL_MIN);
+    }
+    const double scale = ldexp(1.0, -max_e);
+    double csum = 1.0, frac1 = 0.0, frac2 = 0.0;
+    for (int i = 0; i < 2; i++) {
+        const double v = vec[i] * scale;
+        const double hi = v * v, lo = fma(v, v, -hi);
+        const double s = csum + hi, slo = (csum - s) + hi;
+        csum = s;
+        frac1 += lo;
+        frac2 += slo;
+    }
+    double h = sqrt(csum - 1.0 + (frac1 + frac2));
+    const double hi = -h * h, lo = fma(-h, h, -hi);
+    const double s = csum + hi, slo = (csum - s) + hi;
+    csum = s;
+    frac1 += lo;
+    frac2 += slo;
+    const double x2 = csum - 1.0 + (frac1 + frac2);
+    h += x2 / (2.0 * h);
+    return h / scale;
+}
+
+/* The motion outputs of RigidBody.motion_outputs (the reference), in its floating-point operations
+ * and order: R = R(q) as rotations.quat_to_matrix, its products R x as numpy's (row_dot),
+ *   origin  p = r_cg - R cg,                 v_p = R (v + omega x (-cg)),
+ *   point i p_i = r_cg + R (a_i - cg),       v_i = R (v + omega x (a_i - cg)),
+ * the zyx Euler angles as rotations.quat_to_euler_zyx (atan2 of the C library, as Python's math;
+ * hypot as CPython's), r_cg, R v, R omega and omega (SMS API report CR 2010-256 eq. 17-23;
+ * Fossen 2011 eq. 2.40-2.41). cg (3) body frame; arms (n x 3): a_i - cg; y (13): the state.
+ * out (25 + 6 n): p (3), v_p (3), q (4), roll, pitch, yaw, r_cg (3), R v (3), R omega (3),
+ * omega (3), then p_i (3) and v_i (3) for each point. */
+void mc_rigid_body_motion(const double *cg, const double *arms, int n, const double *y, double *out) {
+    const double qw = y[3], qx = y[4], qy = y[5], qz = y[6];
+    const double vx = y[7], vy = y[8], vz = y[9], wx = y[10], wy = y[11], wz = y[12];
+    const double k = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz);
+    const double kwx = k * qw * qx, kwy = k * qw * qy, kwz = k * qw * qz;
+    const double xx = k * qx * qx, xy = k * qx * qy, xz = k * qx * qz;
+    const double yy = k * qy * qy, yz = k * qy * qz, zz = k * qz * qz;
+    const double R[9] = {1.0 - yy - zz, xy - kwz, xz + kwy,
+                         xy + kwz, 1.0 - xx - zz, yz - kwx,
+                         xz - kwy, yz + kwx, 1.0 - xx - yy};
+    double t[3], b[3];
+
+    rotate(R, cg, t);
+    for (int j = 0; j < 3; j++)
+        out[j] = y[j] - t[j];
+    const double mx = -cg[0], my = -cg[1], mz = -cg[2];
+    b[0] = vx + (wy * mz - wz * my);
+    b[1] = vy + (wz * mx - wx * mz);
+    b[2] = vz + (wx * my - wy * mx);
+    rotate(R, b, out + 3);
+    for (int j = 0; j < 4; j++)
+        out[6 + j] = y[3 + j];
+
+    /* rotations.quat_to_euler_zyx: its own R entries, formed as it forms them */
+    const double s = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz);
+    const double r11 = 1.0 - s * (qy * qy + qz * qz);
+    const double r21 = s * (qx * qy + qw * qz);
+    const double r31 = s * (qx * qz - qw * qy);
+    const double r32 = s * (qy * qz + qw * qx);
+    const double r33 = 1.0 - s * (qx * qx + qy * qy);
+    out[10] = atan2(r32, r33);
+    out[11] = atan2(-r31, py_hypot(r11, r21));
+    out[12] = atan2(r21, r11);
+
+    for (int j = 0; j < 3; j++)
+        out[13 + j] = y[j];
+    rotate(R, y + 7, out + 16);
+    rotate(R, y + 10, out + 19);
+    for (int j = 0; j < 3; j++)
+        out[22 + j] = y[10 + j];
+
+    for (int i = 0; i < n; i++) {
+        const double *a = arms + 3 * i;
+        double *o = out + 25 + 6 * i;
+        rotate(R, a, t);
+        for (int j = 0; j < 3; j++)
+            o[j] = y[j] + t[j];
+        b[0] = vx + (wy * a[2] - wz * a[1]);
+        b[1] = vy + (wz * a[0] - wx * a[2]);
+        b[2] = vz + (wx * a[1] - wy * a[0]);
+        rotate(R, b, o + 3);
+    }
+}
+
+/* The acceleration outputs of RigidBody.acceleration_outputs (the reference), in its floating-point
+ * operations and order, from the rates d = dy/dt at y (mc_rigid_body_derivative's, under the held
+ * loads L): with b = v' + omega x v (body axes),
+ *   CG      a_cg = R b,                      angular  R omega',
+ *   point i a_i = R (b + omega' x rho_i + omega x (omega x rho_i)),  rho_i = a_i - cg,
+ * and the submerged fraction s (the derivative's smoothstep of cb's depth in the splash zone;
+ * Fossen 2011 eq. 2.42; SMS API report CR 2010-256 eq. 23). out (7 + 3 n): a_cg (3), R omega' (3),
+ * s, then a_i (3) for each point. */
+void mc_rigid_body_accelerations(const double *P, const double *L, const double *arms, int n, const double *y,
+                                 const double *d, double *out) {
+    const double qw = y[3], qx = y[4], qy = y[5], qz = y[6];
+    const double vx = y[7], vy = y[8], vz = y[9], wx = y[10], wy = y[11], wz = y[12];
+    const double dwx = d[10], dwy = d[11], dwz = d[12];
+    const double k = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz);
+    const double kwx = k * qw * qx, kwy = k * qw * qy, kwz = k * qw * qz;
+    const double xx = k * qx * qx, xy = k * qx * qy, xz = k * qx * qz;
+    const double yy = k * qy * qy, yz = k * qy * qz, zz = k * qz * qz;
+    const double R[9] = {1.0 - yy - zz, xy - kwz, xz + kwy,
+                         xy + kwz, 1.0 - xx - zz, yz - kwx,
+                         xz - kwy, yz + kwx, 1.0 - xx - yy};
+    double b[3], t[3];
+    b[0] = d[7] + (wy * vz - wz * vy);
+    b[1] = d[8] + (wz * vx - wx * vz);
+    b[2] = d[9] + (wx * vy - wy * vx);
+    rotate(R, b, out);
+    rotate(R, d + 10, out + 3);
+    double s = 0.0;
+    if (P[P_HYDRO] != 0.0) {
+        const double *cb = P + P_CB, h = P[P_SPLASH];
+        const double depth = y[2] + R[6] * cb[0] + R[7] * cb[1] + R[8] * cb[2] + L[L_ELEV];
+        s = smoothstep((depth + 0.5 * h) / h);
+    }
+    out[6] = s;
+    for (int i = 0; i < n; i++) {
+        const double px = arms[3 * i], py = arms[3 * i + 1], pz = arms[3 * i + 2];
+        const double cx = wy * pz - wz * py, cy = wz * px - wx * pz, cz = wx * py - wy * px;
+        t[0] = b[0] + (dwy * pz - dwz * py) + (wy * cz - wz * cy);
+        t[1] = b[1] + (dwz * px - dwx * pz) + (wz * cx - wx * cz);
+        t[2] = b[2] + (dwx * py - dwy * px) + (wx * cy - wy * cx);
+        rotate(R, t, out + 7 + 3 * i);
     }
 }

@@ -10,25 +10,26 @@ from components.line import Line, LineParams
 from components.rigid_body import HydroParameters, RigidBody, RigidBodyParameters
 
 
-def _body(n_attachments: int) -> RigidBody:
+def _body(n_attachments: int, compiled: bool | None = None) -> RigidBody:
     rng = np.random.default_rng(n_attachments)
     params = RigidBodyParameters(mass=5e3, inertia=np.diag([4e3, 5e3, 6e3]), cg=np.array([0.1, -0.2, 0.3]),
                                  attachments=rng.standard_normal((n_attachments, 3)),
                                  hydro=HydroParameters(volume=2.0, drag_linear=np.ones(6),
                                                        drag_quadratic=np.ones(6)))
-    return RigidBody(params, angular_velocity=(0.1, -0.2, 0.3), quaternion=(0.9, 0.1, 0.2, 0.3))
+    return RigidBody(params, angular_velocity=(0.1, -0.2, 0.3), quaternion=(0.9, 0.1, 0.2, 0.3), compiled=compiled)
 
 
 def _held(body: RigidBody) -> list[bytes]:
     return [np.asarray(x, dtype=float).tobytes() for x in (
-        body._f_ned, body._m_ned, body._c_att, body._v_water, body._water_elevation,
+        body._held_loads(), body._water_elevation,
         body._attachment_forces, body._cg_force, body._cg_moment, body._water_velocity)]
 
 
+@pytest.mark.parametrize("compiled", [False, None])     # the numpy code; the loads' kernel where it is exact
 @pytest.mark.parametrize("n", [0, 1, 4, 9])
-def test_set_loads_arrays_and_lists_hold_the_same_bits(n):
+def test_set_loads_arrays_and_lists_hold_the_same_bits(n, compiled):
     rng = np.random.default_rng(10 + n)
-    fast, general = _body(n), _body(n)
+    fast, general = _body(n, compiled), _body(n, compiled)
     for k in range(200):
         forces = rng.standard_normal((n, 3)) * 10.0 ** rng.integers(-6, 7, (n, 3))
         cg_force, cg_moment, water = (rng.standard_normal(3) * 1e3 for _ in range(3))
@@ -39,12 +40,13 @@ def test_set_loads_arrays_and_lists_hold_the_same_bits(n):
         general.set_loads(forces.tolist(), cg_force.tolist(), tuple(cg_moment), list(water), 0.5)
         assert _held(fast) == _held(general)
         expected = (forces.sum(axis=0) + cg_force).tobytes()
-        assert np.array(fast._f_ned).tobytes() == expected
+        assert np.array(fast._held_loads()[:3]).tobytes() == expected
         assert fast._rates().tobytes() == general._rates().tobytes()
 
 
-def test_set_loads_copies_the_callers_arrays_and_checks_other_shapes():
-    body = _body(4)
+@pytest.mark.parametrize("compiled", [False, None])
+def test_set_loads_copies_the_callers_arrays_and_checks_other_shapes(compiled):
+    body = _body(4, compiled)
     forces, cg_force = np.ones((4, 3)), np.full(3, 2.0)
     body.set_loads(forces, cg_force)
     before = body.get_state()
@@ -58,7 +60,7 @@ def test_set_loads_copies_the_callers_arrays_and_checks_other_shapes():
     with pytest.raises(ValueError, match="cg_moment must have shape"):
         body.set_loads(np.ones((4, 3)), np.ones(3), np.ones(4))
     body.set_loads(np.ones((4, 3), dtype=np.float32), np.ones(3, dtype=int))     # converted, as before
-    assert body._f_ned == (5.0, 5.0, 5.0)
+    assert body._held_loads()[:3] == (5.0, 5.0, 5.0)
 
 
 def test_line_ends_and_tangents_from_arrays_as_from_lists():
