@@ -240,7 +240,8 @@ static void rotate(const double *R, const double *x, double *out) {
 /* math.hypot(x, y) of CPython 3.10-3.13 (Modules/mathmodule.c, vector_norm for two coordinates):
  * the squares summed exactly in double-length arithmetic, the square root corrected once by
  * Newton's step, so that the result is CPython's, not the C library's (which may differ in the
- * last bit). The products' low parts by fma: exact, as CPython's Dekker split is. */
+ * last bit). The products' low parts by fma: exact, as CPython's Dekker split is. The algorithm is
+ * CPython's (Python Software Foundation License; R. Hettinger's vector_norm), written out here. */
 static double py_hypot(double x, double y) {
     double vec[2] = {fabs(x), fabs(y)};
     double max = 0.0;     /* CPython's: a NaN is never the maximum, an infinity wins over it */
