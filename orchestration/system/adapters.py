@@ -35,6 +35,10 @@ Kinds (each parameter and port is listed by ``marine-cosim info adapter:<kind>``
   coordinates are those of z, phi, theta. The power splits exactly: sum W_k.V_k = P_manoeuvring +
   P_seakeeping.
 
+* ``sum``: OSP's ``Sum`` and ``VectorSum`` functions (libcosim's ``vector_sum`` function): ``inputs``
+  inputs of ``dimension`` elements, out[j] = sum over i of in[i][j] (scalars in[i] and out for
+  dimension 1). The OSP reader makes one of each such function.
+
 Motion and load of a port pass through one adapter (not a motion adapter and a load adapter), so
 the adapter keeps the port's power by itself, and a power bond (two components, one each side)
 joins a model's port to the adapter's.
@@ -324,6 +328,39 @@ def _manoeuvring_ports(p: Mapping[str, Any]) -> list[Port]:
     return m_in + s_in + outputs + _point_ports(p, motion, motion, motion)
 
 
+# ---------------------------------------------------------------------- sum (OSP's Sum and VectorSum)
+
+MAX_SUM_INPUTS = 64
+MAX_SUM_DIMENSION = 64
+
+
+def _whole(values: Mapping[str, Any], name: str, default: int, top: int) -> int:
+    n = values.get(name, default)
+    if isinstance(n, bool) or not isinstance(n, (int, float)) or n != int(n) or not 1 <= int(n) <= top:
+        raise AdapterError(f"{name} = {n!r} must be a whole number from 1 to {top}")
+    return int(n)
+
+
+def _sum_parameters(values: Mapping[str, Any]) -> list[Parameter]:
+    n = _whole(values, "inputs", 2, MAX_SUM_INPUTS)
+    d = _whole(values, "dimension", 1, MAX_SUM_DIMENSION)
+    return [Parameter("inputs", "Integer", n, f"Number of inputs summed (1..{MAX_SUM_INPUTS}): in[0] ...",
+                      structural=True),
+            Parameter("dimension", "Integer", d, f"Size of each input and of the output (1..{MAX_SUM_DIMENSION}): "
+                                                 "1 for scalars in[i] and out, else in[i][j] and out[j]",
+                      structural=True)]
+
+
+def _sum_ports(p: Mapping[str, Any]) -> list[Port]:
+    n, d = _whole(p, "inputs", 2, MAX_SUM_INPUTS), _whole(p, "dimension", 1, MAX_SUM_DIMENSION)
+    names = [[f"in[{i}]"] if d == 1 else [f"in[{i}][{j}]" for j in range(d)] for i in range(n)]
+    inputs = [Port(name, "input", "", f"Input {i} (any unit; all the same)")
+              for i, group in enumerate(names) for name in group]
+    outputs = [Port("out" if d == 1 else f"out[{j}]", "output", "", "The sum of the inputs (their unit)",
+                    tuple(group[j] for group in names)) for j in range(d)]
+    return inputs + outputs
+
+
 KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("rigid_body", "a rigid body's port in another model's conventions (its reference point's motion in, the "
                        "resultant wrench out) and points on the body in ours (their motion out, loads in)",
@@ -331,6 +368,8 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("manoeuvring_seakeeping", "one hull from a 3-DOF manoeuvring model (surge, sway, yaw) and a seakeeping "
                                    "model (heave, roll, pitch), loads split by generalised forces; points on the "
                                    "hull in ours", _manoeuvring_parameters, _manoeuvring_ports),
+    Kind("sum", "the sum of its inputs, scalars or vectors of one size (OSP's Sum and VectorSum functions: "
+                "out = in[0] + in[1] + ..., out[j] = in[0][j] + in[1][j] + ...)", _sum_parameters, _sum_ports),
 )}
 
 
@@ -400,15 +439,16 @@ def _description(kind_name: str, structural: tuple) -> ModelDescription:
     for port in ports:
         if port.causality == "input":
             sv = ScalarVariable(name=port.name, valueReference=next(counter), type="Real", causality="input",
-                                variability="continuous", description=port.description, unit=port.unit,
+                                variability="continuous", description=port.description, unit=port.unit or None,
                                 start="1.0" if port.name.endswith("quaternion[0]") else "0.0")
         else:
             sv = ScalarVariable(name=port.name, valueReference=next(counter), type="Real", causality="output",
                                 variability="continuous", initial="calculated", description=port.description,
-                                unit=port.unit)
+                                unit=port.unit or None)
         md.modelVariables.append(sv)
         by_name[port.name] = sv
-        used_units.add(port.unit)
+        if port.unit:
+            used_units.add(port.unit)
     for index, port in enumerate(ports, 1):
         if port.causality == "output":
             md.outputs.append(Unknown(index=index, variable=by_name[port.name],

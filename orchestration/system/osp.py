@@ -43,13 +43,19 @@ no system name: ``System.name`` is the folder's name (for ``OspSystemStructure.x
   ``unitConversion...`` give ``converts_units=True`` (that is how :func:`write_osp` marks unit
   conversions, which OSP cannot express otherwise).
 
+* ``Functions/Sum@inputCount`` and ``Functions/VectorSum@inputCount,@dimension`` (libcosim's signals
+  ``in[0]`` .. ``in[n-1]`` and ``out``; a Sum joined by ``SignalConnection``s, a VectorSum by
+  ``SignalGroupConnection``s to variable groups of the OspModelDescription, element j to the group's
+  j-th own variable) -> a ``sum`` port adapter of the function's name, connected by plain
+  Connections. Each signal is joined exactly once.
+
 * A ``Simulator`` whose ``source`` is ``marine-cosim-adapter:<kind>`` is a port adapter
   (orchestration.system.adapters): OSP has no element for one, so it is a simulator with a source
   only marine-cosim resolves (libcosim stops at the unknown URI scheme: such a file runs in
   marine-cosim only); its parameters are ``InitialValues``, its ports connect like an FMU's.
 
-Not supported (SystemFileError): ``Sum`` and ``VectorSum`` functions, ``SignalGroupConnection``,
-non-file URIs, connections that do not join an output and an input.
+Not supported (SystemFileError): other functions, non-file URIs, connections that do not join an
+output and an input.
 
 Writing
 -------
@@ -58,7 +64,8 @@ Writing
 folder is self-contained, and so is every file a start value names (written as its name in
 ``folder``); with ``copy_fmus=False`` sources and files are paths relative to ``folder``. OSP has no
 place for the scenario (give it to the run). A port adapter is written as a Simulator with
-``source="marine-cosim-adapter:<kind>"`` (no FMU to copy, no OspModelDescription).
+``source="marine-cosim-adapter:<kind>"`` (no FMU to copy, no OspModelDescription), except a scalar
+``sum`` adapter joined to FMUs by identity connections, which is written as libcosim's ``Sum``.
 For every FMU an ``<modelName>_OspModelDescription.xml`` is written into ``folder`` -- beside the
 copied FMU, or, without copying, beside the system file, where libcosim also looks (and a
 ``<fmu stem>_...`` copy when the stem differs from the model name). Identity connections become
@@ -104,8 +111,8 @@ from urllib.parse import quote
 from lxml import etree
 
 from orchestration.errors import MissingFmuError
-from orchestration.system.adapters import AdapterError, KINDS as ADAPTER_KINDS, adapter_description, \
-    kind_of_osp_source, osp_source
+from orchestration.system.adapters import AdapterError, KINDS as ADAPTER_KINDS, MAX_SUM_DIMENSION, MAX_SUM_INPUTS, \
+    adapter_description, kind_of_osp_source, osp_source
 from orchestration.system.arrays import expand_array_connections
 from orchestration.system.fmu_info import info_from_description
 from orchestration.system.file_values import names_a_file, resolve_file_value
@@ -145,6 +152,24 @@ class _Group:
     variables: list[str]           # the group's own Variable refs
     children: list["_Group"]       # nested groups, document order
     el: Any
+
+
+@dataclass
+class _Function:
+    """An OSP function: LinearTransformation (factor, offset), Sum (inputs) or VectorSum (inputs,
+    dimension)."""
+    kind: str
+    factor: float
+    offset: float
+    el: Any
+    inputs: int = 1
+    dimension: int = 1
+
+    def signals(self) -> list[str]:
+        """Its signals as libcosim names them: in, out; in[0] ... and out."""
+        if self.kind == "LinearTransformation":
+            return ["in", "out"]
+        return [f"in[{i}]" for i in range(self.inputs)] + ["out"]
 
 
 class _OspReader:
@@ -201,19 +226,28 @@ class _OspReader:
                 system.add_component(self._simulator(sim, system.base_step))
 
         functions = self._functions(self.child(root, "Functions"))
+        for name, f in functions.items():
+            if f.kind != "LinearTransformation":
+                if name in system.components:
+                    raise error(self.file, f.el, f"function name {name!r} is also a simulator's (marine-cosim makes "
+                                                 "the function a component of that name)")
+                # OSP's Sum and VectorSum: the master's sum adapter (orchestration.system.adapters)
+                system.add_component(Component(name=name, source=None, adapter="sum",
+                                               parameters={"inputs": f.inputs, "dimension": f.dimension},
+                                               origin=f"{self.file}: {describe(f.el)}"))
         connections_el = self.child(root, "Connections")
-        signal_connections = []
         children = list(elements(connections_el)) if connections_el is not None else []
-        for el in children:
-            if local(el) == "SignalConnection":
-                signal_connections.append(self._signal_connection(el, functions))
-        used: dict[str, dict[str, list]] = {name: {"in": [], "out": []} for name in functions}
+        signal_connections = [self._signal_connection(el, functions) for el in children
+                              if local(el) in ("SignalConnection", "SignalGroupConnection")]
+        used: dict[str, dict[str, list]] = {name: {} for name in functions}
         for sc in signal_connections:
-            used[sc["function"]][sc["signal"]].append(sc)
-        for name, (kind, factor, offset, el) in functions.items():
-            if len(used[name]["in"]) != 1 or len(used[name]["out"]) != 1:
-                raise error(self.file, el, f"function {name!r} needs exactly one SignalConnection to 'in' and one "
-                                           f"from 'out' (found {len(used[name]['in'])} and {len(used[name]['out'])})")
+            used[sc["function"]].setdefault(sc["signal"], []).append(sc)
+        for name, f in functions.items():
+            for signal in f.signals():
+                found = len(used[name].get(signal, []))
+                if found != 1:
+                    raise error(self.file, f.el, f"{f.kind} {name!r} needs exactly one connection of its signal "
+                                                 f"{signal!r} (found {found})")
 
         for el in children:
             kind = local(el)
@@ -221,24 +255,14 @@ class _OspReader:
                 system.connections.append(self._variable_connection(el))
             elif kind == "VariableGroupConnection":
                 system.connections.extend(self._group_connection(el))
-            elif kind == "SignalConnection":
+            elif kind in ("SignalConnection", "SignalGroupConnection"):
                 sc = next(s for s in signal_connections if s["el"] is el)
-                if sc["signal"] == "out":
-                    fname = sc["function"]
-                    _, factor, offset, _ = functions[fname]
-                    src = used[fname]["in"][0]
-                    if not is_output(src["causality"]):
-                        raise error(self.file, src["el"], f"{src['simulator']}.{src['name']} is "
-                                                          f"{src['causality']}, not an output")
-                    if sc["causality"] != "input":
-                        raise error(self.file, el, f"{sc['simulator']}.{sc['name']} is {sc['causality']}, "
-                                                   "not an input")
-                    system.connections.append(Connection(
-                        source=(src["simulator"], src["name"]), target=(sc["simulator"], sc["name"]),
-                        factor=factor, offset=offset, converts_units=fname.startswith(UNIT_CONVERSION_PREFIX),
-                        origin=f"{self.file}: {describe(functions[fname][3])}"))
-            elif kind == "SignalGroupConnection":
-                raise error(self.file, el, "SignalGroupConnection (VectorSum functions) is not supported")
+                f = functions[sc["function"]]
+                if f.kind == "LinearTransformation":
+                    if sc["signal"] == "out":
+                        system.connections.append(self._transformation(el, sc, used[sc["function"]]["in"][0], f))
+                else:
+                    system.connections.extend(self._sum_connections(el, sc, f))
         expand_array_connections(system)
         system.check_single_drivers(str(self.file))
         return system
@@ -362,34 +386,107 @@ class _OspReader:
         a, b = (self._variable(v, bond is not None) for v in variables)
         return self._pair(el, a, b, bond)
 
-    def _functions(self, functions_el) -> dict[str, tuple[str, float, float, Any]]:
-        functions: dict[str, tuple[str, float, float, Any]] = {}
+    def _functions(self, functions_el) -> dict[str, "_Function"]:
+        functions: dict[str, _Function] = {}
         for f in (elements(functions_el) if functions_el is not None else ()):
             kind = local(f)
             name = required(self.file, f, "name")
-            if kind != "LinearTransformation":
-                raise error(self.file, f, f"{kind} functions are not supported (only LinearTransformation)")
+            if kind not in ("LinearTransformation", "Sum", "VectorSum"):
+                raise error(self.file, f, f"{kind} functions are not supported (LinearTransformation, Sum and "
+                                          "VectorSum are)")
             if name in functions:
                 raise error(self.file, f, f"function name {name!r} is used twice")
+            if "." in name:
+                raise error(self.file, f, f"function name {name!r} contains a '.', which marine-cosim uses to "
+                                          "separate component and variable")
             factor = parse_double(self.file, f, "factor") if f.get("factor") is not None else 1.0
             offset = parse_double(self.file, f, "offset") if f.get("offset") is not None else 0.0
-            functions[name] = (kind, factor, offset, f)
+            inputs = dimension = 1
+            if kind != "LinearTransformation":
+                inputs = self._count(f, "inputCount", MAX_SUM_INPUTS)
+                dimension = self._count(f, "dimension", MAX_SUM_DIMENSION) if kind == "VectorSum" else 1
+            functions[name] = _Function(kind, factor, offset, f, inputs, dimension)
         return functions
 
+    def _count(self, el, attribute: str, top: int) -> int:
+        text = required(self.file, el, attribute).strip()
+        if not text.isdigit() or not 1 <= int(text) <= top:
+            raise error(self.file, el, f"{attribute}={text!r} must be a whole number from 1 to {top}")
+        return int(text)
+
     def _signal_connection(self, el, functions) -> dict:
-        variable = [v for v in elements(el) if local(v) == "Variable"]
-        signal = [s for s in elements(el) if local(s) == "Signal"]
+        """A SignalConnection (a Variable and a Signal) or SignalGroupConnection (a VariableGroup and a
+        SignalGroup), the signal checked against its function's."""
+        group = local(el) == "SignalGroupConnection"
+        variable = [v for v in elements(el) if local(v) == ("VariableGroup" if group else "Variable")]
+        signal = [s for s in elements(el) if local(s) == ("SignalGroup" if group else "Signal")]
         if len(variable) != 1 or len(signal) != 1:
-            raise error(self.file, el, "expected one Variable and one Signal")
-        sim, name, causality = self._variable(variable[0])
+            raise error(self.file, el, "expected one VariableGroup and one SignalGroup" if group else
+                        "expected one Variable and one Signal")
         function = required(self.file, signal[0], "function")
         sig = required(self.file, signal[0], "name")
         if function not in functions:
             raise error(self.file, signal[0], f"unknown function {function!r}")
-        if sig not in ("in", "out"):
-            raise error(self.file, signal[0], f"a LinearTransformation has signals 'in' and 'out', not {sig!r}")
+        f = functions[function]
+        if group != (f.kind == "VectorSum"):
+            raise error(self.file, el, f"a {f.kind} function is connected by "
+                                       f"{'SignalGroupConnection' if f.kind == 'VectorSum' else 'SignalConnection'}")
+        if sig not in f.signals():
+            raise error(self.file, signal[0], f"{f.kind} {function!r} has the signals {', '.join(f.signals())}, "
+                                              f"not {sig!r}")
+        if group:
+            sim = required(self.file, variable[0], "simulator")
+            name = required(self.file, variable[0], "name")
+            if sim not in self.infos:
+                raise error(self.file, variable[0], f"unknown simulator {sim!r} (simulators: "
+                                                    f"{', '.join(self.infos) or 'none'})")
+            causality = None
+        else:
+            sim, name, causality = self._variable(variable[0])
         return {"el": el, "function": function, "signal": sig, "simulator": sim, "name": name,
                 "causality": causality}
+
+    def _transformation(self, el, out: dict, into: dict, f: "_Function") -> Connection:
+        """The Connection of a LinearTransformation: its 'in' source to its 'out' target."""
+        if not is_output(into["causality"]):
+            raise error(self.file, into["el"], f"{into['simulator']}.{into['name']} is {into['causality']}, "
+                                               "not an output")
+        if out["causality"] != "input":
+            raise error(self.file, el, f"{out['simulator']}.{out['name']} is {out['causality']}, not an input")
+        return Connection(source=(into["simulator"], into["name"]), target=(out["simulator"], out["name"]),
+                          factor=f.factor, offset=f.offset,
+                          converts_units=out["function"].startswith(UNIT_CONVERSION_PREFIX),
+                          origin=f"{self.file}: {describe(f.el)}")
+
+    def _sum_connections(self, el, sc: dict, f: "_Function") -> list[Connection]:
+        """A Sum's or VectorSum's signal joined to its variable (VectorSum: the variable group's own
+        variables in order, the first ``dimension`` of them, as libcosim joins them)."""
+        sim, fname, sig = sc["simulator"], sc["function"], sc["signal"]
+        if f.kind == "VectorSum":
+            group = self._groups(sim, el).get(sc["name"])
+            if group is None:
+                raise error(self.file, el, f"simulator {sim!r} has no variable group {sc['name']!r} in its "
+                                           "OspModelDescription")
+            if len(group.variables) < f.dimension:
+                raise error(self.file, el, f"group {sim}.{group.name} has {len(group.variables)} variables; the "
+                                           f"VectorSum {fname!r} has dimension {f.dimension}")
+            names = group.variables[:f.dimension]
+            ports = [f"{sig}[{j}]" for j in range(f.dimension)]
+        else:
+            names, ports = [sc["name"]], [sig]
+        connections = []
+        origin = f"{self.file}: {describe(el)}"
+        for name, port in zip(names, ports):
+            causality = self.infos[sim].variables[name].causality
+            if sig == "out":
+                if causality != "input":
+                    raise error(self.file, el, f"{sim}.{name} is {causality}, not an input")
+                connections.append(Connection(source=(fname, port), target=(sim, name), origin=origin))
+            else:
+                if not is_output(causality):
+                    raise error(self.file, el, f"{sim}.{name} is {causality}, not an output")
+                connections.append(Connection(source=(sim, name), target=(fname, port), origin=origin))
+        return connections
 
     def _groups(self, sim: str, el) -> dict[str, _Group]:
         if sim in self.md_groups:
@@ -696,6 +793,24 @@ def _libcosim_bonds(system: System, where: str, power_bonds: bool | None) -> dic
     return names
 
 
+def _native_sums(system: System) -> dict[str, int]:
+    """The sum adapters an OSP ``Sum`` function can stand for (name -> inputs): scalar ones, each input
+    and the output joined once, by identity connections to FMUs (OSP joins no function to another and
+    no transformation to a Sum). Others are written as adapter simulators (marine-cosim only)."""
+    found = {}
+    for name, comp in system.components.items():
+        if comp.adapter != "sum" or int(comp.parameters.get("dimension", 1)) != 1:
+            continue
+        inputs = int(comp.parameters.get("inputs", 2))
+        touching = [c for c in system.connections if name in (c.source[0], c.target[0])]
+        ends = sorted(c.target[1] if c.target[0] == name else c.source[1] for c in touching)
+        others = [c.target[0] if c.source[0] == name else c.source[0] for c in touching]
+        if ends == sorted([f"in[{i}]" for i in range(inputs)] + ["out"]) and all(c.is_identity for c in touching) \
+                and not any(system.components[o].adapter for o in others):
+            found[name] = inputs
+    return found
+
+
 def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = True,
               power_bonds: bool | None = None) -> Path:
     """Write ``folder/OspSystemStructure.xml`` and an ``<modelName>_OspModelDescription.xml`` per
@@ -771,8 +886,11 @@ def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = Tr
         _sub(root, "EndTime", text=format_double(system.stop_time))
     _sub(root, "BaseStepSize", text=format_double(system.base_step))
     _sub(root, "Algorithm", text=osp_algorithm)
+    sums = _native_sums(system)
     simulators = _sub(root, "Simulators")
     for name, comp in system.components.items():
+        if name in sums:
+            continue                 # an OSP Sum function (below)
         if comp.step_multiple < 1 or int(comp.step_multiple) != comp.step_multiple:
             raise SystemFileError(f"{where}: component {name!r}: step_multiple {comp.step_multiple!r} must be an "
                                   "integer >= 1")
@@ -795,8 +913,10 @@ def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = Tr
 
     transformed = [c for c in system.connections if not c.is_identity]
     function_names: dict[int, str] = {}
-    if transformed:
+    if transformed or sums:
         functions = _sub(root, "Functions")
+        for name, inputs in sums.items():
+            _sub(functions, "Sum", {"name": name, "inputCount": str(inputs)})
         for k, c in enumerate(transformed, 1):
             fname = f"{UNIT_CONVERSION_PREFIX if c.converts_units else TRANSFORMATION_PREFIX}{k}"
             function_names[id(c)] = fname
@@ -805,7 +925,15 @@ def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = Tr
     if system.connections:
         connections = _sub(root, "Connections")
         for c in system.connections:
-            if c.is_identity:
+            if c.source[0] in sums:
+                sc = _sub(connections, "SignalConnection")
+                _sub(sc, "Signal", {"function": c.source[0], "name": c.source[1]})
+                _sub(sc, "Variable", {"simulator": c.target[0], "name": c.target[1], "causality": "input"})
+            elif c.target[0] in sums:
+                sc = _sub(connections, "SignalConnection")
+                _sub(sc, "Variable", {"simulator": c.source[0], "name": c.source[1], "causality": "output"})
+                _sub(sc, "Signal", {"function": c.target[0], "name": c.target[1]})
+            elif c.is_identity:
                 vc = _sub(connections, "VariableConnection", {"powerBond": bond_names.get(id(c))})
                 _sub(vc, "Variable", {"simulator": c.source[0], "name": c.source[1], "causality": "output"})
                 _sub(vc, "Variable", {"simulator": c.target[0], "name": c.target[1], "causality": "input"})

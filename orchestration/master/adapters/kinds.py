@@ -257,7 +257,26 @@ class ManoeuvringSeakeeping:
         return out
 
 
-KINDS = {"rigid_body": RigidBody, "manoeuvring_seakeeping": ManoeuvringSeakeeping}
+class Sum:
+    """out[j] = sum over i of in[i][j] (OSP's Sum and VectorSum), summed in input order as libcosim's
+    vector_sum function does."""
+
+    def __init__(self, p: Mapping[str, Any]):
+        n, d = int(p.get("inputs", 2)), int(p.get("dimension", 1))
+        self.inputs = [[f"in[{i}]"] if d == 1 else [f"in[{i}][{j}]" for j in range(d)] for i in range(n)]
+        self.outputs = ["out"] if d == 1 else [f"out[{j}]" for j in range(d)]
+
+    def evaluate(self, u: Values) -> dict[str, float]:
+        out = {}
+        for j, name in enumerate(self.outputs):
+            total = 0.0
+            for group in self.inputs:
+                total += float(u[group[j]])
+            out[name] = total
+        return out
+
+
+KINDS = {"rigid_body": RigidBody, "manoeuvring_seakeeping": ManoeuvringSeakeeping, "sum": Sum}
 
 
 def make(kind: str, parameters: Mapping[str, Any]):
