@@ -144,11 +144,18 @@ def resolve_backend(system: System, name: str | None = None, address: str | None
     return config
 
 
-def make_slave_factory(config: BackendConfig) -> Callable[[str, Path], Slave] | None:
+def make_slave_factory(config: BackendConfig, system: System | None = None) -> Callable[[str, Path], Slave] | None:
     """A factory ``(name, fmu path) -> Slave`` for :class:`orchestration.master.execution.Execution`;
-    None for in-process (the execution's default)."""
+    None for in-process (the execution's default). In-process, the components of ``system`` that ask
+    for a process of their own (OSP's ``proxyfmu://localhost``) get a worker process each."""
     if config.name == "inprocess":
-        return None
+        own = {c.name for c in system.components.values() if c.own_process} if system is not None else set()
+        if not own:
+            return None
+        from orchestration.backends.process import ProcessSlave
+        from orchestration.master.slaves import InProcessSlave
+
+        return lambda name, path: ProcessSlave(name, path) if name in own else InProcessSlave(name, path)
     if config.name == "process":
         from orchestration.backends.process import ProcessPool
 

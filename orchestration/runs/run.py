@@ -337,8 +337,8 @@ def prepare(settings: RunSettings, system: System | None = None, manipulators: S
                                           keep=settings.keep_checkpoints, log=None if settings.quiet else log)
         all_observers.append(checkpointer)
     all_manipulators = ([scenario] if scenario else []) + list(manipulators)
-    execution = Execution(system, algorithm, slave_factory=make_slave_factory(backend), observers=all_observers,
-                          manipulators=all_manipulators, observed=variables, stop_time=stop)
+    execution = Execution(system, algorithm, slave_factory=make_slave_factory(backend, system),
+                          observers=all_observers, manipulators=all_manipulators, observed=variables, stop_time=stop)
     if file_observer is not None and backend.name == "ray":        # where each FMU runs, for the metadata
         try:
             file_observer.extra["actors"] = {s.name: s.where_is() for s in execution.slaves}

@@ -30,6 +30,7 @@ class Component:
     step_multiple: int = 1                         # multi-rate: steps every step_multiple base steps
     origin: str = ""                               # "file: element" for messages
     adapter: str | None = None                     # the adapter kind (rigid_motion, wrench, ...) instead of an FMU
+    own_process: bool = False                      # OSP proxyfmu://localhost: in a worker process of its own
 
     @property
     def display_source(self) -> str:

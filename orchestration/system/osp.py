@@ -23,7 +23,9 @@ no system name: ``System.name`` is the folder's name (for ``OspSystemStructure.x
   children -> ``algorithm_options`` with snake_case keys (``SafetyFactor`` -> ``safety_factor``,
   ``StepSize`` -> ``step_size``, ..., ``AbsoluteTolerance`` -> ``absolute_tolerance``).
 * ``Simulators/Simulator@name,@source,@stepSize``: ``source`` relative to the XML file (or a
-  ``file:`` URI; ``proxyfmu://`` is not supported); ``stepSize`` -> ``step_multiple =
+  ``file:`` URI; ``proxyfmu://localhost?file=PATH``: the FMU at PATH, in a worker process of its own
+  as libcosim's proxy runs it, ``Component.own_process``; a proxy on another host is refused);
+  ``stepSize`` -> ``step_multiple =
   stepSize / BaseStepSize`` (an error unless an integer multiple); ``InitialValues`` (``Real``,
   ``Integer``, ``Boolean``, ``String``) -> ``parameters``; a String that names a file is resolved
   against the folder of the XML file (orchestration.system.file_values).
@@ -106,7 +108,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlparse
 
 from lxml import etree
 
@@ -278,13 +280,14 @@ class _OspReader:
         kind = kind_of_osp_source(source)
         if kind is not None:
             return self._adapter(el, name, kind, base_step)
-        path = resolve_uri(self.file, el, source, self.base)
+        own_process = source.startswith("proxyfmu:")
+        path = self._proxy_file(el, source) if own_process else resolve_uri(self.file, el, source, self.base)
         if not path.is_file():
             raise MissingFmuError(str(error(self.file, el, f"FMU file not found: source={source!r} (resolved to "
                                                            f"{path})")), path)
         info = load_model_info(self.file, el, path)
         self.infos[name] = info
-        component = Component(name=name, source=path, origin=f"{self.file}: {describe(el)}")
+        component = Component(name=name, source=path, origin=f"{self.file}: {describe(el)}", own_process=own_process)
         if el.get("stepSize") is not None:
             component.step_multiple = step_multiple(self.file, el, parse_double(self.file, el, "stepSize"),
                                                     base_step, "stepSize")
@@ -385,6 +388,22 @@ class _OspReader:
         bond = el.get("powerBond")
         a, b = (self._variable(v, bond is not None) for v in variables)
         return self._pair(el, a, b, bond)
+
+    def _proxy_file(self, el, source: str) -> Path:
+        """The FMU of libcosim's ``proxyfmu://localhost?file=PATH`` (PATH relative to the system file, or a
+        ``file:`` URI): libcosim's proxy-fmu runs it in a process of its own, which marine-cosim's in-process
+        runs give it too (a worker process, orchestration.backends.process). A proxy server on another
+        host (``proxyfmu://HOST:PORT?file=...``) is refused: ``--backend ray`` places FMUs on other machines."""
+        parsed = urlparse(source)
+        host = parsed.netloc or parsed.path.strip("/")        # proxyfmu:///localhost?file=... too
+        if host != "localhost" or (parsed.netloc and parsed.path not in ("", "/")):
+            raise error(self.file, el, f"source {source!r}: a proxyfmu server on {host or '(no host)'!r} "
+                                       "(libcosim's remote proxy); marine-cosim runs FMUs on other machines with "
+                                       "--backend ray, and proxyfmu://localhost?file=... in a process of its own")
+        query = parse_qs(parsed.query)
+        if len(query.get("file", [])) != 1 or set(query) != {"file"}:
+            raise error(self.file, el, f"source {source!r}: proxyfmu://localhost takes one query, file=PATH")
+        return resolve_uri(self.file, el, query["file"][0], self.base)
 
     def _functions(self, functions_el) -> dict[str, "_Function"]:
         functions: dict[str, _Function] = {}
@@ -895,7 +914,7 @@ def write_osp(system: System, folder: str | os.PathLike, *, copy_fmus: bool = Tr
             raise SystemFileError(f"{where}: component {name!r}: step_multiple {comp.step_multiple!r} must be an "
                                   "integer >= 1")
         sim = _sub(simulators, "Simulator", {
-            "name": name, "source": sources[name],
+            "name": name, "source": f"proxyfmu://localhost?file={sources[name]}" if comp.own_process else sources[name],
             "stepSize": format_double(comp.step_multiple * system.base_step) if comp.step_multiple != 1 else None})
         if comp.parameters:
             initial = _sub(sim, "InitialValues")

@@ -437,8 +437,8 @@ def test_read_hand_written_osp(data_dir):
      ["Variable winch.cg.position[2]", "unknown simulator 'winch'"]),
     ('<Signal function="depth" name="out"/>', '<Signal function="depth" name="output"/>',
      ["Signal depth.output", "has the signals in, out, not 'output'"]),
-    ('source="../Payload.fmu" stepSize', 'source="proxyfmu://localhost?file=Payload.fmu" stepSize',
-     ["Simulator 'load'", "'proxyfmu'", "not supported"]),
+    ('source="../Payload.fmu" stepSize', 'source="proxyfmu://10.0.0.5:9090?file=../Payload.fmu" stepSize',
+     ["Simulator 'load'", "a proxyfmu server on '10.0.0.5:9090'", "--backend ray"]),
     ('<EndTime>1.0</EndTime>', '<EndTime>1.0</EndTime', ["OspSystemStructure.xml: line", "malformed XML"]),
 ])
 def test_osp_error_messages(data_dir, old, new, fragments):
