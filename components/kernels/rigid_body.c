@@ -55,18 +55,27 @@ static double smoothstep(double x) {
     return x * x * (3.0 - 2.0 * x);
 }
 
+/* R(q) as rotations.quat_to_matrix forms it (the same operations; q need not be normalised). */
+static void quat_matrix(double qw, double qx, double qy, double qz, double R[9]) {
+    const double k = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz);
+    const double kwx = k * qw * qx, kwy = k * qw * qy, kwz = k * qw * qz;
+    const double xx = k * qx * qx, xy = k * qx * qy, xz = k * qx * qz;
+    const double yy = k * qy * qy, yz = k * qy * qz, zz = k * qz * qz;
+    R[0] = 1.0 - yy - zz, R[1] = xy - kwz, R[2] = xz + kwy;
+    R[3] = xy + kwz, R[4] = 1.0 - xx - zz, R[5] = yz - kwx;
+    R[6] = xz - kwy, R[7] = yz + kwx, R[8] = 1.0 - xx - yy;
+}
+
 void mc_rigid_body_derivative(const double *P, const double *L, const double *y, double *dy) {
     const double z = y[2], qw = y[3], qx = y[4], qy = y[5], qz = y[6];
     const double u = y[7], v = y[8], w = y[9], p = y[10], q = y[11], r = y[12];
 
     /* rotation body -> NED (rotations.quat_to_matrix) */
-    const double k = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz);
-    const double wx = k * qw * qx, wy = k * qw * qy, wz = k * qw * qz;
-    const double xx = k * qx * qx, xy = k * qx * qy, xz = k * qx * qz;
-    const double yy = k * qy * qy, yz = k * qy * qz, zz = k * qz * qz;
-    const double r00 = 1.0 - yy - zz, r01 = xy - wz, r02 = xz + wy;
-    const double r10 = xy + wz, r11 = 1.0 - xx - zz, r12 = yz - wx;
-    const double r20 = xz - wy, r21 = yz + wx, r22 = 1.0 - xx - yy;
+    double R[9];
+    quat_matrix(qw, qx, qy, qz, R);
+    const double r00 = R[0], r01 = R[1], r02 = R[2];
+    const double r10 = R[3], r11 = R[4], r12 = R[5];
+    const double r20 = R[6], r21 = R[7], r22 = R[8];
 
     /* submerged fraction: smoothstep of cb's depth in the splash zone */
     double s = 0.0;
@@ -293,13 +302,8 @@ static double py_hypot(double x, double y) {
 void mc_rigid_body_motion(const double *cg, const double *arms, int n, const double *y, double *out) {
     const double qw = y[3], qx = y[4], qy = y[5], qz = y[6];
     const double vx = y[7], vy = y[8], vz = y[9], wx = y[10], wy = y[11], wz = y[12];
-    const double k = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz);
-    const double kwx = k * qw * qx, kwy = k * qw * qy, kwz = k * qw * qz;
-    const double xx = k * qx * qx, xy = k * qx * qy, xz = k * qx * qz;
-    const double yy = k * qy * qy, yz = k * qy * qz, zz = k * qz * qz;
-    const double R[9] = {1.0 - yy - zz, xy - kwz, xz + kwy,
-                         xy + kwz, 1.0 - xx - zz, yz - kwx,
-                         xz - kwy, yz + kwx, 1.0 - xx - yy};
+    double R[9];
+    quat_matrix(qw, qx, qy, qz, R);
     double t[3], b[3];
 
     rotate(R, cg, t);
@@ -357,13 +361,8 @@ void mc_rigid_body_accelerations(const double *P, const double *L, const double 
     const double qw = y[3], qx = y[4], qy = y[5], qz = y[6];
     const double vx = y[7], vy = y[8], vz = y[9], wx = y[10], wy = y[11], wz = y[12];
     const double dwx = d[10], dwy = d[11], dwz = d[12];
-    const double k = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz);
-    const double kwx = k * qw * qx, kwy = k * qw * qy, kwz = k * qw * qz;
-    const double xx = k * qx * qx, xy = k * qx * qy, xz = k * qx * qz;
-    const double yy = k * qy * qy, yz = k * qy * qz, zz = k * qz * qz;
-    const double R[9] = {1.0 - yy - zz, xy - kwz, xz + kwy,
-                         xy + kwz, 1.0 - xx - zz, yz - kwx,
-                         xz - kwy, yz + kwx, 1.0 - xx - yy};
+    double R[9];
+    quat_matrix(qw, qx, qy, qz, R);
     double b[3], t[3];
     b[0] = d[7] + (wy * vz - wz * vy);
     b[1] = d[8] + (wz * vx - wx * vz);

@@ -91,6 +91,15 @@ static double drive_torque(const double *P, double omega, double T, double r, do
     return lim < held ? lim : held;
 }
 
+/* min(max(target, -vmax), vmax) as the Python writes it (conditionals: a NaN passes through). */
+static double clamp_speed(double target, double vmax) {
+    if (-vmax > target)
+        target = -vmax;
+    if (vmax < target)
+        target = vmax;
+    return target;
+}
+
 /* Winch._operator_reference */
 static double operator_reference(const double *P, double *S, double h) {
     double target;
@@ -104,11 +113,7 @@ static double operator_reference(const double *P, double *S, double h) {
     } else {
         target = S[WS_SPEED_SP];
     }
-    const double vmax = P[WP_VMAX];
-    if (-vmax > target)
-        target = -vmax;
-    if (vmax < target)
-        target = vmax;
+    target = clamp_speed(target, P[WP_VMAX]);
     const double v_lim = S[WS_VLIM];
     if (target > v_lim) {
         const double step = (v_lim >= 0.0 ? P[WP_ACC] : P[WP_DEC]) * h;
@@ -227,11 +232,7 @@ void mc_winch_present_drive(const double *P, double *S) {
     } else {
         target = S[WS_SPEED_SP];
     }
-    const double vmax = P[WP_VMAX];
-    if (-vmax > target)
-        target = -vmax;
-    if (vmax < target)
-        target = vmax;
+    target = clamp_speed(target, P[WP_VMAX]);
     double a_ref = 0.0;
     if (target > v_lim)
         a_ref = v_lim >= 0.0 ? P[WP_ACC] : P[WP_DEC];
