@@ -131,10 +131,11 @@ def test_crashed_actor_stops_the_run_naming_the_fmu_and_how_it_died(payload_fmu,
 def test_hung_actor_is_stopped_after_the_call_timeout(payload_fmu, ray_local):  # noqa: F811
     hang = Signal("b", 0.5, signal.SIGSTOP)
     started = time.monotonic()
-    # under load SIGSTOP lands a call or two late: seen unanswered were the doStep at 0.6 s and the
-    # feedthrough read (set_and_get) after a step; what matters is the FMU, the call and the stop
-    hung = (r"^b \(Payload.fmu\): no answer from its Ray actor to (doStep\(t = 0\.(5|55|6) s.*|set_and_get) "
-            r"within 2 s; the actor was stopped")
+    # under load SIGSTOP lands some calls late (seen unanswered: the doSteps at 0.6 and 0.7 s, and the
+    # feedthrough read, set_and_get, after a step): what matters is the FMU, a call from 0.5 s on
+    # that got no answer, and the stop
+    hung = (r"^b \(Payload.fmu\): no answer from its Ray actor to (doStep\(t = (0\.[5-9]\d*|[1-9][\d.]*) s.*|"
+            r"set_and_get) within 2 s; the actor was stopped")
     try:
         with pytest.raises(ExecutionError, match=hung):
             record(chain(payload_fmu), FixedStepAlgorithm(method="jacobi"),
