@@ -124,7 +124,7 @@ class LoudLazy(Fmi2Slave):
         self.real("y", "output", None, "1", "twice the input, computed when read")
 
     def step_model(self, t, h):
-        pass
+        """No state: y is formed from x when read."""
 
     def update_y(self):
         self.v["y"] = 2.0 * self.v["x"]
