@@ -91,6 +91,10 @@ def test_a_vector_sum_joins_variable_groups(fmus, tmp_path):
     r = simulate(read_osp(path), variables=["c.Float64_continuous_output", "c.Float64_discrete_output"])
     assert r["c.Float64_continuous_output"][-1] == 11.5
     assert r["c.Float64_discrete_output"][-1] == -1.75
+    # a dimension the groups do not have is refused, naming the group
+    wide = osp(tmp_path, sims, '<VectorSum name="vs" inputCount="2" dimension="3"/>', conns, name="wide.xml")
+    with pytest.raises(SystemFileError, match=r"group a.outs has 2 variables; the VectorSum 'vs' has dimension 3"):
+        read_osp(wide)
 
 
 @pytest.mark.parametrize("functions, connections, message", [
