@@ -250,7 +250,7 @@ def test_error_control_retries_a_step_an_fmu_discards(tmp_path):
     alg = ErrorControlAlgorithm(h0=0.2)
     r = simulate(s, 2.0, 0.2, algorithm=alg, variables=["a.x", "b.x"])
     assert r.time[-1] == pytest.approx(2.0)
-    assert 1 <= alg.settings()["discarded"] <= 3
+    assert alg.settings()["discarded"] in (1, 2, 3)
     assert np.max(np.diff(r.time)) <= 0.05 * (1 + 1e-9)
     ref = simulate(discarding_system(tmp_path), 2.0, 0.005, variables=["a.x", "b.x"])
     assert abs(r["a.x"][-1] - ref["a.x"][-1]) < 1e-8
