@@ -10,8 +10,8 @@ the folder as one dataset (``pandas.read_parquet("results.parquet")``).
 Files in the output folder:
 
 * ``results.csv``: header ``time,<component>.<variable>,...``, one row per communication point,
-  flushed with every part (Real as exact decimal, Integer and Enumeration as integers, Boolean as
-  0/1, String as text, Binary as hex);
+  flushed with every part (Real as the shortest decimal that reads back to the same double,
+  Integer and Enumeration as integers, Boolean as 0/1, String as text, Binary as hex);
 * ``results.parquet/part-*.parquet``: the same columns, each in its type (float64, int64, bool,
   string, binary), each field's metadata holding its ``unit`` and ``fmi_type`` (``time``: s, Real);
 * ``metadata.json``: system file and its SHA-256, FMU paths and GUIDs, parameters, algorithm
@@ -30,6 +30,7 @@ from __future__ import annotations
 import csv
 import datetime
 import json
+import math
 import platform
 import warnings
 from operator import itemgetter
@@ -383,7 +384,7 @@ class FileObserver(Observer):
                 texts.append(text)
             self._csv.writerows(texts)       # a String may need the csv module's quoting
         else:
-            self._csv_file.write(_csv_lines(rows, families))
+            self._csv_file.write(_csv_lines(rows, families, convert))
         self._csv_file.flush()
         real = [k for k, family in enumerate(families) if k and family == "Real"]
         if real:
@@ -413,19 +414,35 @@ class FileObserver(Observer):
         tmp.replace(self.out_dir / "metadata.json")
 
 
-def _csv_lines(rows: list[list], families: list[str]) -> str:
-    """The CSV text of rows without String columns: what csv.writer writes of :func:`_csv_text`'s
-    values (none holds a comma or a quote), a column at a time, so that the conversions run in C
-    loops (repr of 485 values a row, one Python call each, was 0.6 ms a row in the lift)."""
-    columns = []
-    for column, family in zip(zip(*rows), families):
-        if family == "Real":
-            columns.append(map(repr, map(float, column)))
-        elif family == "Binary":
-            columns.append([bytes(v).hex() for v in column])
+def _csv_lines(rows: list[list], families: list[str], convert: list[tuple[int, str]] | None = None) -> str:
+    """The CSV text of rows without String columns: the values :func:`_csv_text` gives (none holds
+    a comma or a quote, so csv.writer would write them as they are), a row at a time through orjson.
+
+    orjson writes each float as the shortest decimal that reads back to the same double (Ryu's
+    digits, the same digits as Python's repr), 20-25x faster than 485 calls of repr a row, which
+    took 0.45 ms a row of the lift's recording. Its exponent form is JSON's: ``1e-7`` and
+    ``0.00001`` where repr writes ``1e-07`` and ``1e-05``; both read back exactly. ``convert``:
+    (position, family) of the columns whose values may not be Python floats (Integer, Boolean,
+    a Real given as numpy); default all. A row with NaN or infinity (JSON has none), and rows with
+    Binary columns, are written by :func:`_csv_text`."""
+    import orjson
+
+    if "Binary" in families:
+        return "".join(",".join(_csv_text(v, f) for v, f in zip(row, families)) + "\r\n" for row in rows)
+    convert = list(enumerate(families)) if convert is None else convert
+    dumps = orjson.dumps
+    lines = []
+    for row in rows:
+        if convert:
+            row = row.copy()
+            for k, family in convert:
+                row[k] = float(row[k]) if family == "Real" else int(row[k])
+        # a sum of numbers is finite only if every term is
+        if math.isfinite(sum(row)):
+            lines.append(dumps(row)[1:-1].decode())
         else:
-            columns.append(map(str, map(int, column)))
-    return "".join(line + "\r\n" for line in map(",".join, zip(*columns)))
+            lines.append(",".join(_csv_text(v, f) for v, f in zip(row, families)))
+    return "".join(line + "\r\n" for line in lines)
 
 
 def _csv_text(value, family: str) -> str:
