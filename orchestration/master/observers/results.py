@@ -387,15 +387,23 @@ class FileObserver(Observer):
             self._csv_file.write(_csv_lines(rows, families, convert))
         self._csv_file.flush()
         real = [k for k, family in enumerate(families) if k and family == "Real"]
+        # rows of numbers as one float block (one conversion in C; a list per column and 485
+        # columns took 0.4 ms a row of the lift): the non-finite check and the Parquet columns
+        # read it. Integers beyond 2**53 become floats here as typed_column makes them.
+        block = None if {"String", "Binary"} & set(families) else np.array(rows, dtype=float)
         if real:
-            pick = itemgetter(*real)
-            block = np.array([pick(row) for row in rows], dtype=float).reshape(len(rows), len(real))
-            first_non_finite([row[0] for row in rows], [self.columns[k] for k in real], block, self.non_finite)
+            found = block[:, real] if block is not None else np.array(
+                [itemgetter(*real)(row) for row in rows], dtype=float).reshape(len(rows), len(real))
+            first_non_finite([row[0] for row in rows], [self.columns[k] for k in real], found, self.non_finite)
         if self.parquet:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
-            arrays = [pa.array(typed_column([row[k] for row in rows], families[k])) for k in range(len(self.columns))]
+            if block is not None:
+                arrays = [pa.array(block[:, k] if f == "Real" else block[:, k].astype(DTYPES[f]))
+                          for k, f in enumerate(families)]
+            else:
+                arrays = [pa.array(typed_column([row[k] for row in rows], f)) for k, f in enumerate(families)]
             units = getattr(self, "units", None) or self.metadata.get("units", {})
             schema = pa.schema([pa.field(name, array.type, metadata={
                 "unit": "s" if k == 0 else units.get(name, ""), "fmi_type": families[k]})
