@@ -46,9 +46,16 @@ class CompiledShip:
         self._k1 = np.zeros(m)
         self._out = np.zeros(m + 12)
         self._waves_address, self._k1_address = kernels.address(self._waves), kernels.address(self._k1)
-        # P, L, y, waves (or 0), k1 (or 0), out, h (a double's bits)
-        self._ctx = np.array([kernels.address(P), kernels.address(self._L), kernels.address(self._y), 0, 0,
-                              kernels.address(self._out), 0], dtype=np.int64)
+        # P, L, y, waves (or 0), k1 (or 0), out, h (a double's bits), then for mode 2 the body points,
+        # their kinematics and their number (bound by _bind_points), for mode 3 an excitation plan's
+        # w3, p, n, groups, [N, E, t + h/2, t + h] and a scratch (bound by _bind_plan)
+        self._ctx = np.zeros(16, dtype=np.int64)
+        self._ctx[[0, 1, 2, 5]] = (kernels.address(P), kernels.address(self._L), kernels.address(self._y),
+                                   kernels.address(self._out))
+        self._at = np.zeros(4)
+        self._ctx[14] = kernels.address(self._at)
+        self._plan = None           # (plan, its w3, its p) bound in ctx
+        self._scratch = None
         self._h = self._ctx.view(np.float64)[6:7]
         self._ctx_address = kernels.address(self._ctx)
         self._fn = lib.mc_ship
@@ -65,20 +72,84 @@ class CompiledShip:
         see ship.c's mc_ship_points): views of one new array."""
         if self._points_fn is None:
             self._points_fn = self._lib.mc_ship_points
+        _, r, r_address, out, out_address = self._bind_points(rs)
+        np.concatenate((y[0:3], y[7:13], R.ravel(), nu_dot), out=self._points_in)
+        K = len(r)
+        self._points_fn(self._points_in_address, r_address, K, out_address)
+        return self._split_points(out, K)
+
+    def _bind_points(self, rs: np.ndarray) -> tuple:
+        """The buffers of the body points rs (K, 3) and of their kinematics, made once per rs (their
+        addresses in ctx for mode 2): (rs, contiguous copy, its address, out, out's address)."""
         kept = self._points_buffers
         if kept is None or kept[0] is not rs:
             r = np.ascontiguousarray(rs, dtype=float)
             out = np.zeros(9 * len(r) + 6)
             kept = self._points_buffers = (rs, r, kernels.address(r), out, kernels.address(out))
-        _, r, r_address, out, out_address = kept
-        if r is not rs:
-            r[:] = rs       # a contiguous copy of rs: its values now (it may be written between calls)
-        np.concatenate((y[0:3], y[7:13], R.ravel(), nu_dot), out=self._points_in)
-        K = len(r)
-        self._points_fn(self._points_in_address, r_address, K, out_address)
+            self._ctx[7], self._ctx[8], self._ctx[9] = kept[2], kept[4], len(r)
+        if kept[1] is not rs:
+            kept[1][:] = rs     # a contiguous copy of rs: its values now (it may be written between calls)
+        return kept
+
+    @staticmethod
+    def _split_points(out: np.ndarray, K: int) -> tuple:
+        """points()' results from a copy of mc_ship_points' out: views of one new array."""
         o = out.copy()
         pva = o[:9 * K].reshape(3, K, 3)
         return pva[0], pva[1], pva[2], o[9 * K:9 * K + 3], o[9 * K + 3:]
+
+    def derivative_and_points(self, ship, y: np.ndarray, wave, rs: np.ndarray) -> tuple:
+        """derivative(ship, y, wave), then points(y, R, nu', rs) with its R and nu', in one call
+        (ship.c's mc_ship mode 2: the same operations): (dy, R, Euler angles, points' results)."""
+        self._loads(ship)
+        self._y[:] = y
+        if wave is None:
+            self._ctx[3] = 0
+        else:
+            self._ctx[3] = self._waves_address
+            self._waves[:6] = wave
+        _, r, _, out, _ = self._bind_points(rs)
+        self._call(2)
+        m = self.m
+        dy = self._out.copy()
+        return dy[:m], dy[m:m + 9].reshape(3, 3), tuple(dy[m + 9:m + 12].tolist()), self._split_points(out, len(r))
+
+    def _bind_plan(self, plan) -> None:
+        """The excitation plan's arrays in ctx (mode 3): again when the plan or its p (a new array
+        at each heading) is another."""
+        kept = self._plan
+        if kept is not None and kept[0] is plan and kept[2] is plan.p:
+            return
+        n = plan.m * plan.n
+        if self._scratch is None or self._scratch.size != 2 * n:
+            self._scratch = np.zeros(2 * n)
+            self._ctx[15] = kernels.address(self._scratch)
+        if plan.p.dtype != np.float64 or not plan.p.flags.c_contiguous or plan.p.shape != (2 * n, 6):
+            raise ValueError("the excitation plan's p is not a contiguous (2n, 6) float64 array")
+        self._ctx[10], self._ctx[11], self._ctx[12], self._ctx[13] = (kernels.address(plan.w3),
+                                                                      kernels.address(plan.p), n, plan.m)
+        self._plan = (plan, plan.w3, plan.p)
+
+    def substep_in_waves(self, ship, h: float, y: np.ndarray, plan, north: float, east: float, times: tuple,
+                         first, k1) -> tuple:
+        """substep() with the excitations at t + h/2 and t + h computed from the plan in the same call
+        (ship.c's mc_ship mode 3: Sea.excitation's phases, cosines, sines and sums, see
+        CompiledWaves.sums_exact), the one at t given (``first``); ``times`` (t + h/2, t + h).
+        Returns (the new state, the three stage excitations (3, 6))."""
+        self._bind_plan(plan)
+        self._loads(ship)
+        self._y[:] = y
+        self._ctx[3] = self._waves_address
+        self._waves[:6] = first
+        self._at[0], self._at[1], self._at[2], self._at[3] = north, east, times[0], times[1]
+        if k1 is None:
+            self._ctx[4] = 0
+        else:
+            self._ctx[4] = self._k1_address
+            self._k1[:] = k1
+        self._h[0] = h
+        self._call(3)
+        return self._y.copy(), self._waves.reshape(3, 6).copy()
 
     def _loads(self, ship) -> None:
         if ship._hp_force_sum is not self._summed:    # Ship._aggregate_hardpoint_loads made new sums
@@ -92,8 +163,11 @@ class CompiledShip:
                        out=self._varying)
 
     def _call(self, mode: int) -> None:
-        if self._fn(self._ctx_address, mode):
+        status = self._fn(self._ctx_address, mode)
+        if status == -1:
             raise np.linalg.LinAlgError("singular mass matrix (compiled ship)")
+        if status:
+            raise ValueError("the excitation plan's groups do not divide its components (compiled ship)")
 
     def derivative(self, ship, y: np.ndarray, wave) -> tuple:
         """(dy, R, (phi, theta, psi)) at y under the held loads and the excitation ``wave`` (or None)."""
@@ -127,6 +201,9 @@ class CompiledShip:
         self._h[0] = h
         self._call(0)
         return self._y.copy()
+
+
+_SUMS_EXACT: dict = {}     # CompiledWaves.sums_exact: (library function, groups, n per group) -> bool
 
 
 class CompiledWaves:
@@ -180,6 +257,36 @@ class CompiledWaves:
             self._fn(address, 0)
         # the sum as Sea.elevation makes it: the same matrix-vector product on the same numbers
         return out @ self.sea.amplitude
+
+    def sums_exact(self, plan) -> bool:
+        """Whether ship.c's excitation sums (mc_ship mode 3) give numpy's ``cos_sin @ plan.p`` bits
+        here for this plan's shape: numpy's product is the BLAS's, whose order of summation ship.c
+        follows for OpenBLAS's Haswell-family dgemm; another BLAS or kernel may sum otherwise, and
+        then Ship.step lets numpy sum. Checked once per process, library and shape, on the plan's
+        own p at random times and positions."""
+        key = (id(self._fn), plan.m, plan.n)
+        exact = _SUMS_EXACT.get(key)
+        if exact is None:
+            exact = _SUMS_EXACT[key] = self._check_sums(plan)
+        return exact
+
+    def _check_sums(self, plan) -> bool:
+        n = plan.m * plan.n
+        p = np.ascontiguousarray(plan.p, dtype=float)
+        at = np.zeros(2 + 3)
+        out = np.zeros(3 * 2 * n + 3 * 6)
+        ctx = np.array([kernels.address(plan.w3), kernels.address(at), kernels.address(out), 3, n, plan.m,
+                        kernels.address(p)], dtype=np.int64)
+        rng = np.random.default_rng(26)
+        for _ in range(16):
+            at[:2] = rng.uniform(-500.0, 500.0, 2)
+            at[2:] = rng.uniform(0.0, 3600.0) + np.array([0.0, 0.0125, 0.025])
+            if self._fn(kernels.address(ctx), 2):
+                return False
+            cs = out[:3 * 2 * n].reshape(3, 2 * n)
+            if (cs @ p).tobytes() != out[3 * 2 * n:].tobytes():
+                return False
+        return True
 
     def excitation(self, plan, times, north: float, east: float) -> np.ndarray:
         """plan.cos_sin(theta) @ plan.p at the times (K,) for a plan already at its heading: Sea.excitation
