@@ -251,28 +251,37 @@ class Ship(Fmi2Slave):
         self._applied_version = self.input_version
         v = self.v
         # a master sets every input before each step and again in a feedthrough refresh, mostly
-        # to the same values: compare the values, hand the ship only what changed
+        # to the same values: compare the values (their bytes, one string: cheaper than arrays),
+        # hand the ship only what changed
         loads = np.concatenate([v[name] for name in LOAD_INPUTS])
-        if self._applied is not None and _same(loads, self._applied):
+        new = loads.tobytes()
+        previous = self._applied
+        if previous is not None and new == previous[1]:
             return
-        previous, self._applied = self._applied, loads
+        self._applied = (loads, new)
         s = self.ship
         n = 6 * N_HARDPOINTS
-        if previous is not None and _same(loads[:n], previous[:n]) and _same(
-                loads[-3:], previous[-3:]):
-            forces, moments, current = s.hp_force, s.hp_moment, s.current
-        else:
-            forces = np.array([v[f"hardpoint{k}.force"] for k in range(1, N_HARDPOINTS + 1)])
-            moments = np.array([v[f"hardpoint{k}.moment"] for k in range(1, N_HARDPOINTS + 1)])
-            current = v["current.velocity"].copy()
+        held = previous is not None and new[:8 * n] == previous[1][:8 * n] and new[-24:] == previous[1][-24:]
+        articulated = any(loads[n:n + 27].tolist())    # np.any's test, without its wrapping
         IA = bias = None
-        if any(loads[n:n + 27].tolist()):    # np.any's test, without its wrapping
-            if previous is not None and s._articulated and _same(loads[n:n + 21], previous[n:n + 21]):
+        if articulated:
+            if held and s._articulated and new[8 * n:8 * (n + 21)] == previous[1][8 * n:8 * (n + 21)]:
                 IA = s.IA       # only the bias changed
             else:
                 IA = loads[n:n + 21][_IA_ENTRIES]
             # a view: the loads applied are never written to (the next inputs are a new array)
             bias = loads[n + 21:n + 27]
+            if held and hasattr(s, "set_articulated"):
+                # a crane's refresh: only its articulated inertia and bias are new (set_loads would
+                # find the hardpoint loads and the current the ship's own)
+                s.set_articulated(IA, bias)
+                return
+        if held:
+            forces, moments, current = s.hp_force, s.hp_moment, s.current
+        else:
+            forces = np.array([v[f"hardpoint{k}.force"] for k in range(1, N_HARDPOINTS + 1)])
+            moments = np.array([v[f"hardpoint{k}.moment"] for k in range(1, N_HARDPOINTS + 1)])
+            current = v["current.velocity"].copy()
         s.set_loads(forces, moments, current, IA, bias)
 
     def step_model(self, t: float, h: float) -> None:
