@@ -211,6 +211,8 @@ class Ship:
                 self._compiled = CompiledShip(self, lib)
         # the points' kinematics compiled where that gives numpy's bits (_points_kernel_reproduces_numpy)
         self._points_kernel = self._compiled is not None
+        self._outputs_points = None         # bind_outputs
+        self.outputs_written = False        # whether the last points_kinematics wrote the bound outputs
         # the sea's phases and their cosines and sines compiled too (the step's stage excitations,
         # the outputs' elevations); None: Sea.excitation and Sea.elevation, the reference
         self._sea_kernel = None
@@ -624,14 +626,19 @@ class Ship:
                 kept = self._kinematics_now = (None, None, points, rs)
             if _points_kernel_reproduces_numpy(self._compiled, len(rs)):
                 if self._cache is None:
-                    # _current's derivative and the points' kinematics in one compiled call
+                    # _current's derivative and the points' kinematics in one compiled call, which
+                    # also writes the outputs bound to these points (bind_outputs)
+                    write = points is self._outputs_points
                     dy, R, euler, kinematics = self._compiled.derivative_and_points(
-                        self, y, self._compiled_wave(self.time, y), rs)
+                        self, y, self._compiled_wave(self.time, y), rs, write)
                     self._dy_now = dy
                     self._cache = self._last_accelerations = (dy[7:13], R, euler)
+                    self.outputs_written = write
                     return kinematics
                 nu_dot, R, _ = self._cache
+                self.outputs_written = False
                 return self._compiled.points(y, R, nu_dot, rs)
+        self.outputs_written = False
         nu_dot, R, _ = self._current()
         if kept is not None and kept[0] == self.time and kept[1] is y and kept[2] is points:
             rs, c_wv, wwr, pos, vel, w_ned = kept[3:]
@@ -643,6 +650,20 @@ class Ship:
             self._kinematics_now = (self.time, y, points, rs, c_wv, wwr, pos, vel, w_ned)
         acc, wd_ned = _rigid_point_accelerations(rs, c_wv, wwr, R, nu_dot)
         return pos, vel, acc, w_ned, wd_ned
+
+    def bind_outputs(self, points: np.ndarray, arrays, row: int) -> bool:
+        """Have points_kinematics(points), where it takes the derivative and the points' kinematics
+        in one compiled call, also write the outputs of that state into ``arrays`` (13: CO's position,
+        velocity, acceleration, omega and omega' (NED), the quaternion, the Euler angles, then point
+        ``row``'s position, quaternion, velocity, omega, acceleration and omega'; points[0] is CO) and
+        set outputs_written (else it is False and nothing is written). Kept until bound again (an
+        FMU's restored state brings new arrays); None unbinds. Returns whether the kernel can."""
+        ok = self._compiled is not None and self._points_kernel and arrays is not None and \
+            self._compiled.bind_outputs(arrays, row)
+        if not ok and self._compiled is not None:
+            self._compiled.bind_outputs(None, 0)
+        self._outputs_points = points if ok else None
+        return ok
 
     def wave_elevations(self, points: np.ndarray) -> np.ndarray:
         """Wave elevations (K,) at the current time at K points (K, 2: north, east): Sea.elevation

@@ -197,6 +197,13 @@ class Ship(Fmi2Slave):
                                                                    "angular_acceleration"))
                             + (f"hardpoint{k}.power", f"hardpoint{k}.force", f"hardpoint{k}.moment")
                             for k in range(1, N_HARDPOINTS + 1)]
+        if self.ship is not None and hasattr(self.ship, "bind_outputs"):
+            # the kernel that takes the outputs' derivative writes CO's and hardpoint 1's outputs
+            # straight into their arrays (update_outputs)
+            hp = self._hp_outputs[0]
+            self.ship.bind_outputs(self._points, (v["position"], v["velocity"], v["acceleration"],
+                                                  v["angular_velocity"], v["angular_acceleration"], v["quaternion"],
+                                                  v["euler"], hp[0], hp[1], hp[2], hp[3], hp[4], hp[5]), 2)
         self._applied_version = None
         self._applied = None
         self._wave_key = None
@@ -295,6 +302,10 @@ class Ship(Fmi2Slave):
         self._apply_inputs()
         pos, vel, acc, w, wd = s.points_kinematics(self._points)
         y = s.y
+        if getattr(s, "outputs_written", False):
+            # the kernel wrote them all (bound in _bind_outputs): the same values as below
+            self._kinematics = (s.time, y, pos, vel, acc, w, wd)
+            return
         hp_pos, hp_q, hp_vel, hp_w, hp_acc, hp_wd = self._hp_outputs[0][:6]
         kept = self._kinematics
         if kept is None or kept[0] != s.time or kept[1] is not y:

@@ -270,15 +270,32 @@ static void excitation_sum(const double *cs, const double *p, int n2, int row, d
     }
 }
 
+/* The outputs of one state written where the caller's output arrays are (Ship.bind_outputs): the
+ * addresses in ``to`` receive CO's position, velocity and acceleration, omega and omega' (NED), the
+ * quaternion, the Euler angles, then point ``k``'s position, quaternion, velocity, omega,
+ * acceleration and omega' (fmus/ship.py's update_outputs: the same values, copied). kin is
+ * mc_ship_points' out for K points, the first of them CO. */
+static void scatter_outputs(const long long *to, int k, int K, const double *kin, const double *y,
+                            const double *euler) {
+    const double *pos = kin, *vel = kin + 3 * K, *acc = kin + 6 * K, *w = kin + 9 * K, *wd = w + 3;
+    const double *from[13] = {pos, vel, acc, w, wd, y + 3, euler, pos + 3 * k, y + 3, vel + 3 * k, w,
+                              acc + 3 * k, wd};
+    static const int size[13] = {3, 3, 3, 3, 3, 4, 3, 3, 4, 3, 3, 3, 3};
+    for (int i = 0; i < 13; i++)
+        memcpy((double *)(intptr_t)to[i], from[i], size[i] * sizeof(double));
+}
+
 /* ctx: the addresses of P, L, y (in place), the three stage excitations (18: at t, t + h/2, t + h;
    or 0: no waves), k1 (or 0: computed), and out (dy (16 + n_rad), R (9), Euler angles (3)); h as
    the double at ctx[6] reinterpreted; for mode 2 also the addresses of K body points (K x 3) and of
    their kinematics (9 K + 6, mc_ship_points' out), and K; for mode 3 the addresses of an excitation
    plan's w3 (n x 3) and p (2n x 6), n and its groups (integers), the address of [N, E, t + h/2, t + h]
-   and of a scratch of 2n doubles. mode 0: one RK4 sub-step of h on y; mode 1: the derivative at y
-   with the first excitation into out; mode 2: mode 1, then the body points' kinematics at y with
-   that nu' and R (Ship.points_kinematics after Ship._current: the outputs of one state in one
-   call); mode 3: the excitations at t + h/2 and t + h from the plan into the stage excitations'
+   and of a scratch of 2n doubles; for mode 2 at ctx[16] the address of 13 output addresses (or 0)
+   and at ctx[17] the point whose kinematics go to the last six (scatter_outputs). mode 0: one RK4
+   sub-step of h on y; mode 1: the derivative at y with the first excitation into out; mode 2:
+   mode 1, then the body points' kinematics at y with that nu' and R (Ship.points_kinematics after
+   Ship._current: the outputs of one state in one call), and those outputs into the caller's
+   arrays where bound; mode 3: the excitations at t + h/2 and t + h from the plan into the stage excitations'
    second and third rows (the first is the caller's), then mode 0 (Ship.step's sub-step in one
    call). Returns 0, -1 if the mass matrix is singular, -2 if the groups do not divide n. */
 int mc_ship(const long long *ctx, int mode) {
@@ -302,7 +319,11 @@ int mc_ship(const long long *ctx, int mode) {
         memcpy(in + 3, y + 7, 6 * sizeof *in);
         memcpy(in + 9, out + m, 9 * sizeof *in);
         memcpy(in + 18, out + 7, 6 * sizeof *in);
-        mc_ship_points(in, (const double *)(intptr_t)ctx[7], (int)ctx[9], (double *)(intptr_t)ctx[8]);
+        const int K = (int)ctx[9];
+        double *kin = (double *)(intptr_t)ctx[8];
+        mc_ship_points(in, (const double *)(intptr_t)ctx[7], K, kin);
+        if (ctx[16])
+            scatter_outputs((const long long *)(intptr_t)ctx[16], (int)ctx[17], K, kin, y, out + m + 9);
         return 0;
     }
     if (mode == 3) {

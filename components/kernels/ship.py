@@ -48,14 +48,16 @@ class CompiledShip:
         self._waves_address, self._k1_address = kernels.address(self._waves), kernels.address(self._k1)
         # P, L, y, waves (or 0), k1 (or 0), out, h (a double's bits), then for mode 2 the body points,
         # their kinematics and their number (bound by _bind_points), for mode 3 an excitation plan's
-        # w3, p, n, groups, [N, E, t + h/2, t + h] and a scratch (bound by _bind_plan)
-        self._ctx = np.zeros(16, dtype=np.int64)
+        # w3, p, n, groups, [N, E, t + h/2, t + h] and a scratch (bound by _bind_plan), then the table
+        # of output addresses and the point of the last six (bind_outputs, set per mode 2 call)
+        self._ctx = np.zeros(18, dtype=np.int64)
         self._ctx[[0, 1, 2, 5]] = (kernels.address(P), kernels.address(self._L), kernels.address(self._y),
                                    kernels.address(self._out))
         self._at = np.zeros(4)
         self._ctx[14] = kernels.address(self._at)
         self._plan = None           # (plan, its w3, its p) bound in ctx
         self._scratch = None
+        self._outputs = None        # (arrays, their addresses) of bind_outputs
         self._h = self._ctx.view(np.float64)[6:7]
         self._ctx_address = kernels.address(self._ctx)
         self._fn = lib.mc_ship
@@ -98,9 +100,32 @@ class CompiledShip:
         pva = o[:9 * K].reshape(3, K, 3)
         return pva[0], pva[1], pva[2], o[9 * K:9 * K + 3], o[9 * K + 3:]
 
-    def derivative_and_points(self, ship, y: np.ndarray, wave, rs: np.ndarray) -> tuple:
+    OUTPUT_SIZES = (3, 3, 3, 3, 3, 4, 3, 3, 4, 3, 3, 3, 3)
+
+    def bind_outputs(self, arrays, row: int) -> bool:
+        """Have derivative_and_points(..., write_outputs=True) also write the outputs of the state
+        into these 13 arrays (ship.c's scatter_outputs): CO's position, velocity, acceleration, omega
+        and omega' (NED), the quaternion, the Euler angles, then point ``row``'s position, quaternion,
+        velocity, omega, acceleration and omega'. Each a contiguous, writeable float64 array of 3 (4
+        for the quaternions), kept until others are bound; None unbinds. Returns whether bound."""
+        self._outputs = None
+        if arrays is None or len(arrays) != len(self.OUTPUT_SIZES) or not all(
+                type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable
+                and a.size == size for a, size in zip(arrays, self.OUTPUT_SIZES)):
+            return False
+        table = np.array([kernels.address(a) for a in arrays], dtype=np.int64)
+        self._outputs = (tuple(arrays), table, kernels.address(table), int(row))
+        return True
+
+    def derivative_and_points(self, ship, y: np.ndarray, wave, rs: np.ndarray, write_outputs: bool = False) -> tuple:
         """derivative(ship, y, wave), then points(y, R, nu', rs) with its R and nu', in one call
-        (ship.c's mc_ship mode 2: the same operations): (dy, R, Euler angles, points' results)."""
+        (ship.c's mc_ship mode 2: the same operations): (dy, R, Euler angles, points' results); with
+        write_outputs, also the outputs into the arrays bound (bind_outputs; rs's first point CO)."""
+        bound = self._outputs
+        if write_outputs and bound is not None and bound[3] < len(rs):
+            self._ctx[16], self._ctx[17] = bound[2], bound[3]
+        else:
+            self._ctx[16] = 0
         self._loads(ship)
         self._y[:] = y
         if wave is None:

@@ -153,3 +153,66 @@ def test_set_articulated_equals_set_loads(vessel, radiation, sea, compiled):  # 
         for ship in (a, b):
             ship.step(0.025, 0.05)
         assert same(a.y, b.y)
+
+
+def test_bound_outputs_are_written_only_for_their_points(vessel, radiation, sea):  # noqa: F811
+    """Ship.bind_outputs: the fused call writes CO's and the chosen point's outputs, the same values
+    as its kinematics, and only for the points bound (another points array writes nothing)."""
+    ship = compiled_ship(vessel, radiation, sea)
+    points = np.vstack([np.zeros(3), ship.p.cg, ship.p.hardpoints])
+    if not _points_kernel_reproduces_numpy(ship._compiled, len(points)):
+        pytest.skip("the points kernel does not give numpy's bits here (the numpy code runs)")
+    arrays = tuple(np.full(n, np.nan) for n in (3, 3, 3, 3, 3, 4, 3, 3, 4, 3, 3, 3, 3))
+    assert ship.bind_outputs(points, arrays, 2)
+    rng = np.random.default_rng(13)
+    for k in range(6):
+        IA, bias = articulated(rng)
+        ship.set_loads(np.zeros((3, 3)), np.zeros((3, 3)), (0.0, 0.0, 0.0), IA, bias)
+        ship.step(0.025, 0.05)
+        other = points.copy()
+        ship.points_kinematics(other)                       # not the points bound: nothing written
+        assert not ship.outputs_written
+        ship._cache = None
+        pos, vel, acc, w, wd = ship.points_kinematics(points)
+        assert ship.outputs_written
+        q = ship.y[3:7]
+        expected = (pos[0], vel[0], acc[0], w, wd, q, ship.euler, pos[2], q, vel[2], w, acc[2], wd)
+        assert all(same(a, np.asarray(b, float)) for a, b in zip(arrays, expected))
+    assert not ship.bind_outputs(points, arrays[:-1], 2)       # a wrong table: unbound
+    ship._cache = None
+    ship.points_kinematics(points)
+    assert not ship.outputs_written
+
+
+def test_fmu_outputs_with_and_without_the_bound_outputs(monkeypatch):
+    """The Ship FMU's outputs when the kernel writes them (bound in _bind_outputs) and when the
+    adapter does: the same bits over the lift's call pattern (set, doStep, get, refresh, get) and a
+    restored state."""
+    from fmus.ship import Ship as ShipFmu
+    from tests.components.test_ship_speed_cache import COUPLING, all_outputs, coupling_values, start, vr
+
+    slaves = [ShipFmu(instance_name=name, resources=".") for name in "ab"]
+    for slave in slaves:
+        slave.log = lambda message, *a, **k: None
+        start(slave)
+    slaves[1].ship.bind_outputs(None, None, 0)
+    monkeypatch.setattr(slaves[1].ship, "bind_outputs", lambda *a: False)     # and after a restore
+    vrs = vr(slaves[0], *COUPLING)
+    state = None
+    for k in range(20):
+        outputs = []
+        for slave in slaves:
+            if k == 10:
+                slave._set_fmu_state(state[slave.instance_name])
+            slave.set_real(vrs, coupling_values(k))
+            slave.do_step(0.025 * (k if k < 10 else k - 4), 0.025)      # from 10 on: again from 6
+            assert not slave.failure
+            assert slave is slaves[0] or not slave.ship.outputs_written
+            first = all_outputs(slave)
+            slave.set_real(vrs, coupling_values(k + 1))
+            outputs.append((first, all_outputs(slave)))
+        assert same(outputs[0][0], outputs[1][0]) and same(outputs[0][1], outputs[1][1])
+        if k == 5:
+            state = {slave.instance_name: slave._get_fmu_state() for slave in slaves}
+    written = slaves[0].ship.outputs_written
+    assert written == _points_kernel_reproduces_numpy(slaves[0].ship._compiled, 6)
