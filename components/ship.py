@@ -665,14 +665,20 @@ class Ship:
         self._outputs_points = points if ok else None
         return ok
 
-    def wave_elevations(self, points: np.ndarray) -> np.ndarray:
+    # wave_elevations takes ``rows`` (fmus/ship.py asks only for the elevations that are read)
+    wave_elevation_rows = True
+
+    def wave_elevations(self, points: np.ndarray, rows=None) -> np.ndarray:
         """Wave elevations (K,) at the current time at K points (K, 2: north, east): Sea.elevation
-        of their columns in one call, its phases and cosines compiled where the ship's kernels are
-        (the same bits, see components/kernels/ship.c)."""
+        of their columns in one call, zeta = sum_i Z_i cos(w_i t + eps_i - k_i (N cos chi_i + E sin
+        chi_i)) ([S4] eq. 61), its phases and cosines compiled where the ship's kernels are (the same
+        bits, see components/kernels/ship.c). rows: the indices of the points whose elevations are
+        wanted, ascending (None: all); the kernel then computes only those, and the other entries may
+        be stale. Each entry is the same bits whichever rows are asked (CompiledWaves.elevation)."""
         if self.sea is None:
             return np.zeros(len(points))
         if self._sea_kernel is not None:
-            return self._sea_kernel.elevation(self.time, points)
+            return self._sea_kernel.elevation(self.time, points, rows)
         return np.atleast_1d(self.sea.elevation(self.time, points[:, 0], points[:, 1]))
 
     def wave_elevation(self, north: float, east: float) -> float:

@@ -49,8 +49,12 @@ _IA_ENTRIES = np.array([[_S[i][j] for j in range(3)] + [6 + 3 * i + j for j in r
 
 
 HARDPOINT_WAVE = {k: f"hardpoint{k}.wave_elevation" for k in range(1, N_HARDPOINTS + 1)}
-WAVE_OUTPUTS = ("wave.elevation", "wave_probe.elevation", "wave.excitation_force", "wave.excitation_moment",
-                *(f"hardpoint{k}.wave_elevation" for k in range(1, N_HARDPOINTS + 1)))
+# The wave outputs are lazy in two groups, each computing only its own elevations of the points CO,
+# hardpoints 1-4 and the probe (in that order): a master reads the probe's (a payload's water level)
+# and a recorder CO's every step, the hardpoints' rarely.
+WAVE_OUTPUTS = ("wave.elevation", "wave_probe.elevation", "wave.excitation_force", "wave.excitation_moment")
+HARDPOINT_WAVE_OUTPUTS = tuple(HARDPOINT_WAVE.values())
+WAVE_ROWS = {"update_wave_outputs": (0, N_HARDPOINTS + 1), "update_hardpoint_waves": tuple(range(1, N_HARDPOINTS + 1))}
 # Outputs computed on first read: hardpoint 1 (the crane's port) and CO are what masters read every
 # step, the rest (CG, the other hardpoints, body-frame velocities, power) is written on demand.
 KINEMATIC_OUTPUTS = ("hardpoint1.power", "velocity_body", "angular_velocity_body", "cg.position", "cg.velocity",
@@ -65,6 +69,7 @@ SAFETY = 0.8          # sub-steps at most this fraction of the RK4 stability lim
 class Ship(Fmi2Slave):
 
     lazy_outputs = {**{group: "update_wave_outputs" for group in WAVE_OUTPUTS},
+                    **{group: "update_hardpoint_waves" for group in HARDPOINT_WAVE_OUTPUTS},
                     **{group: "update_other_outputs" for group in KINEMATIC_OUTPUTS}}
     description = ("6-DOF ship seakeeping: Cummins equation with fluid-memory state space, linear hydrostatics, "
                    "force-RAO wave loads in a seeded JONSWAP/PM/regular sea, station keeping, 4 hardpoints")
@@ -206,7 +211,7 @@ class Ship(Fmi2Slave):
                                                   v["euler"], hp[0], hp[1], hp[2], hp[3], hp[4], hp[5]), 2)
         self._applied_version = None
         self._applied = None
-        self._wave_key = None
+        self._wave_keys = {}          # lazy wave method -> (time, state, probe) of its values
         self._kinematics = None       # (time, y, pos, vel, acc, w, wd) of the last update_outputs
 
     def initialize_model(self) -> None:
@@ -339,39 +344,56 @@ class Ship(Fmi2Slave):
                 hp_wd[:] = wd
             v[power] = float(v[force] @ vel[n] + v[moment] @ w)
 
-    def update_wave_outputs(self) -> None:
-        """Wave elevations at CO, the hardpoints and the probe, and the excitation (lazy: only
-        computed when one of them is read)."""
-        s, v = self.ship, self.v
-        probe = v["wave_probe.position"]
-        key = (s.time, s.y, *probe.tolist())
-        kept = self._wave_key
+    def _elevations(self, method: str) -> list | None:
+        """The wave elevations at CO, the hardpoints and the probe (their north and east), of the
+        lazy ``method``'s points (WAVE_ROWS) at least; None if its values are there already (the
+        same time, state and probe position)."""
+        s = self.ship
+        probe = self.v["wave_probe.position"].tolist()
+        key = (s.time, s.y, *probe)
+        kept = self._wave_keys.get(method)
         if kept is not None and kept[0] == key[0] and kept[1] is key[1] and kept[2:] == key[2:]:
-            return    # same time, state and probe: the values are there already
-        self._wave_key = key
-        # north and east of CO, the hardpoints and the probe; one call, so that each value is the
-        # same whichever other points are asked with it
+            return None
+        self._wave_keys[method] = key
         if self._kinematics is None or self._inputs_changed:
             self._inputs_changed = False
             self.update_outputs()
+        # north and east of CO, the hardpoints and the probe; one call with all of them, so that
+        # each value is the same whichever other points are asked with it
         pos = self._kinematics[2]
         xy = np.empty((len(pos), 2))
         xy[0] = pos[0, 0:2]
         xy[1:-1] = pos[2:, 0:2]
         xy[-1] = probe
-        if hasattr(s, "wave_elevations"):
+        if getattr(s, "wave_elevation_rows", False):
+            elevation = s.wave_elevations(xy, WAVE_ROWS[method])
+        elif hasattr(s, "wave_elevations"):
             elevation = s.wave_elevations(xy)
         else:       # an older components package (see _same)
             elevation = np.atleast_1d(s.sea.elevation(s.time, xy[:, 0], xy[:, 1])) if s.sea is not None \
                 else np.zeros(len(xy))
-        values = elevation.tolist()
+        return elevation.tolist()
+
+    def update_wave_outputs(self) -> None:
+        """Wave elevations at CO and the probe, and the excitation (lazy: only computed when one of
+        them is read)."""
+        values = self._elevations("update_wave_outputs")
+        if values is None:
+            return    # same time, state and probe: the values are there already
+        v = self.v
         v["wave.elevation"] = values[0]
         v["wave_probe.elevation"] = values[-1]
-        for k in range(1, N_HARDPOINTS + 1):
-            v[HARDPOINT_WAVE[k]] = values[k]
-        tau = s.wave_excitation()
+        tau = self.ship.wave_excitation()
         v["wave.excitation_force"][:] = tau[0:3]
         v["wave.excitation_moment"][:] = tau[3:6]
+
+    def update_hardpoint_waves(self) -> None:
+        """Wave elevations at the hardpoints' north and east (lazy)."""
+        values = self._elevations("update_hardpoint_waves")
+        if values is not None:
+            v = self.v
+            for k in range(1, N_HARDPOINTS + 1):
+                v[HARDPOINT_WAVE[k]] = values[k]
 
     def get_model_state(self) -> dict:
         return {} if self.ship is None else {"ship": self.ship.get_state()}

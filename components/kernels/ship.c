@@ -380,7 +380,8 @@ int mc_ship(const long long *ctx, int mode) {
  * ctx: the addresses of coef, at and out, then K, n, groups (integers).
  * mode 0 (elevation): coef = [w (n), eps (n), k cos chi (n), k sin chi (n)], at = K points (N, E);
  *   out (K x n): cos(((t w_j + eps_j) - N_k kx_j) - E_k ky_j), t = at[2 K], for the points from
- *   number ctx[5] on (the rows before it kept: the caller's points and time unchanged there).
+ *   number ctx[5] up to (not including) number ctx[6] (the other rows kept: the caller's points and
+ *   time unchanged there, or their elevations not asked for).
  * mode 1 (excitation): coef = the plan's w3 (n x 3: w, -k cos chi, -k sin chi), at = [N, E, t_0 .. t_K-1];
  *   theta_kj = t_k w3[j][0] + (w3[j][1] N + w3[j][2] E), out (K x 2n): for each of the groups of
  *   n / groups components, their cosines, then their sines (_ExcitationPlan.cos_sin).
@@ -392,7 +393,8 @@ int mc_ship_waves(const long long *ctx, int mode) {
     const int K = (int)ctx[3], n = (int)ctx[4], groups = (int)ctx[5];
     if (mode == 0) {
         const double *w = coef, *eps = coef + n, *kx = coef + 2 * n, *ky = coef + 3 * n, t = at[2 * K];
-        for (int k = groups < 0 ? 0 : groups; k < K; k++) {
+        const int end = ctx[6] < K ? (int)ctx[6] : K;
+        for (int k = groups < 0 ? 0 : groups; k < end; k++) {
             const double N = at[2 * k], E = at[2 * k + 1];
             double *o = out + (long)n * k;
             for (int j = 0; j < n; j++)

@@ -246,7 +246,8 @@ class CompiledWaves:
         self._calls: dict = {}
 
     def _call(self, mode: int, K: int, coef: np.ndarray, groups: int = 1) -> tuple:
-        """(at, out, ctx, ctx address) for a call of ``mode`` on K points or times with ``coef``."""
+        """(at, out, ctx, ctx address, coef, fresh) for a call of ``mode`` on K points or times with
+        ``coef``; fresh (mode 0): which rows hold the cosines of their point at the time at[2 K]."""
         key = (mode, K, id(coef))
         call = self._calls.get(key)
         if call is None or call[4] is not coef:
@@ -255,31 +256,43 @@ class CompiledWaves:
             if mode == 0:
                 at[2 * K] = math.nan        # no rows computed yet
             out = np.zeros(K * n if mode == 0 else 2 * K * n)
-            ctx = np.array([kernels.address(coef), kernels.address(at), kernels.address(out), K, n, groups],
+            ctx = np.array([kernels.address(coef), kernels.address(at), kernels.address(out), K, n, groups, K],
                            dtype=np.int64)
-            call = self._calls[key] = (at, out.reshape(K, -1), ctx, kernels.address(ctx), coef)
+            call = self._calls[key] = (at, out.reshape(K, -1), ctx, kernels.address(ctx), coef, [False] * K)
         return call
 
-    def elevation(self, t: float, points: np.ndarray) -> np.ndarray:
+    def elevation(self, t: float, points: np.ndarray, rows=None) -> np.ndarray:
         """Sea.elevation(t, points[:, 0], points[:, 1]) for K points (K, 2): the same bits where
-        numpy's cos is the C library's (see ship.c)."""
+        numpy's cos is the C library's (see ship.c). rows: the indices of the points whose elevations
+        are wanted, ascending (None: all); the other entries may then be stale. Each entry is numpy's
+        product of its own row of cosines with the amplitudes whatever the other rows hold (a BLAS
+        forms each entry of a matrix-vector product alone; the matrix keeps its shape, and so the
+        kernel that forms each entry)."""
         K = len(points)
-        at, out, ctx, address, _ = self._call(0, K, self._coef)
+        at, out, ctx, address, _, fresh = self._call(0, K, self._coef)
         new = points.ravel().tolist()
         # rows of the same point at the same time are kept (a feedthrough refresh moves only the
         # wave probe, the last point): the phases and cosines are functions of the point and time
         # alone, and the comparison is of values (cos is even: a zero's sign cannot change one)
         held = at.tolist()
-        first = 0
-        if held[2 * K] == t:
-            while first < K and held[2 * first:2 * first + 2] == new[2 * first:2 * first + 2]:
-                first += 1
-        else:
+        if held[2 * K] != t:
             at[2 * K] = t
-        if first < K:
-            at[2 * first:2 * K] = new[2 * first:]
-            ctx[5] = first
-            self._fn(address, 0)
+            fresh[:] = [False] * K
+        todo = [k for k in (range(K) if rows is None else rows)
+                if not (fresh[k] and held[2 * k:2 * k + 2] == new[2 * k:2 * k + 2])]
+        if todo:
+            first, end = todo[0], todo[-1] + 1
+            if end - first == len(todo):        # consecutive rows: one call
+                at[2 * first:2 * end] = new[2 * first:2 * end]
+                ctx[5], ctx[6] = first, end
+                self._fn(address, 0)
+            else:
+                for k in todo:
+                    at[2 * k:2 * k + 2] = new[2 * k:2 * k + 2]
+                    ctx[5], ctx[6] = k, k + 1
+                    self._fn(address, 0)
+            for k in todo:
+                fresh[k] = True
         # the sum as Sea.elevation makes it: the same matrix-vector product on the same numbers
         return out @ self.sea.amplitude
 
@@ -317,7 +330,7 @@ class CompiledWaves:
         """plan.cos_sin(theta) @ plan.p at the times (K,) for a plan already at its heading: Sea.excitation
         with an array of times (K, 6)."""
         w3 = plan.w3          # contiguous float64 (n, 3), made once per plan
-        at, out, _, address, _ = self._call(1, len(times), w3, plan.m)
+        at, out, _, address, _, _ = self._call(1, len(times), w3, plan.m)
         at[0], at[1] = north, east
         at[2:] = times
         if self._fn(address, 1):

@@ -216,3 +216,23 @@ def test_fmu_outputs_with_and_without_the_bound_outputs(monkeypatch):
             state = {slave.instance_name: slave._get_fmu_state() for slave in slaves}
     written = slaves[0].ship.outputs_written
     assert written == _points_kernel_reproduces_numpy(slaves[0].ship._compiled, 6)
+
+
+def test_elevations_of_some_rows_are_those_of_all_rows(sea):
+    """CompiledWaves.elevation with ``rows``: each entry asked is the same bits as with every row
+    computed (the rows not asked keep older cosines), through time changes and moved points."""
+    from components.kernels.ship import CompiledWaves
+
+    parts, whole = CompiledWaves(sea, kernels.library()), CompiledWaves(sea, kernels.library())
+    rng = np.random.default_rng(17)
+    points = rng.uniform(-100.0, 100.0, (6, 2))
+    t = 10.0
+    for k in range(60):
+        if k % 4 == 0:
+            t += 0.025
+        points = points.copy()
+        points[int(rng.integers(0, 6))] += rng.normal(size=2)
+        rows = [(0, 5), (1, 2, 3, 4), (5,), (0,), (2, 4)][k % 5]
+        got = parts.elevation(t, points, rows)
+        ref = whole.elevation(t, points)
+        assert all(got[r].tobytes() == ref[r].tobytes() for r in rows)
