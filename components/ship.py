@@ -211,6 +211,8 @@ class Ship:
                 self._compiled = CompiledShip(self, lib)
         # the points' kinematics compiled where that gives numpy's bits (_points_kernel_reproduces_numpy)
         self._points_kernel = self._compiled is not None
+        self._outputs_points = None         # bind_outputs
+        self.outputs_written = False        # whether the last points_kinematics wrote the bound outputs
         # the sea's phases and their cosines and sines compiled too (the step's stage excitations,
         # the outputs' elevations); None: Sea.excitation and Sea.elevation, the reference
         self._sea_kernel = None
@@ -243,17 +245,27 @@ class Ship:
         pA = np.zeros(6) if bias_wrench is None else np.asarray(bias_wrench, float)
         # any() of the values: np.any's test (NaN counts), without its ~2 us of wrapping per call
         if IA is not None and (any(IA.ravel().tolist()) or any(pA.tolist())):
-            if not (self._articulated and same_values(IA, self.IA) and same_values(pA, self.pA)):
-                if not (self._articulated and same_values(IA, self.IA)):
-                    self._M_now = None
-                self.IA, self.pA = IA, pA
-                self._articulated = True
-                changed = True
+            self.set_articulated(IA, pA)
         elif self._articulated:
             self._articulated = False
             changed = True
         if changed:
             self._cache = None
+
+    def set_articulated(self, articulated_inertia: np.ndarray, bias_wrench: np.ndarray) -> None:
+        """The articulated inertia I_A (6, 6) and bias wrench p_A (6,) at hardpoint 1 (NED axes, float
+        arrays, not all zeros: set_loads' test), the other loads held: what set_loads does with them.
+        The wrench I_A a + p_A that the attached mechanism needs to follow the hardpoint acceleration
+        a enters the equation of motion (module docstring; Featherstone 2008, sec. 7.2). Values equal
+        to the ones held keep what was computed with them (the mass matrix too if only p_A changed)."""
+        if self._articulated and same_values(articulated_inertia, self.IA):
+            if same_values(bias_wrench, self.pA):
+                return
+        else:
+            self._M_now = None
+        self.IA, self.pA = articulated_inertia, bias_wrench
+        self._articulated = True
+        self._cache = None
 
     def _aggregate_hardpoint_loads(self) -> None:
         """Sums held over a step: total NED force and moment, and Q = sum f_k r_k^T for the moments
@@ -451,15 +463,20 @@ class Ship:
     def _compiled_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
         """derivative() by the compiled kernel: the same excitation (the stage's, else the scalar
         call of _forces), the same side effects (_last_wave, _last_accelerations)."""
-        wave = None
-        if self.sea is not None and self.rao is not None:
-            wave = self._stage_waves.get(t) if self._stage_waves else None
-            if wave is None:
-                wave = self.sea.excitation(t, y[13], y[14], y[15], self.rao, heading_tol=1e-4)
-            self._last_wave = (t, wave)
-        dy, R, euler = self._compiled.derivative(self, y, wave)
+        dy, R, euler = self._compiled.derivative(self, y, self._compiled_wave(t, y))
         self._last_accelerations = (dy[7:13], R, euler)
         return dy
+
+    def _compiled_wave(self, t: float, y: np.ndarray) -> np.ndarray | None:
+        """The excitation _forces would add at (t, y): the stage's, else the scalar call; kept as
+        _last_wave (None: no sea)."""
+        if self.sea is None or self.rao is None:
+            return None
+        wave = self._stage_waves.get(t) if self._stage_waves else None
+        if wave is None:
+            wave = self.sea.excitation(t, y[13], y[14], y[15], self.rao, heading_tol=1e-4)
+        self._last_wave = (t, wave)
+        return wave
 
     def _compiled_substep(self, t: float, h: float, y: np.ndarray) -> np.ndarray:
         """One RK4 sub-step by the compiled kernel (the loop body of step), its first stage taken
@@ -474,6 +491,29 @@ class Ship:
                 k1 = self._dy_now
         return self._compiled.substep(self, h, y, waves, k1)
 
+    def _compiled_stage_substep(self, t: float, h: float, y: np.ndarray) -> np.ndarray | None:
+        """step's sub-step from t when the excitation at t is kept from the sub-step before (the
+        usual case): the excitations at t + h/2 and t + h and the RK4 sub-step in one compiled call
+        (ship.c's mc_ship mode 3), with the same stage excitations, first stage and side effects as
+        the loop body of step. None where that call does not apply (no kept excitation, a calm sea,
+        the stage times not distinct, or the kernel's sums not numpy's bits here): step goes on."""
+        first = self._stage_waves.get(t)
+        t_half, t_end = t + 0.5 * h, t + h
+        if first is None or not (t < t_half < t_end):
+            return None
+        plan = self.sea.excitation_plan(self.rao, y[15], heading_tol=1e-4)
+        if plan is None or not self._sea_kernel.sums_exact(plan):
+            return None
+        k1 = None
+        if self._dy_now is not None and y is self.y and self._cache is not None:
+            last = getattr(self, "_last_wave", None)
+            if last is not None and last[0] == t and same_values(last[1], first):
+                k1 = self._dy_now
+        y, waves = self._compiled.substep_in_waves(self, h, y, plan, y[13], y[14], (t_half, t_end), first, k1)
+        # what step's loop body keeps: the stage excitations by time, the one at t the kept one
+        self._stage_waves = {t_half: waves[1], t_end: waves[2], t: first}
+        return y
+
     def step(self, dt: float, max_substep: float) -> None:
         """Classic RK4 in ceil(dt / max_substep) equal sub-steps, loads held (zero-order hold)."""
         n = max(1, math.ceil(dt / max_substep - 1e-9))
@@ -481,6 +521,12 @@ class Ship:
         y, t = self.y, self.time
         for _ in range(n):
             if self.sea is not None and self.rao is not None:
+                if self._sea_kernel is not None and self._stage_waves:
+                    stepped = self._compiled_stage_substep(t, h, y)
+                    if stepped is not None:
+                        y = stepped
+                        t += h
+                        continue
                 # The excitation at the three RK4 stage times in one vectorised call, in the
                 # seakeeping frame at the sub-step's start: it moves millimetres within a sub-step.
                 times = np.array([t, t + 0.5 * h, t + h])
@@ -569,7 +615,6 @@ class Ship:
         kept for the same state and the same ``points`` object (a feedthrough refresh changes only
         the accelerations); the positions, velocities and omega returned are then shared,
         read-only arrays."""
-        nu_dot, R, _ = self._current()
         y = self.y
         kept = self._kinematics_now
         if self._points_kernel:
@@ -580,7 +625,21 @@ class Ship:
                 # the time and state are the numpy code's below, which keeps more
                 kept = self._kinematics_now = (None, None, points, rs)
             if _points_kernel_reproduces_numpy(self._compiled, len(rs)):
+                if self._cache is None:
+                    # _current's derivative and the points' kinematics in one compiled call, which
+                    # also writes the outputs bound to these points (bind_outputs)
+                    write = points is self._outputs_points
+                    dy, R, euler, kinematics = self._compiled.derivative_and_points(
+                        self, y, self._compiled_wave(self.time, y), rs, write)
+                    self._dy_now = dy
+                    self._cache = self._last_accelerations = (dy[7:13], R, euler)
+                    self.outputs_written = write
+                    return kinematics
+                nu_dot, R, _ = self._cache
+                self.outputs_written = False
                 return self._compiled.points(y, R, nu_dot, rs)
+        self.outputs_written = False
+        nu_dot, R, _ = self._current()
         if kept is not None and kept[0] == self.time and kept[1] is y and kept[2] is points:
             rs, c_wv, wwr, pos, vel, w_ned = kept[3:]
         else:
@@ -592,14 +651,34 @@ class Ship:
         acc, wd_ned = _rigid_point_accelerations(rs, c_wv, wwr, R, nu_dot)
         return pos, vel, acc, w_ned, wd_ned
 
-    def wave_elevations(self, points: np.ndarray) -> np.ndarray:
+    def bind_outputs(self, points: np.ndarray, arrays, row: int) -> bool:
+        """Have points_kinematics(points), where it takes the derivative and the points' kinematics
+        in one compiled call, also write the outputs of that state into ``arrays`` (13: CO's position,
+        velocity, acceleration, omega and omega' (NED), the quaternion, the Euler angles, then point
+        ``row``'s position, quaternion, velocity, omega, acceleration and omega'; points[0] is CO) and
+        set outputs_written (else it is False and nothing is written). Kept until bound again (an
+        FMU's restored state brings new arrays); None unbinds. Returns whether the kernel can."""
+        ok = self._compiled is not None and self._points_kernel and arrays is not None and \
+            self._compiled.bind_outputs(arrays, row)
+        if not ok and self._compiled is not None:
+            self._compiled.bind_outputs(None, 0)
+        self._outputs_points = points if ok else None
+        return ok
+
+    # wave_elevations takes ``rows`` (fmus/ship.py asks only for the elevations that are read)
+    wave_elevation_rows = True
+
+    def wave_elevations(self, points: np.ndarray, rows=None) -> np.ndarray:
         """Wave elevations (K,) at the current time at K points (K, 2: north, east): Sea.elevation
-        of their columns in one call, its phases and cosines compiled where the ship's kernels are
-        (the same bits, see components/kernels/ship.c)."""
+        of their columns in one call, zeta = sum_i Z_i cos(w_i t + eps_i - k_i (N cos chi_i + E sin
+        chi_i)) ([S4] eq. 61), its phases and cosines compiled where the ship's kernels are (the same
+        bits, see components/kernels/ship.c). rows: the indices of the points whose elevations are
+        wanted, ascending (None: all); the kernel then computes only those, and the other entries may
+        be stale. Each entry is the same bits whichever rows are asked (CompiledWaves.elevation)."""
         if self.sea is None:
             return np.zeros(len(points))
         if self._sea_kernel is not None:
-            return self._sea_kernel.elevation(self.time, points)
+            return self._sea_kernel.elevation(self.time, points, rows)
         return np.atleast_1d(self.sea.elevation(self.time, points[:, 0], points[:, 1]))
 
     def wave_elevation(self, north: float, east: float) -> float:

@@ -49,8 +49,12 @@ _IA_ENTRIES = np.array([[_S[i][j] for j in range(3)] + [6 + 3 * i + j for j in r
 
 
 HARDPOINT_WAVE = {k: f"hardpoint{k}.wave_elevation" for k in range(1, N_HARDPOINTS + 1)}
-WAVE_OUTPUTS = ("wave.elevation", "wave_probe.elevation", "wave.excitation_force", "wave.excitation_moment",
-                *(f"hardpoint{k}.wave_elevation" for k in range(1, N_HARDPOINTS + 1)))
+# The wave outputs are lazy in two groups, each computing only its own elevations of the points CO,
+# hardpoints 1-4 and the probe (in that order): a master reads the probe's (a payload's water level)
+# and a recorder CO's every step, the hardpoints' rarely.
+WAVE_OUTPUTS = ("wave.elevation", "wave_probe.elevation", "wave.excitation_force", "wave.excitation_moment")
+HARDPOINT_WAVE_OUTPUTS = tuple(HARDPOINT_WAVE.values())
+WAVE_ROWS = {"update_wave_outputs": (0, N_HARDPOINTS + 1), "update_hardpoint_waves": tuple(range(1, N_HARDPOINTS + 1))}
 # Outputs computed on first read: hardpoint 1 (the crane's port) and CO are what masters read every
 # step, the rest (CG, the other hardpoints, body-frame velocities, power) is written on demand.
 KINEMATIC_OUTPUTS = ("hardpoint1.power", "velocity_body", "angular_velocity_body", "cg.position", "cg.velocity",
@@ -65,6 +69,7 @@ SAFETY = 0.8          # sub-steps at most this fraction of the RK4 stability lim
 class Ship(Fmi2Slave):
 
     lazy_outputs = {**{group: "update_wave_outputs" for group in WAVE_OUTPUTS},
+                    **{group: "update_hardpoint_waves" for group in HARDPOINT_WAVE_OUTPUTS},
                     **{group: "update_other_outputs" for group in KINEMATIC_OUTPUTS}}
     description = ("6-DOF ship seakeeping: Cummins equation with fluid-memory state space, linear hydrostatics, "
                    "force-RAO wave loads in a seeded JONSWAP/PM/regular sea, station keeping, 4 hardpoints")
@@ -197,9 +202,16 @@ class Ship(Fmi2Slave):
                                                                    "angular_acceleration"))
                             + (f"hardpoint{k}.power", f"hardpoint{k}.force", f"hardpoint{k}.moment")
                             for k in range(1, N_HARDPOINTS + 1)]
+        if self.ship is not None and hasattr(self.ship, "bind_outputs"):
+            # the kernel that takes the outputs' derivative writes CO's and hardpoint 1's outputs
+            # straight into their arrays (update_outputs)
+            hp = self._hp_outputs[0]
+            self.ship.bind_outputs(self._points, (v["position"], v["velocity"], v["acceleration"],
+                                                  v["angular_velocity"], v["angular_acceleration"], v["quaternion"],
+                                                  v["euler"], hp[0], hp[1], hp[2], hp[3], hp[4], hp[5]), 2)
         self._applied_version = None
         self._applied = None
-        self._wave_key = None
+        self._wave_keys = {}          # lazy wave method -> (time, state, probe) of its values
         self._kinematics = None       # (time, y, pos, vel, acc, w, wd) of the last update_outputs
 
     def initialize_model(self) -> None:
@@ -251,28 +263,37 @@ class Ship(Fmi2Slave):
         self._applied_version = self.input_version
         v = self.v
         # a master sets every input before each step and again in a feedthrough refresh, mostly
-        # to the same values: compare the values, hand the ship only what changed
+        # to the same values: compare the values (their bytes, one string: cheaper than arrays),
+        # hand the ship only what changed
         loads = np.concatenate([v[name] for name in LOAD_INPUTS])
-        if self._applied is not None and _same(loads, self._applied):
+        new = loads.tobytes()
+        previous = self._applied
+        if previous is not None and new == previous[1]:
             return
-        previous, self._applied = self._applied, loads
+        self._applied = (loads, new)
         s = self.ship
         n = 6 * N_HARDPOINTS
-        if previous is not None and _same(loads[:n], previous[:n]) and _same(
-                loads[-3:], previous[-3:]):
-            forces, moments, current = s.hp_force, s.hp_moment, s.current
-        else:
-            forces = np.array([v[f"hardpoint{k}.force"] for k in range(1, N_HARDPOINTS + 1)])
-            moments = np.array([v[f"hardpoint{k}.moment"] for k in range(1, N_HARDPOINTS + 1)])
-            current = v["current.velocity"].copy()
+        held = previous is not None and new[:8 * n] == previous[1][:8 * n] and new[-24:] == previous[1][-24:]
+        articulated = any(loads[n:n + 27].tolist())    # np.any's test, without its wrapping
         IA = bias = None
-        if any(loads[n:n + 27].tolist()):    # np.any's test, without its wrapping
-            if previous is not None and s._articulated and _same(loads[n:n + 21], previous[n:n + 21]):
+        if articulated:
+            if held and s._articulated and new[8 * n:8 * (n + 21)] == previous[1][8 * n:8 * (n + 21)]:
                 IA = s.IA       # only the bias changed
             else:
                 IA = loads[n:n + 21][_IA_ENTRIES]
             # a view: the loads applied are never written to (the next inputs are a new array)
             bias = loads[n + 21:n + 27]
+            if held and hasattr(s, "set_articulated"):
+                # a crane's refresh: only its articulated inertia and bias are new (set_loads would
+                # find the hardpoint loads and the current the ship's own)
+                s.set_articulated(IA, bias)
+                return
+        if held:
+            forces, moments, current = s.hp_force, s.hp_moment, s.current
+        else:
+            forces = np.array([v[f"hardpoint{k}.force"] for k in range(1, N_HARDPOINTS + 1)])
+            moments = np.array([v[f"hardpoint{k}.moment"] for k in range(1, N_HARDPOINTS + 1)])
+            current = v["current.velocity"].copy()
         s.set_loads(forces, moments, current, IA, bias)
 
     def step_model(self, t: float, h: float) -> None:
@@ -286,6 +307,10 @@ class Ship(Fmi2Slave):
         self._apply_inputs()
         pos, vel, acc, w, wd = s.points_kinematics(self._points)
         y = s.y
+        if getattr(s, "outputs_written", False):
+            # the kernel wrote them all (bound in _bind_outputs): the same values as below
+            self._kinematics = (s.time, y, pos, vel, acc, w, wd)
+            return
         hp_pos, hp_q, hp_vel, hp_w, hp_acc, hp_wd = self._hp_outputs[0][:6]
         kept = self._kinematics
         if kept is None or kept[0] != s.time or kept[1] is not y:
@@ -319,39 +344,56 @@ class Ship(Fmi2Slave):
                 hp_wd[:] = wd
             v[power] = float(v[force] @ vel[n] + v[moment] @ w)
 
-    def update_wave_outputs(self) -> None:
-        """Wave elevations at CO, the hardpoints and the probe, and the excitation (lazy: only
-        computed when one of them is read)."""
-        s, v = self.ship, self.v
-        probe = v["wave_probe.position"]
-        key = (s.time, s.y, *probe.tolist())
-        kept = self._wave_key
+    def _elevations(self, method: str) -> list | None:
+        """The wave elevations at CO, the hardpoints and the probe (their north and east), of the
+        lazy ``method``'s points (WAVE_ROWS) at least; None if its values are there already (the
+        same time, state and probe position)."""
+        s = self.ship
+        probe = self.v["wave_probe.position"].tolist()
+        key = (s.time, s.y, *probe)
+        kept = self._wave_keys.get(method)
         if kept is not None and kept[0] == key[0] and kept[1] is key[1] and kept[2:] == key[2:]:
-            return    # same time, state and probe: the values are there already
-        self._wave_key = key
-        # north and east of CO, the hardpoints and the probe; one call, so that each value is the
-        # same whichever other points are asked with it
+            return None
+        self._wave_keys[method] = key
         if self._kinematics is None or self._inputs_changed:
             self._inputs_changed = False
             self.update_outputs()
+        # north and east of CO, the hardpoints and the probe; one call with all of them, so that
+        # each value is the same whichever other points are asked with it
         pos = self._kinematics[2]
         xy = np.empty((len(pos), 2))
         xy[0] = pos[0, 0:2]
         xy[1:-1] = pos[2:, 0:2]
         xy[-1] = probe
-        if hasattr(s, "wave_elevations"):
+        if getattr(s, "wave_elevation_rows", False):
+            elevation = s.wave_elevations(xy, WAVE_ROWS[method])
+        elif hasattr(s, "wave_elevations"):
             elevation = s.wave_elevations(xy)
         else:       # an older components package (see _same)
             elevation = np.atleast_1d(s.sea.elevation(s.time, xy[:, 0], xy[:, 1])) if s.sea is not None \
                 else np.zeros(len(xy))
-        values = elevation.tolist()
+        return elevation.tolist()
+
+    def update_wave_outputs(self) -> None:
+        """Wave elevations at CO and the probe, and the excitation (lazy: only computed when one of
+        them is read)."""
+        values = self._elevations("update_wave_outputs")
+        if values is None:
+            return    # same time, state and probe: the values are there already
+        v = self.v
         v["wave.elevation"] = values[0]
         v["wave_probe.elevation"] = values[-1]
-        for k in range(1, N_HARDPOINTS + 1):
-            v[HARDPOINT_WAVE[k]] = values[k]
-        tau = s.wave_excitation()
+        tau = self.ship.wave_excitation()
         v["wave.excitation_force"][:] = tau[0:3]
         v["wave.excitation_moment"][:] = tau[3:6]
+
+    def update_hardpoint_waves(self) -> None:
+        """Wave elevations at the hardpoints' north and east (lazy)."""
+        values = self._elevations("update_hardpoint_waves")
+        if values is not None:
+            v = self.v
+            for k in range(1, N_HARDPOINTS + 1):
+                v[HARDPOINT_WAVE[k]] = values[k]
 
     def get_model_state(self) -> dict:
         return {} if self.ship is None else {"ship": self.ship.get_state()}

@@ -9,7 +9,7 @@
 #include <math.h>
 
 /* must equal ABI in components/kernels/__init__.py */
-#define MC_KERNELS_ABI 6
+#define MC_KERNELS_ABI 7
 
 int mc_kernels_abi(void);
 
@@ -76,7 +76,7 @@ void mc_rigid_body_accelerations(const double *params, const double *loads, cons
 
 /* ---- ship (ship.c; components/ship.py) ---- */
 #define MC_SHIP_MAX_RAD 512     /* fluid-memory states */
-int mc_ship(const long long *ctx, int mode);
+int mc_ship(const long long *ctx, int mode);   /* 0: RK4 sub-step, 1: derivative, 2: derivative + body points */
 int mc_ship_waves(const long long *ctx, int mode);     /* the sea's phases, cosines and sines */
 void mc_ship_points(const double *in, const double *r, int K, double *out);   /* body points' kinematics */
 

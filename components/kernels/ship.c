@@ -230,10 +230,74 @@ static int derivative(const double *P, const double *L, const double *y, const d
     return 0;
 }
 
+/* The cosines and sines of one stage's phases (Sea.excitation, _ExcitationPlan.cos_sin):
+ *   theta_j = t w3[j][0] + (w3[j][1] N + w3[j][2] E)
+ * into o (2n): for each of the groups of n / groups components, their cosines, then their sines. */
+static void stage_cos_sin(const double *w3, int n, int groups, double N, double E, double t, double *o) {
+    const int g = n / groups;
+    for (int m = 0; m < groups; m++)
+        for (int j = 0; j < g; j++) {
+            const double *c = w3 + 3 * (m * g + j);
+            const double th = t * c[0] + (c[1] * N + c[2] * E);
+            o[2 * g * m + j] = cos(th);
+            o[2 * g * m + g + j] = sin(th);
+        }
+}
+
+/* tau_c = sum_k cs_k p[k][c] (c = 0..5) for p (n2 x 6, row-major): row ``row`` (0, 1, 2) of the
+ * excitation's sum (cs @ p) as OpenBLAS's Haswell-family dgemm forms numpy's (3, n2) @ (n2, 6) up to
+ * n2 = 256 (one block of k): fused multiply-adds from +0 in the order of k (as row_times_transpose
+ * below), except for the last row's first four columns, which its 4x1 micro-tile sums in four
+ * lanes (k mod 4) over the blocks of 8 k, the rest into lane 0, then (l0 + l1) + (l2 + l3)
+ * (measured against numpy: the same bits for n2 = 1..240). components/kernels/ship.py checks the
+ * bits against numpy's once per process and shape, and lets numpy sum where they differ. */
+static void excitation_sum(const double *cs, const double *p, int n2, int row, double *tau) {
+    for (int c = 0; c < 6; c++) {
+        if (row == 2 && c < 4) {
+            double l[4] = {0.0, 0.0, 0.0, 0.0};
+            const int blocks = n2 - n2 % 8;
+            for (int k = 0; k < blocks; k++)
+                l[k % 4] = fma(cs[k], p[6 * k + c], l[k % 4]);
+            for (int k = blocks; k < n2; k++)
+                l[0] = fma(cs[k], p[6 * k + c], l[0]);
+            tau[c] = (l[0] + l[1]) + (l[2] + l[3]);
+            continue;
+        }
+        double s = 0.0;
+        for (int k = 0; k < n2; k++)
+            s = fma(cs[k], p[6 * k + c], s);
+        tau[c] = s;
+    }
+}
+
+/* The outputs of one state written where the caller's output arrays are (Ship.bind_outputs): the
+ * addresses in ``to`` receive CO's position, velocity and acceleration, omega and omega' (NED), the
+ * quaternion, the Euler angles, then point ``k``'s position, quaternion, velocity, omega,
+ * acceleration and omega' (fmus/ship.py's update_outputs: the same values, copied). kin is
+ * mc_ship_points' out for K points, the first of them CO. */
+static void scatter_outputs(const long long *to, int k, int K, const double *kin, const double *y,
+                            const double *euler) {
+    const double *pos = kin, *vel = kin + 3 * K, *acc = kin + 6 * K, *w = kin + 9 * K, *wd = w + 3;
+    const double *from[13] = {pos, vel, acc, w, wd, y + 3, euler, pos + 3 * k, y + 3, vel + 3 * k, w,
+                              acc + 3 * k, wd};
+    static const int size[13] = {3, 3, 3, 3, 3, 4, 3, 3, 4, 3, 3, 3, 3};
+    for (int i = 0; i < 13; i++)
+        memcpy((double *)(intptr_t)to[i], from[i], size[i] * sizeof(double));
+}
+
 /* ctx: the addresses of P, L, y (in place), the three stage excitations (18: at t, t + h/2, t + h;
    or 0: no waves), k1 (or 0: computed), and out (dy (16 + n_rad), R (9), Euler angles (3)); h as
-   the double at ctx[6] reinterpreted. mode 0: one RK4 sub-step of h on y; mode 1: the derivative at
-   y with the first excitation into out. Returns 0, or -1 if the mass matrix is singular. */
+   the double at ctx[6] reinterpreted; for mode 2 also the addresses of K body points (K x 3) and of
+   their kinematics (9 K + 6, mc_ship_points' out), and K; for mode 3 the addresses of an excitation
+   plan's w3 (n x 3) and p (2n x 6), n and its groups (integers), the address of [N, E, t + h/2, t + h]
+   and of a scratch of 2n doubles; for mode 2 at ctx[16] the address of 13 output addresses (or 0)
+   and at ctx[17] the point whose kinematics go to the last six (scatter_outputs). mode 0: one RK4
+   sub-step of h on y; mode 1: the derivative at y with the first excitation into out; mode 2:
+   mode 1, then the body points' kinematics at y with that nu' and R (Ship.points_kinematics after
+   Ship._current: the outputs of one state in one call), and those outputs into the caller's
+   arrays where bound; mode 3: the excitations at t + h/2 and t + h from the plan into the stage excitations'
+   second and third rows (the first is the caller's), then mode 0 (Ship.step's sub-step in one
+   call). Returns 0, -1 if the mass matrix is singular, -2 if the groups do not divide n. */
 int mc_ship(const long long *ctx, int mode) {
     const double *P = (const double *)(intptr_t)ctx[0], *L = (const double *)(intptr_t)ctx[1];
     double *y = (double *)(intptr_t)ctx[2];
@@ -246,6 +310,36 @@ int mc_ship(const long long *ctx, int mode) {
         return -1;
     if (mode == 1)
         return derivative(P, L, y, waves, out, out + m, out + m + 9);
+    if (mode == 2) {
+        if (derivative(P, L, y, waves, out, out + m, out + m + 9))
+            return -1;
+        /* mc_ship_points' in: p, v, omega, R, v', omega' */
+        double in[24];
+        memcpy(in, y, 3 * sizeof *in);
+        memcpy(in + 3, y + 7, 6 * sizeof *in);
+        memcpy(in + 9, out + m, 9 * sizeof *in);
+        memcpy(in + 18, out + 7, 6 * sizeof *in);
+        const int K = (int)ctx[9];
+        double *kin = (double *)(intptr_t)ctx[8];
+        mc_ship_points(in, (const double *)(intptr_t)ctx[7], K, kin);
+        if (ctx[16])
+            scatter_outputs((const long long *)(intptr_t)ctx[16], (int)ctx[17], K, kin, y, out + m + 9);
+        return 0;
+    }
+    if (mode == 3) {
+        const double *w3 = (const double *)(intptr_t)ctx[10], *p = (const double *)(intptr_t)ctx[11];
+        const double *at = (const double *)(intptr_t)ctx[14];
+        double *cs = (double *)(intptr_t)ctx[15], *stages = (double *)(intptr_t)ctx[3];
+        const int n = (int)ctx[12], groups = (int)ctx[13];
+        if (groups < 1 || n % groups || !stages)
+            return -2;
+        for (int r = 1; r < 3; r++) {
+            stage_cos_sin(w3, n, groups, at[0], at[1], at[1 + r], cs);
+            excitation_sum(cs, p, 2 * n, r, stages + 6 * r);
+        }
+    } else if (mode != 0) {
+        return -2;
+    }
     double K1[16 + MC_SHIP_MAX_RAD], K2[16 + MC_SHIP_MAX_RAD], K3[16 + MC_SHIP_MAX_RAD], K4[16 + MC_SHIP_MAX_RAD],
            Y[16 + MC_SHIP_MAX_RAD], R[9], e[3];
     const double *w1 = waves, *w2 = waves ? waves + 6 : NULL, *w3 = waves ? waves + 12 : NULL;
@@ -286,17 +380,21 @@ int mc_ship(const long long *ctx, int mode) {
  * ctx: the addresses of coef, at and out, then K, n, groups (integers).
  * mode 0 (elevation): coef = [w (n), eps (n), k cos chi (n), k sin chi (n)], at = K points (N, E);
  *   out (K x n): cos(((t w_j + eps_j) - N_k kx_j) - E_k ky_j), t = at[2 K], for the points from
- *   number ctx[5] on (the rows before it kept: the caller's points and time unchanged there).
+ *   number ctx[5] up to (not including) number ctx[6] (the other rows kept: the caller's points and
+ *   time unchanged there, or their elevations not asked for).
  * mode 1 (excitation): coef = the plan's w3 (n x 3: w, -k cos chi, -k sin chi), at = [N, E, t_0 .. t_K-1];
  *   theta_kj = t_k w3[j][0] + (w3[j][1] N + w3[j][2] E), out (K x 2n): for each of the groups of
- *   n / groups components, their cosines, then their sines (_ExcitationPlan.cos_sin). */
+ *   n / groups components, their cosines, then their sines (_ExcitationPlan.cos_sin).
+ * mode 2 (K = 3): mode 1, then the sums (K x 6) with the plan's p (2n x 6) at the address ctx[6], as
+ *   mc_ship's mode 3 forms them (for the check of their bits against numpy's). */
 int mc_ship_waves(const long long *ctx, int mode) {
     const double *coef = (const double *)(intptr_t)ctx[0], *at = (const double *)(intptr_t)ctx[1];
     double *out = (double *)(intptr_t)ctx[2];
     const int K = (int)ctx[3], n = (int)ctx[4], groups = (int)ctx[5];
     if (mode == 0) {
         const double *w = coef, *eps = coef + n, *kx = coef + 2 * n, *ky = coef + 3 * n, t = at[2 * K];
-        for (int k = groups < 0 ? 0 : groups; k < K; k++) {
+        const int end = ctx[6] < K ? (int)ctx[6] : K;
+        for (int k = groups < 0 ? 0 : groups; k < end; k++) {
             const double N = at[2 * k], E = at[2 * k + 1];
             double *o = out + (long)n * k;
             for (int j = 0; j < n; j++)
@@ -304,22 +402,14 @@ int mc_ship_waves(const long long *ctx, int mode) {
         }
         return 0;
     }
-    if (mode == 1) {
+    if (mode == 1 || mode == 2) {
         if (groups < 1 || n % groups)
             return -1;
-        const double N = at[0], E = at[1];
-        const int g = n / groups;
-        for (int k = 0; k < K; k++) {
-            const double t = at[2 + k];
-            double *o = out + 2L * n * k;
-            for (int m = 0; m < groups; m++)
-                for (int j = 0; j < g; j++) {
-                    const double *c = coef + 3 * (m * g + j);
-                    const double th = t * c[0] + (c[1] * N + c[2] * E);
-                    o[2 * g * m + j] = cos(th);
-                    o[2 * g * m + g + j] = sin(th);
-                }
-        }
+        for (int k = 0; k < K; k++)
+            stage_cos_sin(coef, n, groups, at[0], at[1], at[2 + k], out + 2L * n * k);
+        if (mode == 2)      /* the sums too (plan p at ctx[6]), after the cosines and sines */
+            for (int k = 0; k < K; k++)
+                excitation_sum(out + 2L * n * k, (const double *)(intptr_t)ctx[6], 2 * n, k, out + 2L * n * K + 6 * k);
         return 0;
     }
     return -1;

@@ -46,9 +46,18 @@ class CompiledShip:
         self._k1 = np.zeros(m)
         self._out = np.zeros(m + 12)
         self._waves_address, self._k1_address = kernels.address(self._waves), kernels.address(self._k1)
-        # P, L, y, waves (or 0), k1 (or 0), out, h (a double's bits)
-        self._ctx = np.array([kernels.address(P), kernels.address(self._L), kernels.address(self._y), 0, 0,
-                              kernels.address(self._out), 0], dtype=np.int64)
+        # P, L, y, waves (or 0), k1 (or 0), out, h (a double's bits), then for mode 2 the body points,
+        # their kinematics and their number (bound by _bind_points), for mode 3 an excitation plan's
+        # w3, p, n, groups, [N, E, t + h/2, t + h] and a scratch (bound by _bind_plan), then the table
+        # of output addresses and the point of the last six (bind_outputs, set per mode 2 call)
+        self._ctx = np.zeros(18, dtype=np.int64)
+        self._ctx[[0, 1, 2, 5]] = (kernels.address(P), kernels.address(self._L), kernels.address(self._y),
+                                   kernels.address(self._out))
+        self._at = np.zeros(4)
+        self._ctx[14] = kernels.address(self._at)
+        self._plan = None           # (plan, its w3, its p) bound in ctx
+        self._scratch = None
+        self._outputs = None        # (arrays, their addresses) of bind_outputs
         self._h = self._ctx.view(np.float64)[6:7]
         self._ctx_address = kernels.address(self._ctx)
         self._fn = lib.mc_ship
@@ -65,20 +74,107 @@ class CompiledShip:
         see ship.c's mc_ship_points): views of one new array."""
         if self._points_fn is None:
             self._points_fn = self._lib.mc_ship_points
+        _, r, r_address, out, out_address = self._bind_points(rs)
+        np.concatenate((y[0:3], y[7:13], R.ravel(), nu_dot), out=self._points_in)
+        K = len(r)
+        self._points_fn(self._points_in_address, r_address, K, out_address)
+        return self._split_points(out, K)
+
+    def _bind_points(self, rs: np.ndarray) -> tuple:
+        """The buffers of the body points rs (K, 3) and of their kinematics, made once per rs (their
+        addresses in ctx for mode 2): (rs, contiguous copy, its address, out, out's address)."""
         kept = self._points_buffers
         if kept is None or kept[0] is not rs:
             r = np.ascontiguousarray(rs, dtype=float)
             out = np.zeros(9 * len(r) + 6)
             kept = self._points_buffers = (rs, r, kernels.address(r), out, kernels.address(out))
-        _, r, r_address, out, out_address = kept
-        if r is not rs:
-            r[:] = rs       # a contiguous copy of rs: its values now (it may be written between calls)
-        np.concatenate((y[0:3], y[7:13], R.ravel(), nu_dot), out=self._points_in)
-        K = len(r)
-        self._points_fn(self._points_in_address, r_address, K, out_address)
+            self._ctx[7], self._ctx[8], self._ctx[9] = kept[2], kept[4], len(r)
+        if kept[1] is not rs:
+            kept[1][:] = rs     # a contiguous copy of rs: its values now (it may be written between calls)
+        return kept
+
+    @staticmethod
+    def _split_points(out: np.ndarray, K: int) -> tuple:
+        """points()' results from a copy of mc_ship_points' out: views of one new array."""
         o = out.copy()
         pva = o[:9 * K].reshape(3, K, 3)
         return pva[0], pva[1], pva[2], o[9 * K:9 * K + 3], o[9 * K + 3:]
+
+    OUTPUT_SIZES = (3, 3, 3, 3, 3, 4, 3, 3, 4, 3, 3, 3, 3)
+
+    def bind_outputs(self, arrays, row: int) -> bool:
+        """Have derivative_and_points(..., write_outputs=True) also write the outputs of the state
+        into these 13 arrays (ship.c's scatter_outputs): CO's position, velocity, acceleration, omega
+        and omega' (NED), the quaternion, the Euler angles, then point ``row``'s position, quaternion,
+        velocity, omega, acceleration and omega'. Each a contiguous, writeable float64 array of 3 (4
+        for the quaternions), kept until others are bound; None unbinds. Returns whether bound."""
+        self._outputs = None
+        if arrays is None or len(arrays) != len(self.OUTPUT_SIZES) or not all(
+                type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable
+                and a.size == size for a, size in zip(arrays, self.OUTPUT_SIZES)):
+            return False
+        table = np.array([kernels.address(a) for a in arrays], dtype=np.int64)
+        self._outputs = (tuple(arrays), table, kernels.address(table), int(row))
+        return True
+
+    def derivative_and_points(self, ship, y: np.ndarray, wave, rs: np.ndarray, write_outputs: bool = False) -> tuple:
+        """derivative(ship, y, wave), then points(y, R, nu', rs) with its R and nu', in one call
+        (ship.c's mc_ship mode 2: the same operations): (dy, R, Euler angles, points' results); with
+        write_outputs, also the outputs into the arrays bound (bind_outputs; rs's first point CO)."""
+        bound = self._outputs
+        if write_outputs and bound is not None and bound[3] < len(rs):
+            self._ctx[16], self._ctx[17] = bound[2], bound[3]
+        else:
+            self._ctx[16] = 0
+        self._loads(ship)
+        self._y[:] = y
+        if wave is None:
+            self._ctx[3] = 0
+        else:
+            self._ctx[3] = self._waves_address
+            self._waves[:6] = wave
+        _, r, _, out, _ = self._bind_points(rs)
+        self._call(2)
+        m = self.m
+        dy = self._out.copy()
+        return dy[:m], dy[m:m + 9].reshape(3, 3), tuple(dy[m + 9:m + 12].tolist()), self._split_points(out, len(r))
+
+    def _bind_plan(self, plan) -> None:
+        """The excitation plan's arrays in ctx (mode 3): again when the plan or its p (a new array
+        at each heading) is another."""
+        kept = self._plan
+        if kept is not None and kept[0] is plan and kept[2] is plan.p:
+            return
+        n = plan.m * plan.n
+        if self._scratch is None or self._scratch.size != 2 * n:
+            self._scratch = np.zeros(2 * n)
+            self._ctx[15] = kernels.address(self._scratch)
+        if plan.p.dtype != np.float64 or not plan.p.flags.c_contiguous or plan.p.shape != (2 * n, 6):
+            raise ValueError("the excitation plan's p is not a contiguous (2n, 6) float64 array")
+        self._ctx[10], self._ctx[11], self._ctx[12], self._ctx[13] = (kernels.address(plan.w3),
+                                                                      kernels.address(plan.p), n, plan.m)
+        self._plan = (plan, plan.w3, plan.p)
+
+    def substep_in_waves(self, ship, h: float, y: np.ndarray, plan, north: float, east: float, times: tuple,
+                         first, k1) -> tuple:
+        """substep() with the excitations at t + h/2 and t + h computed from the plan in the same call
+        (ship.c's mc_ship mode 3: Sea.excitation's phases, cosines, sines and sums, see
+        CompiledWaves.sums_exact), the one at t given (``first``); ``times`` (t + h/2, t + h).
+        Returns (the new state, the three stage excitations (3, 6))."""
+        self._bind_plan(plan)
+        self._loads(ship)
+        self._y[:] = y
+        self._ctx[3] = self._waves_address
+        self._waves[:6] = first
+        self._at[0], self._at[1], self._at[2], self._at[3] = north, east, times[0], times[1]
+        if k1 is None:
+            self._ctx[4] = 0
+        else:
+            self._ctx[4] = self._k1_address
+            self._k1[:] = k1
+        self._h[0] = h
+        self._call(3)
+        return self._y.copy(), self._waves.reshape(3, 6).copy()
 
     def _loads(self, ship) -> None:
         if ship._hp_force_sum is not self._summed:    # Ship._aggregate_hardpoint_loads made new sums
@@ -92,8 +188,11 @@ class CompiledShip:
                        out=self._varying)
 
     def _call(self, mode: int) -> None:
-        if self._fn(self._ctx_address, mode):
+        status = self._fn(self._ctx_address, mode)
+        if status == -1:
             raise np.linalg.LinAlgError("singular mass matrix (compiled ship)")
+        if status:
+            raise ValueError("the excitation plan's groups do not divide its components (compiled ship)")
 
     def derivative(self, ship, y: np.ndarray, wave) -> tuple:
         """(dy, R, (phi, theta, psi)) at y under the held loads and the excitation ``wave`` (or None)."""
@@ -129,6 +228,9 @@ class CompiledShip:
         return self._y.copy()
 
 
+_SUMS_EXACT: dict = {}     # CompiledWaves.sums_exact: (library function, groups, n per group) -> bool
+
+
 class CompiledWaves:
     """ship.c's mc_ship_waves bound to one sea (and the excitation plans of its RAOs): the phases
     and cosines of Sea.elevation at a ship's points, the phases, cosines and sines of Sea.excitation
@@ -144,7 +246,8 @@ class CompiledWaves:
         self._calls: dict = {}
 
     def _call(self, mode: int, K: int, coef: np.ndarray, groups: int = 1) -> tuple:
-        """(at, out, ctx, ctx address) for a call of ``mode`` on K points or times with ``coef``."""
+        """(at, out, ctx, ctx address, coef, fresh) for a call of ``mode`` on K points or times with
+        ``coef``; fresh (mode 0): which rows hold the cosines of their point at the time at[2 K]."""
         key = (mode, K, id(coef))
         call = self._calls.get(key)
         if call is None or call[4] is not coef:
@@ -153,39 +256,81 @@ class CompiledWaves:
             if mode == 0:
                 at[2 * K] = math.nan        # no rows computed yet
             out = np.zeros(K * n if mode == 0 else 2 * K * n)
-            ctx = np.array([kernels.address(coef), kernels.address(at), kernels.address(out), K, n, groups],
+            ctx = np.array([kernels.address(coef), kernels.address(at), kernels.address(out), K, n, groups, K],
                            dtype=np.int64)
-            call = self._calls[key] = (at, out.reshape(K, -1), ctx, kernels.address(ctx), coef)
+            call = self._calls[key] = (at, out.reshape(K, -1), ctx, kernels.address(ctx), coef, [False] * K)
         return call
 
-    def elevation(self, t: float, points: np.ndarray) -> np.ndarray:
+    def elevation(self, t: float, points: np.ndarray, rows=None) -> np.ndarray:
         """Sea.elevation(t, points[:, 0], points[:, 1]) for K points (K, 2): the same bits where
-        numpy's cos is the C library's (see ship.c)."""
+        numpy's cos is the C library's (see ship.c). rows: the indices of the points whose elevations
+        are wanted, ascending (None: all); the other entries may then be stale. Each entry is numpy's
+        product of its own row of cosines with the amplitudes whatever the other rows hold (a BLAS
+        forms each entry of a matrix-vector product alone; the matrix keeps its shape, and so the
+        kernel that forms each entry)."""
         K = len(points)
-        at, out, ctx, address, _ = self._call(0, K, self._coef)
+        at, out, ctx, address, _, fresh = self._call(0, K, self._coef)
         new = points.ravel().tolist()
         # rows of the same point at the same time are kept (a feedthrough refresh moves only the
         # wave probe, the last point): the phases and cosines are functions of the point and time
         # alone, and the comparison is of values (cos is even: a zero's sign cannot change one)
         held = at.tolist()
-        first = 0
-        if held[2 * K] == t:
-            while first < K and held[2 * first:2 * first + 2] == new[2 * first:2 * first + 2]:
-                first += 1
-        else:
+        if held[2 * K] != t:
             at[2 * K] = t
-        if first < K:
-            at[2 * first:2 * K] = new[2 * first:]
-            ctx[5] = first
-            self._fn(address, 0)
+            fresh[:] = [False] * K
+        todo = [k for k in (range(K) if rows is None else rows)
+                if not (fresh[k] and held[2 * k:2 * k + 2] == new[2 * k:2 * k + 2])]
+        if todo:
+            first, end = todo[0], todo[-1] + 1
+            if end - first == len(todo):        # consecutive rows: one call
+                at[2 * first:2 * end] = new[2 * first:2 * end]
+                ctx[5], ctx[6] = first, end
+                self._fn(address, 0)
+            else:
+                for k in todo:
+                    at[2 * k:2 * k + 2] = new[2 * k:2 * k + 2]
+                    ctx[5], ctx[6] = k, k + 1
+                    self._fn(address, 0)
+            for k in todo:
+                fresh[k] = True
         # the sum as Sea.elevation makes it: the same matrix-vector product on the same numbers
         return out @ self.sea.amplitude
+
+    def sums_exact(self, plan) -> bool:
+        """Whether ship.c's excitation sums (mc_ship mode 3) give numpy's ``cos_sin @ plan.p`` bits
+        here for this plan's shape: numpy's product is the BLAS's, whose order of summation ship.c
+        follows for OpenBLAS's Haswell-family dgemm; another BLAS or kernel may sum otherwise, and
+        then Ship.step lets numpy sum. Checked once per process, library and shape, on the plan's
+        own p at random times and positions."""
+        key = (id(self._fn), plan.m, plan.n)
+        exact = _SUMS_EXACT.get(key)
+        if exact is None:
+            exact = _SUMS_EXACT[key] = self._check_sums(plan)
+        return exact
+
+    def _check_sums(self, plan) -> bool:
+        n = plan.m * plan.n
+        p = np.ascontiguousarray(plan.p, dtype=float)
+        at = np.zeros(2 + 3)
+        out = np.zeros(3 * 2 * n + 3 * 6)
+        ctx = np.array([kernels.address(plan.w3), kernels.address(at), kernels.address(out), 3, n, plan.m,
+                        kernels.address(p)], dtype=np.int64)
+        rng = np.random.default_rng(26)
+        for _ in range(16):
+            at[:2] = rng.uniform(-500.0, 500.0, 2)
+            at[2:] = rng.uniform(0.0, 3600.0) + np.array([0.0, 0.0125, 0.025])
+            if self._fn(kernels.address(ctx), 2):
+                return False
+            cs = out[:3 * 2 * n].reshape(3, 2 * n)
+            if (cs @ p).tobytes() != out[3 * 2 * n:].tobytes():
+                return False
+        return True
 
     def excitation(self, plan, times, north: float, east: float) -> np.ndarray:
         """plan.cos_sin(theta) @ plan.p at the times (K,) for a plan already at its heading: Sea.excitation
         with an array of times (K, 6)."""
         w3 = plan.w3          # contiguous float64 (n, 3), made once per plan
-        at, out, _, address, _ = self._call(1, len(times), w3, plan.m)
+        at, out, _, address, _, _ = self._call(1, len(times), w3, plan.m)
         at[0], at[1] = north, east
         at[2:] = times
         if self._fn(address, 1):
