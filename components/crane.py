@@ -290,12 +290,12 @@ class Crane:
         if max_substep > self._substep_free:
             max_substep = self._substep_free
         if self._compiled is not None:                 # the same steps in C (results equal to rounding)
-            # the kernel chooses the sub-steps as below (the end-stop test in C costs nothing)
-            self.q, self.qd, self.z, (quat, p, v, w) = self._compiled.step(self, dt, max_substep,
-                                                                          self._substep_stops)
+            # the kernel chooses the sub-steps as below (the end-stop test in C costs nothing), and
+            # makes evaluate()'s evaluation at the step's end in the same call (the outputs')
+            self.q, self.qd, self.z, (quat, p, v, w), self._last = self._compiled.step(self, dt, max_substep,
+                                                                                      self._substep_stops)
             self.base = BaseMotion(p, quat, v, w, self.base.acceleration, self.base.angular_acceleration)
             self.time += dt
-            self._last = None
             self._stale = False
             self._key = None
             return

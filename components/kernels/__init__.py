@@ -42,7 +42,7 @@ LIBRARY = "libmc_kernels.so"
 SOURCES = ("aba.c", "crane.c", "rigid_body.c", "ship.c", "line.c", "contact.c", "nmpc.c", "rope_contact.c", "winch.c")
 HEADER = "kernels.h"
 # the calling conventions of the Python bindings below; kernels.h's MC_KERNELS_ABI must match
-ABI = 6
+ABI = 7
 # no FMA contraction (results must not depend on the target CPU), no errno for sqrt (inlined);
 # no -march: the library runs on any x86-64; -s: no symbols beyond the exported functions
 CFLAGS = ("-O3", "-fPIC", "-shared", "-s", "-ffp-contract=off", "-fno-math-errno", "-std=c99", "-Wall")

@@ -19,6 +19,8 @@
  *   [7..25] base at the step start: p (3), quaternion (4), v, w, a, alpha (3 each),
  *   [26..38] out: the base at the step end: quaternion (4, from its rotation matrix, Shepperd's
  *   method as components/crane.py's _matrix_to_quat), p, v, w,
+ *   [39] 1: mc_crane_step ends with mc_crane_evaluate at the step's end (the base at [7..25] taken
+ *   on to it: the evaluation a Crane makes next for its outputs, in the same call),
  *   then per joint MC_CRANE_JOINT: mode (0 passive, 1 position, 2 velocity, 3 torque), kp, ki,
  *   kd (position control only, else 0), torque_max (inf: none), power_max (NaN: none), lower,
  *   upper (+-inf: none), stop stiffness, stop damping, lower and upper (0 where infinite), setpoint,
@@ -37,7 +39,7 @@
 
 #include "kernels.h"
 
-enum { C_NSUB = 0, C_H = 1, C_K1 = 2, C_DT = 3, C_G = 4, C_BASE = 7, C_OUT = 26 };
+enum { C_NSUB = 0, C_H = 1, C_K1 = 2, C_DT = 3, C_G = 4, C_BASE = 7, C_OUT = 26, C_EVAL = 39 };
 enum { J_MODE = 0, J_KP, J_KI, J_KD, J_TMAX, J_PMAX, J_LO, J_HI, J_KS, J_DS, J_LO0, J_HI0, J_SP, J_INT };
 /* the ABA input layout (aba.c) */
 enum { IN_MOVING = 0, IN_R = 2, IN_P = 11, IN_V = 14, IN_W = 17, IN_A = 20, IN_AL = 23, IN_G = 26 };
@@ -244,5 +246,12 @@ int mc_crane_step(const long long *ctx) {
         cr[C_OUT + 7 + k] = in[IN_V + k];
         cr[C_OUT + 10 + k] = in[IN_W + k];
     }
-    return 0;
+    if (cr[C_EVAL] == 0.0)
+        return 0;
+    /* the base at the step's end as the Crane keeps it (BaseMotion(p, quaternion, v, w, a, alpha)),
+       then the evaluation at s = 0 from there, as a separate mc_crane_evaluate would make it */
+    memcpy(cr + C_BASE, cr + C_OUT + 4, 3 * sizeof(double));
+    memcpy(cr + C_BASE + 3, cr + C_OUT, 4 * sizeof(double));
+    memcpy(cr + C_BASE + 7, cr + C_OUT + 7, 6 * sizeof(double));
+    return mc_crane_evaluate(ctx);
 }

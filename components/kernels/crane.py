@@ -4,7 +4,9 @@
 new joint state and the base at the step's end, as the numpy reference in Crane.step computes them
 (to rounding): the joint controllers, end stops and base extrapolation of every RK4 stage and the
 articulated-body algorithm of the crane's compiled ArticulatedBody, in one call. ``evaluate`` is
-Crane._evaluate at the step start (the outputs' evaluation) in one call too.
+Crane._evaluate at the step start (the outputs' evaluation) in one call too; ``step`` makes that
+evaluation at the step's end in the call that takes the step (what a Crane evaluates next, for its
+outputs).
 """
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import numpy as np
 from components import kernels
 from components.kernels.aba import CompiledAbaResult
 
-HEAD = 39            # MC_CRANE_HEAD
+HEAD = 40            # MC_CRANE_HEAD
+EVALUATE = 39        # 1: the step call evaluates at the step's end
 JOINT = 14           # MC_CRANE_JOINT
 SP = 12              # the setpoint's place in a joint's block
 MODE_CODES = {"position": 1.0, "velocity": 2.0, "torque": 3.0}
@@ -83,10 +86,16 @@ class CompiledCraneStep:
         self._aba._wrenches_of = None        # a step packs them afresh (only the evaluation after a step skips it)
         if self._evaluate(self._ctx_address):
             raise ValueError(f"the compiled crane evaluation refused {self.n} joints")
-        aba, b = self._aba, crane.base
+        b = crane.base
+        return self._evaluation(crane.q, (b.position, b.velocity, b.angular_velocity, b.acceleration,
+                                          b.angular_acceleration, crane.gravity))
+
+    def _evaluation(self, q: np.ndarray, base: tuple) -> tuple:
+        """The kernel's last evaluation (ABA result, actuator torques, z') from its buffers, at
+        joint positions q and the base (p, v, w, a, alpha, gravity) it was made for."""
+        aba = self._aba
         R = aba._in[2:11].reshape(3, 3).copy()         # the base's rotation, as the kernel formed it
-        base = (R, b.position, b.velocity, b.angular_velocity, b.acceleration, b.angular_acceleration, crane.gravity)
-        result = CompiledAbaResult(aba, crane.q, aba._work.copy(), base, None, True)
+        result = CompiledAbaResult(aba, q, aba._work.copy(), (R, *base), None, True)
         out = self._outputs.copy()                    # [actuator torques, z'] with one copy
         return result, out[:self.n], out[self.n:]
 
@@ -94,10 +103,12 @@ class CompiledCraneStep:
         """RK4 over dt, the inputs held (Crane.step), in sub-steps of at most max_substep, or of
         stops_substep where a joint is at an end stop or reaches one within dt (Crane._at_a_stop;
         the kernel makes that test and chooses the sub-steps as Crane.step does). Returns
-        (q, qd, z, (quaternion, position, velocity, angular velocity) of the base at dt)."""
+        (q, qd, z, (quaternion, position, velocity, angular velocity) of the base at dt, evaluation):
+        the evaluation is what ``evaluate`` gives at the step's end (the new state, the base a
+        BaseMotion of these arrays and the held accelerations), made in the same call."""
         n, cr = self.n, self._cr
         self._inputs(crane)
-        cr[0], cr[1], cr[3], cr[self._stops_at] = 0.0, max_substep, dt, stops_substep
+        cr[0], cr[1], cr[3], cr[self._stops_at], cr[EVALUATE] = 0.0, max_substep, dt, stops_substep, 1.0
         reuse = crane._last if (crane._last is not None and not crane._stale) else None
         if reuse is not None:                         # first same as last: the outputs' evaluation
             result, _, z_dot = reuse
@@ -111,4 +122,9 @@ class CompiledCraneStep:
         if code:
             raise ValueError(f"the compiled crane step refused {n} joints")
         y, b = self._y.copy(), self._base_out.copy()   # one copy each, handed on as views
-        return (y[:n], y[n:2 * n], y[2 * n:], (b[0:4], b[4:7], b[7:10], b[10:13]))
+        # the wrench buffer holds the step's loads, which the evaluation used; the next call packs
+        # them afresh (as after evaluate)
+        self._aba._wrenches_of = None
+        q, p, v, w, held = y[:n], b[4:7], b[7:10], b[10:13], crane.base
+        evaluation = self._evaluation(q, (p, v, w, held.acceleration, held.angular_acceleration, crane.gravity))
+        return q, y[n:2 * n], y[2 * n:], (b[0:4], p, v, w), evaluation

@@ -9,7 +9,7 @@
 #include <math.h>
 
 /* must equal ABI in components/kernels/__init__.py */
-#define MC_KERNELS_ABI 6
+#define MC_KERNELS_ABI 7
 
 int mc_kernels_abi(void);
 
@@ -61,7 +61,7 @@ int mc_aba_reevaluate(const long long *ctx);
 void mc_aba_qdd(int n, const double *model, const double *in, double *work);   /* qdd at work[0..n) */
 
 /* ---- crane (crane.c; components/crane.py) ---- */
-#define MC_CRANE_HEAD 39        /* doubles of the crane array before the joints */
+#define MC_CRANE_HEAD 40        /* doubles of the crane array before the joints */
 #define MC_CRANE_JOINT 14       /* doubles per joint */
 int mc_crane_step(const long long *ctx);
 int mc_crane_evaluate(const long long *ctx);
