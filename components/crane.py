@@ -219,6 +219,14 @@ class Crane:
                 return True
         return False
 
+    def bind_points(self, points: list) -> bool:
+        """Have evaluate() form the motion of these points, (link, r in J_link coordinates) each,
+        with its evaluation: its results then carry ``points``, per point link and r, then
+        AbaResult.point_motion's position, velocity and v_P (13 numbers). The compiled kernel does
+        it, in the call that evaluates, where it gives numpy's bits; returns whether it does (the
+        numpy reference does not: use point_motion)."""
+        return self._compiled is not None and self._compiled.bind_points(points)
+
     # ------------------------------------------------------------------ inputs
 
     def set_inputs(self, base: BaseMotion, setpoints: np.ndarray, loads) -> None:

@@ -40,6 +40,7 @@ _ACC = tuple(f"attachment{k}.acceleration" for k in range(1, N_ATTACHMENTS + 1))
 _SETPOINT = tuple(f"joint{k}.setpoint" for k in range(1, N_JOINTS + 1))
 _FORCE = tuple(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1))
 _ZERO3 = np.zeros(3)
+_POINT = 13           # numbers per point of an evaluation's points (Crane.bind_points)
 # the base inputs and the BaseMotion fields they set, in BaseMotion's order
 _BASE_FIELDS = tuple(zip(BASE_INPUTS, ("position", "quaternion", "velocity", "angular_velocity", "acceleration",
                                        "angular_acceleration")))
@@ -230,6 +231,8 @@ class Crane(Fmi2Slave):
         self._attachments = [(att.link, body.point_in_joint_frame(att.link, att.point))
                              for att in self._mechanism.attachments[:N_ATTACHMENTS]]
         self._attachment_motion = [None] * N_ATTACHMENTS
+        # the compiled evaluation forms their motion in its call (Crane.bind_points)
+        self.crane.bind_points(self._attachments)
         self._load_points = [(att.link, np.asarray(att.point, float))
                              for att in self._mechanism.attachments[:N_ATTACHMENTS]]
         # (result, crane) the outputs, each attachment's motion and the accelerations were last
@@ -325,6 +328,12 @@ class Crane(Fmi2Slave):
             return
         self._motion_shown[k] = (result, c)
         if k < len(self._attachments):
+            points = result.points
+            if points is not None:               # formed in the evaluation's kernel call (bind_points)
+                at = _POINT * k
+                v[_POS[k]][:], v[_VEL[k]][:] = points[at + 4:at + 7], points[at + 7:at + 10]
+                self._attachment_motion[k] = points[at + 10:at + 13]
+                return
             link, r = self._attachments[k]
             pos, vel, self._attachment_motion[k] = result.point_motion(link, r)
             v[_POS[k]][:], v[_VEL[k]][:] = pos, vel

@@ -27,7 +27,8 @@
  *   integrating (1 in position and velocity control),
  *   then y = [q, qd, z] (3n, in place), k1 (3n), and (mc_crane_evaluate's outputs) the actuator
  *   torques (n, end stops excluded) and the integrators' rates z' (n), and the sub-step the end
- *   stops need (1).
+ *   stops need (1), then the number m of points whose motion mc_crane_evaluate forms (1) and the
+ *   points (MC_ABA_POINT each, mc_aba_points: link and r in, position, velocity and v_P out).
  * Sub-steps 0 (mc_crane_step): the kernel chooses them as Crane.step does, h holding the largest
  *   sub-step (the stability limit with the stops free applied) and the last entry the one with the
  *   stops engaged, taken where a joint is beyond a stop or reaches one within dt at its present
@@ -154,7 +155,8 @@ static void matrix_to_quat(const double *R, double *q) {
 }
 
 /* Crane._evaluate at the step start: the whole articulated-body algorithm with its outputs into
-   work (as mc_aba), the actuator torques and z' into the crane array (after k1). */
+   work (as mc_aba), the actuator torques and z' into the crane array (after k1), and the motion
+   of its points (the attachments an adapter shows) there too. */
 int mc_crane_evaluate(const long long *ctx) {
     const int n = (int)ctx[0];
     double *in = (double *)(intptr_t)ctx[2], *cr = (double *)(intptr_t)ctx[4];
@@ -170,7 +172,11 @@ int mc_crane_evaluate(const long long *ctx) {
     }
     joint_forces(n, in, cr, 0.0, y, dy, act);
     memcpy(act + n, dy + 2 * n, n * sizeof(double));
-    return mc_aba(ctx);
+    const int code = mc_aba(ctx);
+    double *points = act + 2 * n + 1;
+    if (code == 0 && points[0] > 0.0)
+        mc_aba_points(n, (const double *)(intptr_t)ctx[3], points + 1, (int)points[0]);
+    return code;
 }
 
 /* a joint is beyond an end stop, or gets there within dt at its present rate (Crane._at_a_stop):

@@ -12,14 +12,52 @@ from __future__ import annotations
 
 import numpy as np
 
+import ctypes
+from types import SimpleNamespace
+
 from components import kernels
-from components.kernels.aba import CompiledAbaResult
+from components.kernels.aba import CompiledAbaResult, offsets
 
 HEAD = 40            # MC_CRANE_HEAD
 EVALUATE = 39        # 1: the step call evaluates at the step's end
 JOINT = 14           # MC_CRANE_JOINT
 SP = 12              # the setpoint's place in a joint's block
 MODE_CODES = {"position": 1.0, "velocity": 2.0, "torque": 3.0}
+POINT = 13           # MC_ABA_POINT: link, r (3), position (3), velocity (3), v_P (3)
+MAX_POINTS = 8       # the points an evaluation forms the motion of (bind_points)
+
+_POINTS_EXACT: dict = {}
+
+
+def points_reproduce_numpy(lib) -> bool:
+    """Whether aba.c's mc_aba_points gives the bits of CompiledAbaResult._point_motion (numpy's
+    R.dot(x), a BLAS dgemv, which the kernel forms as OpenBLAS's Haswell-family kernels do; another
+    BLAS may round otherwise, and then numpy forms the points' motion). Checked once per process
+    and library on random frames, velocities and points, zeros and signed zeros among them."""
+    key = id(lib)
+    if key not in _POINTS_EXACT:
+        lib.mc_aba_points.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        lib.mc_aba_points.restype = None
+        rng = np.random.default_rng(26)
+        n = 3
+        o = offsets(n)
+        exact = True
+        for k in range(24):
+            work = rng.normal(size=o["size"]) * 10.0 ** rng.integers(-3, 4, o["size"])
+            if k % 4 == 0:
+                work[o["V"]:o["V"] + 6 * n] = -0.0 if k % 8 else 0.0      # links at rest
+            points = np.zeros((n, POINT))
+            points[:, 0] = np.arange(n)
+            points[:, 1:4] = rng.normal(size=(n, 3)) * 10.0 ** rng.integers(-2, 2, (n, 3))
+            if k % 3 == 0:
+                points[0, 1:4] = 0.0                                         # a point at a joint
+            lib.mc_aba_points(n, kernels.address(work), kernels.address(points), n)
+            result = SimpleNamespace(_work=work, _o=o)
+            for i in range(n):
+                pos, vel, vP = CompiledAbaResult._point_motion(result, i, points[i, 1:4].copy())
+                exact = exact and np.concatenate((pos, vel, vP)).tobytes() == points[i, 4:].tobytes()
+        _POINTS_EXACT[key] = exact
+    return _POINTS_EXACT[key]
 
 
 class CompiledCraneStep:
@@ -31,7 +69,8 @@ class CompiledCraneStep:
             raise ValueError("the compiled crane step needs the compiled articulated-body algorithm")
         n = self.n = crane.n
         self._aba = aba
-        self._cr = np.zeros(HEAD + JOINT * n + 8 * n + 1)      # + the sub-step with the end stops engaged
+        # + the sub-step with the end stops engaged, the number of points and the points
+        self._cr = np.zeros(HEAD + JOINT * n + 8 * n + 2 + POINT * MAX_POINTS)
         self._joints = self._cr[HEAD:HEAD + JOINT * n].reshape(n, JOINT)
         self._setpoints = self._joints[:, SP]
         self._base = self._cr[7:26]
@@ -41,10 +80,30 @@ class CompiledCraneStep:
         self._z_dot = self._cr[HEAD + JOINT * n + 7 * n:HEAD + JOINT * n + 8 * n]
         self._stops_at = HEAD + JOINT * n + 8 * n
         self._outputs = self._cr[HEAD + JOINT * n + 6 * n:HEAD + JOINT * n + 8 * n]      # act, z'
+        self._points_at = self._stops_at + 1
         self._base_out = self._cr[26:39]
         self._fn, self._evaluate = lib.mc_crane_step, lib.mc_crane_evaluate
+        self._lib = lib
         self._packed = None
         self._in = None
+
+    def bind_points(self, points: list) -> bool:
+        """Have every evaluation form the motion of these points, (link, r in J_link coordinates)
+        each (AbaResult.point_motion), into its result's ``points``: per point 13 numbers, link
+        and r, then the position, the velocity and v_P. Returns whether it does (not where the
+        kernel would round otherwise than numpy, nor for more than MAX_POINTS points; then
+        nothing is formed)."""
+        cr, at, n = self._cr, self._points_at, self.n
+        bound = 0 < len(points) <= MAX_POINTS and points_reproduce_numpy(self._lib)
+        m = len(points) if bound else 0
+        cr[at] = m
+        for k, (link, r) in enumerate(points[:m]):
+            cr[at + 1 + POINT * k] = link
+            cr[at + 2 + POINT * k:at + 5 + POINT * k] = r
+        # what an evaluation copies out: the actuator torques, z' and (from 2 n + 2 on) the points
+        start = HEAD + JOINT * n + 6 * n
+        self._outputs = cr[start:at + 1 + POINT * m] if m else cr[start:start + 2 * n]
+        return bound
 
     def _pack_controls(self, crane) -> None:
         """The joint controllers and end stops (Crane._control_arrays) into the kernel's array."""
@@ -96,8 +155,11 @@ class CompiledCraneStep:
         aba = self._aba
         R = aba._in[2:11].reshape(3, 3).copy()         # the base's rotation, as the kernel formed it
         result = CompiledAbaResult(aba, q, aba._work.copy(), (R, *base), None, True)
-        out = self._outputs.copy()                    # [actuator torques, z'] with one copy
-        return result, out[:self.n], out[self.n:]
+        n = self.n
+        out = self._outputs.copy()                    # [actuator torques, z', (points)] with one copy
+        if out.size > 2 * n:
+            result.points = out[2 * n + 2:]
+        return result, out[:n], out[n:2 * n]
 
     def step(self, crane, dt: float, max_substep: float, stops_substep: float) -> tuple:
         """RK4 over dt, the inputs held (Crane.step), in sub-steps of at most max_substep, or of

@@ -59,6 +59,8 @@ int mc_aba_work_size(int n);
 int mc_aba(const long long *ctx);
 int mc_aba_reevaluate(const long long *ctx);
 void mc_aba_qdd(int n, const double *model, const double *in, double *work);   /* qdd at work[0..n) */
+#define MC_ABA_POINT 13         /* doubles per point of mc_aba_points: link, r, position, velocity, v_P */
+void mc_aba_points(int n, const double *work, double *points, int m);
 
 /* ---- crane (crane.c; components/crane.py) ---- */
 #define MC_CRANE_HEAD 40        /* doubles of the crane array before the joints */
