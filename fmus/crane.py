@@ -242,6 +242,12 @@ class Crane(Fmi2Slave):
         self._applied = None        # (input_version, base, setpoints, loads) last given to the crane
         self._setpoint_names = _SETPOINT[:self.crane.n]
         self._joints_shown = None   # (q, qd, z, setpoint bits) the joint outputs were last formed from
+        n = self.crane.n
+        # _joint_outputs' names, in the order of its values: positions, rates, torques, powers
+        self._joint_names = [names[x] for x in range(4) for names in _JOINT[:n]]
+        for names in _JOINT[n:]:
+            for name in names:
+                self.v[name] = 0.0
 
     # ------------------------------------------------------------------ stepping and outputs
 
@@ -364,16 +370,10 @@ class Crane(Fmi2Slave):
                 v[_ACC[k]][:] = 0.0
 
     def _joint_outputs(self, act: np.ndarray) -> None:
-        v, c = self.v, self.crane
-        q, qd = c.q.tolist(), c.qd.tolist()
-        actl = act.tolist()
-        power = (act * c.qd).tolist()
-        for i in range(N_JOINTS):
-            pos, rate, torque, pw = _JOINT[i]
-            if i < c.n:
-                v[pos], v[rate], v[torque], v[pw] = q[i], qd[i], actl[i], power[i]
-            else:
-                v[pos] = v[rate] = v[torque] = v[pw] = 0.0
+        """Position, rate, actuator torque and power (torque x rate) of the mechanism's joints, in
+        one dict update (the joints beyond its count keep the zeros _prepare_attachments gave)."""
+        c = self.crane
+        self.v.update(zip(self._joint_names, np.concatenate((c.q, c.qd, act, act * c.qd)).tolist()))
 
     def get_model_state(self) -> dict:
         return {} if self.crane is None else {"crane": self.crane.get_state()}
