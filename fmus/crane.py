@@ -61,11 +61,11 @@ class Crane(Fmi2Slave):
     # the step moves the base on with its velocity and acceleration
     carried_inputs = frozenset(("base.position", "base.quaternion", "base.velocity", "base.angular_velocity"))
     # formed on first read after a step or an input change (fmus/_base.py): a master that reads
-    # the inertia, bias and attachment positions only does not pay for pass 3 of the ABA, nor one
-    # that reads one attachment for the others
-    lazy_outputs = {**{f"attachment{k}.{x}": f"update_attachment{k}_motion" for k in range(1, N_ATTACHMENTS + 1)
-                       for x in ("position", "velocity")},
-                    **{f"attachment{k}.acceleration": "update_accelerations" for k in range(1, N_ATTACHMENTS + 1)},
+    # the inertia, bias and attachment motion only does not pay for pass 3 of the numpy ABA. The
+    # attachments' position and velocity are formed with the other outputs: the compiled
+    # evaluation forms them in its call (Crane.bind_points), where a lazy read cost more than they
+    # do; the numpy reference forms them with point_motion
+    lazy_outputs = {**{f"attachment{k}.acceleration": "update_accelerations" for k in range(1, N_ATTACHMENTS + 1)},
                     "base.force": "update_accelerations", "base.moment": "update_accelerations"}
 
     def __init__(self, **kwargs):
@@ -248,6 +248,8 @@ class Crane(Fmi2Slave):
         for names in _JOINT[n:]:
             for name in names:
                 self.v[name] = 0.0
+        for k in range(len(self._attachments), N_ATTACHMENTS):     # attachments the mechanism lacks
+            self.v[_POS[k]][:] = self.v[_VEL[k]][:] = 0.0
 
     # ------------------------------------------------------------------ stepping and outputs
 
@@ -300,8 +302,10 @@ class Crane(Fmi2Slave):
         v["base.bias_force"][:] = bias[0:3]
         v["base.bias_moment"][:] = bias[3:6]
         # the same state (only the base acceleration or the loads changed, Crane.evaluate redid
-        # passes 2-3): the joint outputs stand
+        # passes 2-3): the joint outputs and the attachments' position and velocity stand
         if not (last is not None and last[1] is c and last[0]._pass1 is result._pass1):
+            for k in range(len(self._attachments)):
+                self._attachment_motion_of(k, result)
             # the actuator torques depend on the state and the setpoints, not on the base: after a
             # feedthrough refresh that moved only the base (the master's second setReal of a macro
             # step) they are those shown. A step or a restored state makes new arrays of q, qd and
@@ -313,38 +317,25 @@ class Crane(Fmi2Slave):
                 self._joints_shown = key
                 self._joint_outputs(act)
 
-    def update_attachment1_motion(self) -> None:
-        self._update_attachment_motion(0)
-
-    def update_attachment2_motion(self) -> None:
-        self._update_attachment_motion(1)
-
-    def update_attachment3_motion(self) -> None:
-        self._update_attachment_motion(2)
-
-    def _update_attachment_motion(self, k: int) -> None:
-        """Position and velocity of attachment k + 1 (lazy outputs: formed when first read)."""
+    def _attachment_motion_of(self, k: int, result) -> None:
+        """Position and velocity of attachment k + 1 (of those the mechanism has) from an
+        evaluation's result, and its v_P for the acceleration (update_accelerations)."""
         v, c = self.v, self.crane
-        self._apply_inputs()
-        result, _ = c.evaluate()
         last = self._motion_shown[k]
         # the same state, base pose and velocity (only the base acceleration or the loads changed,
         # Crane.evaluate redid passes 2-3): position and velocity stand
         if last is not None and last[1] is c and last[0]._pass1 is result._pass1:
             return
         self._motion_shown[k] = (result, c)
-        if k < len(self._attachments):
-            points = result.points
-            if points is not None:               # formed in the evaluation's kernel call (bind_points)
-                at = _POINT * k
-                v[_POS[k]][:], v[_VEL[k]][:] = points[at + 4:at + 7], points[at + 7:at + 10]
-                self._attachment_motion[k] = points[at + 10:at + 13]
-                return
-            link, r = self._attachments[k]
-            pos, vel, self._attachment_motion[k] = result.point_motion(link, r)
-            v[_POS[k]][:], v[_VEL[k]][:] = pos, vel
-        else:
-            v[_POS[k]][:] = v[_VEL[k]][:] = 0.0
+        points = result.points
+        if points is not None:               # formed in the evaluation's kernel call (bind_points)
+            at = _POINT * k
+            v[_POS[k]][:], v[_VEL[k]][:] = points[at + 4:at + 7], points[at + 7:at + 10]
+            self._attachment_motion[k] = points[at + 10:at + 13]
+            return
+        link, r = self._attachments[k]
+        pos, vel, self._attachment_motion[k] = result.point_motion(link, r)
+        v[_POS[k]][:], v[_VEL[k]][:] = pos, vel
 
     def update_accelerations(self) -> None:
         """The base force and moment and the attachments' accelerations (lazy outputs: formed when
@@ -356,8 +347,8 @@ class Crane(Fmi2Slave):
         if last is not None and last[0] is result and last[1] is c:
             return
         self._accelerations_shown = (result, c)
-        for k in range(N_ATTACHMENTS):
-            self._update_attachment_motion(k)               # v_P of the attachments
+        for k in range(len(self._attachments)):
+            self._attachment_motion_of(k, result)           # v_P of the attachments
         W = result.base_wrench
         v["base.force"][:] = W[0:3]
         v["base.moment"][:] = W[3:6]
