@@ -227,6 +227,13 @@ class Crane:
         numpy reference does not: use point_motion)."""
         return self._compiled is not None and self._compiled.bind_points(points)
 
+    def bind_outputs(self, arrays: list | None) -> bool:
+        """Have the compiled evaluations also write an adapter's outputs into these arrays: the
+        base's articulated inertia blocks and bias wrench and the bound points' position and
+        velocity (CompiledCraneStep.bind_outputs; after bind_points). Their results then say
+        ``outputs_written``; returns whether the arrays are bound (the numpy reference: never)."""
+        return self._compiled is not None and self._compiled.bind_outputs(arrays)
+
     # ------------------------------------------------------------------ inputs
 
     def set_inputs(self, base: BaseMotion, setpoints: np.ndarray, loads) -> None:

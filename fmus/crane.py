@@ -231,8 +231,13 @@ class Crane(Fmi2Slave):
         self._attachments = [(att.link, body.point_in_joint_frame(att.link, att.point))
                              for att in self._mechanism.attachments[:N_ATTACHMENTS]]
         self._attachment_motion = [None] * N_ATTACHMENTS
-        # the compiled evaluation forms their motion in its call (Crane.bind_points)
-        self.crane.bind_points(self._attachments)
+        # the compiled evaluation forms their motion in its call (Crane.bind_points) and writes the
+        # outputs update_outputs would into this instance's arrays (bound again with the new arrays
+        # of a restored state: set_model_state comes here)
+        v = self.v
+        self._outputs_bound = self.crane.bind_points(self._attachments) and self.crane.bind_outputs(
+            [v["base.inertia_linear"], v["base.inertia_coupling"], v["base.inertia_angular"], v["base.bias_force"],
+             v["base.bias_moment"], *(v[names[k]] for k in range(len(self._attachments)) for names in (_POS, _VEL))])
         self._load_points = [(att.link, np.asarray(att.point, float))
                              for att in self._mechanism.attachments[:N_ATTACHMENTS]]
         # (result, crane) the outputs, each attachment's motion and the accelerations were last
@@ -295,17 +300,20 @@ class Crane(Fmi2Slave):
         if last is not None and last[0] is result and last[1] is c:
             return                                          # no input changed since these outputs
         self._shown = (result, c)
-        IA, bias = result.inertia_and_bias()              # I_A row-major (36), p_A
-        v["base.inertia_linear"][:] = IA[_SYM_LINEAR]
-        v["base.inertia_coupling"][:] = IA[_COUPLING]
-        v["base.inertia_angular"][:] = IA[_SYM_ANGULAR]
-        v["base.bias_force"][:] = bias[0:3]
-        v["base.bias_moment"][:] = bias[3:6]
+        written = result.outputs_written and self._outputs_bound    # by the kernel's call (bind_outputs)
+        if not written:
+            IA, bias = result.inertia_and_bias()              # I_A row-major (36), p_A
+            v["base.inertia_linear"][:] = IA[_SYM_LINEAR]
+            v["base.inertia_coupling"][:] = IA[_COUPLING]
+            v["base.inertia_angular"][:] = IA[_SYM_ANGULAR]
+            v["base.bias_force"][:] = bias[0:3]
+            v["base.bias_moment"][:] = bias[3:6]
         # the same state (only the base acceleration or the loads changed, Crane.evaluate redid
         # passes 2-3): the joint outputs and the attachments' position and velocity stand
         if not (last is not None and last[1] is c and last[0]._pass1 is result._pass1):
-            for k in range(len(self._attachments)):
-                self._attachment_motion_of(k, result)
+            if not written:       # (update_accelerations takes the attachments' v_P when it needs it)
+                for k in range(len(self._attachments)):
+                    self._attachment_motion_of(k, result)
             # the actuator torques depend on the state and the setpoints, not on the base: after a
             # feedthrough refresh that moved only the base (the master's second setReal of a macro
             # step) they are those shown. A step or a restored state makes new arrays of q, qd and

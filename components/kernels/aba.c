@@ -61,6 +61,10 @@ enum { IN_MOVING = 0, IN_NW = 1, IN_R = 2, IN_P = 11, IN_V = 14, IN_W = 17, IN_A
 
 int mc_aba_work_size(int n) { return O_MB(n) + 90; }
 
+/* the base's articulated inertia in world axes (36, row-major [linear; angular]) and, after it, its
+   bias wrench (6), in a full evaluation's work */
+const double *mc_aba_base_inertia(int n, const double *work) { return work + O_IAW(n); }
+
 static inline void cross(const double *a, const double *b, double *c) {
     c[0] = a[1] * b[2] - a[2] * b[1];
     c[1] = a[2] * b[0] - a[0] * b[2];

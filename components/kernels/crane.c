@@ -14,7 +14,8 @@
  *   p(s) = p0 + v0 s + a s^2 / 2,  v(s) = v0 + a s.
  *
  * ctx: n, then the addresses of the ABA's model, its input buffer (link wrenches set; the base,
- * q, qd and tau are written here), a work buffer (mc_aba_work_size doubles) and the crane array:
+ * q, qd and tau are written here), a work buffer (mc_aba_work_size doubles), the crane array, and
+ * of the bound outputs (0: none; see write_outputs), then the crane array:
  *   [0] sub-steps, [1] h, [2] 1 if k1 holds the first stage, [3] the step dt, [4..6] gravity,
  *   [7..25] base at the step start: p (3), quaternion (4), v, w, a, alpha (3 each),
  *   [26..38] out: the base at the step end: quaternion (4, from its rotation matrix, Shepperd's
@@ -154,6 +155,31 @@ static void matrix_to_quat(const double *R, double *q) {
     normalise(q);
 }
 
+/* The outputs an adapter shows of an evaluation, written where it keeps them (fmus/crane.py):
+ * outs = m (the attachments), then the addresses of the base's articulated inertia blocks in NED
+ * axes (linear: 0,0 1,1 2,2 0,1 0,2 1,2 of I_A[:3, :3]; coupling: I_A[:3, 3:] row-major; angular:
+ * the same entries of I_A[3:, 3:]), the bias force and moment, then per attachment its position and
+ * velocity (the points' first m). */
+static void write_outputs(const long long *outs, const double *work, int n, const double *points) {
+    static const int linear[6] = {0, 7, 14, 1, 2, 8}, coupling[9] = {3, 4, 5, 9, 10, 11, 15, 16, 17},
+                     angular[6] = {21, 28, 35, 22, 23, 29};
+    const double *IA = mc_aba_base_inertia(n, work), *bias = IA + 36;
+    double *il = (double *)(intptr_t)outs[1], *ic = (double *)(intptr_t)outs[2], *ia = (double *)(intptr_t)outs[3];
+    double *bf = (double *)(intptr_t)outs[4], *bm = (double *)(intptr_t)outs[5];
+    for (int k = 0; k < 6; k++) {
+        il[k] = IA[linear[k]];
+        ia[k] = IA[angular[k]];
+    }
+    for (int k = 0; k < 9; k++)
+        ic[k] = IA[coupling[k]];
+    memcpy(bf, bias, 3 * sizeof(double));
+    memcpy(bm, bias + 3, 3 * sizeof(double));
+    for (int j = 0; j < (int)outs[0]; j++) {
+        memcpy((double *)(intptr_t)outs[6 + 2 * j], points + MC_ABA_POINT * j + 4, 3 * sizeof(double));
+        memcpy((double *)(intptr_t)outs[7 + 2 * j], points + MC_ABA_POINT * j + 7, 3 * sizeof(double));
+    }
+}
+
 /* Crane._evaluate at the step start: the whole articulated-body algorithm with its outputs into
    work (as mc_aba), the actuator torques and z' into the crane array (after k1), and the motion
    of its points (the attachments an adapter shows) there too. */
@@ -176,6 +202,8 @@ int mc_crane_evaluate(const long long *ctx) {
     double *points = act + 2 * n + 1;
     if (code == 0 && points[0] > 0.0)
         mc_aba_points(n, (const double *)(intptr_t)ctx[3], points + 1, (int)points[0]);
+    if (code == 0 && ctx[5])
+        write_outputs((const long long *)(intptr_t)ctx[5], (const double *)(intptr_t)ctx[3], n, points + 1);
     return code;
 }
 

@@ -86,6 +86,8 @@ class CompiledCraneStep:
         self._lib = lib
         self._packed = None
         self._in = None
+        self._outs = None            # the bound outputs' addresses (bind_outputs), kept with their arrays
+        self._outs_address = 0
 
     def bind_points(self, points: list) -> bool:
         """Have every evaluation form the motion of these points, (link, r in J_link coordinates)
@@ -104,6 +106,25 @@ class CompiledCraneStep:
         start = HEAD + JOINT * n + 6 * n
         self._outputs = cr[start:at + 1 + POINT * m] if m else cr[start:start + 2 * n]
         return bound
+
+    def bind_outputs(self, arrays: list | None) -> bool:
+        """Have every evaluation also write what an adapter shows of it into these float64 arrays
+        (kept until others are bound; None unbinds): the base's articulated inertia blocks (6, 9
+        and 6 numbers, fmus/crane.py's order), the bias force and moment (3 each), then the
+        position and velocity (3 each) of each point bound (bind_points, which must come first).
+        Its results then say ``outputs_written``. Returns whether the arrays are bound."""
+        m = int(self._cr[self._points_at])
+        sizes = (6, 9, 6, 3, 3) + (3, 3) * m
+        if arrays is None or len(arrays) != len(sizes) or not all(
+                type(a) is np.ndarray and a.dtype == np.float64 and a.ndim == 1 and a.size == size
+                and a.flags.c_contiguous and a.flags.writeable for a, size in zip(arrays, sizes)):
+            self._outs, self._outs_address = None, 0
+        else:
+            self._outs = (np.array([m, *(kernels.address(a) for a in arrays)], dtype=np.int64), list(arrays))
+            self._outs_address = kernels.address(self._outs[0])
+        if self._in is not None:
+            self._ctx[5] = self._outs_address
+        return self._outs is not None
 
     def _pack_controls(self, crane) -> None:
         """The joint controllers and end stops (Crane._control_arrays) into the kernel's array."""
@@ -135,7 +156,7 @@ class CompiledCraneStep:
         aba._wrenches_of = loads
         if aba._in is not self._in:                   # the ABA's input buffer was (re)allocated
             self._in = aba._in
-            self._ctx = np.array([self.n, *aba._ctx[1:4], kernels.address(cr)], dtype=np.int64)
+            self._ctx = np.array([self.n, *aba._ctx[1:4], kernels.address(cr), self._outs_address], dtype=np.int64)
             self._ctx_address = kernels.address(self._ctx)
 
     def evaluate(self, crane) -> tuple:
@@ -159,6 +180,8 @@ class CompiledCraneStep:
         out = self._outputs.copy()                    # [actuator torques, z', (points)] with one copy
         if out.size > 2 * n:
             result.points = out[2 * n + 2:]
+        if self._outs is not None:
+            result.outputs_written = True
         return result, out[:n], out[n:2 * n]
 
     def step(self, crane, dt: float, max_substep: float, stops_substep: float) -> tuple:

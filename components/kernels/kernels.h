@@ -56,6 +56,7 @@ static inline int mc_solve_dense(int n, double *M, double *b) {
 #define MC_ABA_LINK 51          /* doubles per link in the model array */
 #define MC_ABA_IN_HEAD 29       /* doubles of the input array before q */
 int mc_aba_work_size(int n);
+const double *mc_aba_base_inertia(int n, const double *work);   /* I_A (36), then the bias (6) */
 int mc_aba(const long long *ctx);
 int mc_aba_reevaluate(const long long *ctx);
 void mc_aba_qdd(int n, const double *model, const double *in, double *work);   /* qdd at work[0..n) */

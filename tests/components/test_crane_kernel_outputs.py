@@ -184,3 +184,55 @@ def test_fmu_outputs_with_the_kernels_equal_the_numpy_reference(name, monkeypatc
         assert [fmu.v[f"joint{k}.{x}"] for x in ("position", "rate", "torque", "power")] == [0.0] * 4
     for k in range(len(mech.attachments) + 1, 4):
         assert not fmu.v[f"attachment{k}.position"].any() and not fmu.v[f"attachment{k}.velocity"].any()
+
+
+def _run_fmu(name: str) -> tuple[np.ndarray, CraneFmu]:
+    """Steps and feedthrough refreshes (base moved, then also the base acceleration and the loads
+    only), every output read after each; a state restored midway (new output arrays)."""
+    fmu, vr = _fmu(name)
+    names = [n for n, info in fmu.info.items() if info.causality == "output"]
+    outputs = [vr[n] for n in names]
+    rows, t, r = [], 0.0, np.random.default_rng(14)
+    for k in range(12):
+        base = random_base(r)
+        _set(fmu, vr, {"base.position": base.position, "base.quaternion": base.quaternion,
+                       "base.velocity": base.velocity, "base.angular_velocity": base.angular_velocity,
+                       "attachment1.force": r.normal(size=3) * 1e3})
+        fmu.do_step(t, 0.01)
+        t += 0.01
+        rows.append(fmu.get_real(outputs))
+        _set(fmu, vr, {"base.position": base.position + 0.01})
+        rows.append(fmu.get_real(outputs))
+        _set(fmu, vr, {"base.acceleration": r.normal(size=3), "attachment1.force": r.normal(size=3) * 1e3})
+        rows.append(fmu.get_real(outputs))
+        if k == 5:
+            fmu._set_fmu_state(fmu._get_fmu_state())
+    assert fmu.failure is None
+    return np.array(rows), fmu
+
+
+@pytest.mark.parametrize("name", ["knuckle_boom", "sms_prismatic"])
+def test_fmu_outputs_written_by_the_kernel_equal_those_the_adapter_writes(name, monkeypatch):
+    """The outputs the compiled evaluation writes into the adapter's arrays (bind_outputs) are the
+    bits the adapter writes itself from the same evaluations."""
+    monkeypatch.delenv("MARINE_COSIM_KERNELS", raising=False)
+    bound, fmu = _run_fmu(name)
+    assert fmu._outputs_bound == crane_kernel.points_reproduce_numpy(kernels.library())
+    monkeypatch.setattr(Crane, "bind_outputs", lambda self, arrays: False)
+    written, other = _run_fmu(name)
+    assert not other._outputs_bound
+    assert bound.tobytes() == written.tobytes()
+
+
+def test_bind_outputs_refuses_arrays_it_cannot_write():
+    mech = preset("knuckle_boom")
+    crane = _compiled_crane(mech)
+    assert crane.bind_points(_points_of(mech, crane)[:1]) or True
+    m = int(crane._compiled._cr[crane._compiled._points_at])
+    good = [np.zeros(s) for s in (6, 9, 6, 3, 3) + (3, 3) * m]
+    assert crane.bind_outputs(good)
+    assert not crane.bind_outputs(good[:-1])                                # one short
+    assert not crane.bind_outputs([*good[:1], np.zeros(9, dtype=np.float32), *good[2:]])
+    assert not crane.bind_outputs([*good[:2], np.zeros(12)[::2], *good[3:]])  # not contiguous
+    crane.set_inputs(random_base(np.random.default_rng(2)), crane.setpoint, [])
+    assert not crane.evaluate()[0].outputs_written
