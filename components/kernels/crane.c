@@ -15,7 +15,7 @@
  *
  * ctx: n, then the addresses of the ABA's model, its input buffer (link wrenches set; the base,
  * q, qd and tau are written here), a work buffer (mc_aba_work_size doubles), the crane array, and
- * of the bound outputs (0: none; see write_outputs), then the crane array:
+ * the bound outputs' (0: none; write_outputs). The crane array:
  *   [0] sub-steps, [1] h, [2] 1 if k1 holds the first stage, [3] the step dt, [4..6] gravity,
  *   [7..25] base at the step start: p (3), quaternion (4), v, w, a, alpha (3 each),
  *   [26..38] out: the base at the step end: quaternion (4, from its rotation matrix, Shepperd's
