@@ -81,6 +81,12 @@ class AbaResult:
     (``qdd``, the link accelerations) and everything else on first access (see the module
     docstring for frames and signs)."""
 
+    # the motion of the points a compiled crane evaluation formed with it (CompiledCraneStep.bind_points:
+    # per point link, r, position, velocity, v_P, the values of point_motion), or None
+    points: np.ndarray | None = None
+    # whether that evaluation wrote an adapter's outputs where it keeps them (CompiledCraneStep.bind_outputs)
+    outputs_written: bool = False
+
     def __init__(self, body: "ArticulatedBody", q: np.ndarray, V: np.ndarray, H: np.ndarray,
                  c: np.ndarray, MB: np.ndarray, base: tuple, pass1: tuple, tau: list, pass2: tuple,
                  a0: np.ndarray) -> None:

@@ -219,6 +219,21 @@ class Crane:
                 return True
         return False
 
+    def bind_points(self, points: list) -> bool:
+        """Have evaluate() form the motion of these points, (link, r in J_link coordinates) each,
+        with its evaluation: its results then carry ``points``, per point link and r, then
+        AbaResult.point_motion's position, velocity and v_P (13 numbers). The compiled kernel does
+        it, in the call that evaluates, where it gives numpy's bits; returns whether it does (the
+        numpy reference does not: use point_motion)."""
+        return self._compiled is not None and self._compiled.bind_points(points)
+
+    def bind_outputs(self, arrays: list | None) -> bool:
+        """Have the compiled evaluations also write an adapter's outputs into these arrays: the
+        base's articulated inertia blocks and bias wrench and the bound points' position and
+        velocity (CompiledCraneStep.bind_outputs; after bind_points). Their results then say
+        ``outputs_written``; returns whether the arrays are bound (the numpy reference: never)."""
+        return self._compiled is not None and self._compiled.bind_outputs(arrays)
+
     # ------------------------------------------------------------------ inputs
 
     def set_inputs(self, base: BaseMotion, setpoints: np.ndarray, loads) -> None:
@@ -290,12 +305,12 @@ class Crane:
         if max_substep > self._substep_free:
             max_substep = self._substep_free
         if self._compiled is not None:                 # the same steps in C (results equal to rounding)
-            # the kernel chooses the sub-steps as below (the end-stop test in C costs nothing)
-            self.q, self.qd, self.z, (quat, p, v, w) = self._compiled.step(self, dt, max_substep,
-                                                                          self._substep_stops)
+            # the kernel chooses the sub-steps as below (the end-stop test in C costs nothing), and
+            # makes evaluate()'s evaluation at the step's end in the same call (the outputs')
+            self.q, self.qd, self.z, (quat, p, v, w), self._last = self._compiled.step(self, dt, max_substep,
+                                                                                      self._substep_stops)
             self.base = BaseMotion(p, quat, v, w, self.base.acceleration, self.base.angular_acceleration)
             self.time += dt
-            self._last = None
             self._stale = False
             self._key = None
             return

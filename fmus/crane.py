@@ -40,6 +40,7 @@ _ACC = tuple(f"attachment{k}.acceleration" for k in range(1, N_ATTACHMENTS + 1))
 _SETPOINT = tuple(f"joint{k}.setpoint" for k in range(1, N_JOINTS + 1))
 _FORCE = tuple(f"attachment{k}.force" for k in range(1, N_ATTACHMENTS + 1))
 _ZERO3 = np.zeros(3)
+_POINT = 13           # numbers per point of an evaluation's points (Crane.bind_points)
 # the base inputs and the BaseMotion fields they set, in BaseMotion's order
 _BASE_FIELDS = tuple(zip(BASE_INPUTS, ("position", "quaternion", "velocity", "angular_velocity", "acceleration",
                                        "angular_acceleration")))
@@ -60,11 +61,11 @@ class Crane(Fmi2Slave):
     # the step moves the base on with its velocity and acceleration
     carried_inputs = frozenset(("base.position", "base.quaternion", "base.velocity", "base.angular_velocity"))
     # formed on first read after a step or an input change (fmus/_base.py): a master that reads
-    # the inertia, bias and attachment positions only does not pay for pass 3 of the ABA, nor one
-    # that reads one attachment for the others
-    lazy_outputs = {**{f"attachment{k}.{x}": f"update_attachment{k}_motion" for k in range(1, N_ATTACHMENTS + 1)
-                       for x in ("position", "velocity")},
-                    **{f"attachment{k}.acceleration": "update_accelerations" for k in range(1, N_ATTACHMENTS + 1)},
+    # the inertia, bias and attachment motion only does not pay for pass 3 of the numpy ABA. The
+    # attachments' position and velocity are formed with the other outputs: the compiled
+    # evaluation forms them in its call (Crane.bind_points), where a lazy read cost more than they
+    # do; the numpy reference forms them with point_motion
+    lazy_outputs = {**{f"attachment{k}.acceleration": "update_accelerations" for k in range(1, N_ATTACHMENTS + 1)},
                     "base.force": "update_accelerations", "base.moment": "update_accelerations"}
 
     def __init__(self, **kwargs):
@@ -230,6 +231,13 @@ class Crane(Fmi2Slave):
         self._attachments = [(att.link, body.point_in_joint_frame(att.link, att.point))
                              for att in self._mechanism.attachments[:N_ATTACHMENTS]]
         self._attachment_motion = [None] * N_ATTACHMENTS
+        # the compiled evaluation forms their motion in its call (Crane.bind_points) and writes the
+        # outputs update_outputs would into this instance's arrays (bound again with the new arrays
+        # of a restored state: set_model_state comes here)
+        v = self.v
+        self._outputs_bound = self.crane.bind_points(self._attachments) and self.crane.bind_outputs(
+            [v["base.inertia_linear"], v["base.inertia_coupling"], v["base.inertia_angular"], v["base.bias_force"],
+             v["base.bias_moment"], *(v[names[k]] for k in range(len(self._attachments)) for names in (_POS, _VEL))])
         self._load_points = [(att.link, np.asarray(att.point, float))
                              for att in self._mechanism.attachments[:N_ATTACHMENTS]]
         # (result, crane) the outputs, each attachment's motion and the accelerations were last
@@ -239,6 +247,14 @@ class Crane(Fmi2Slave):
         self._applied = None        # (input_version, base, setpoints, loads) last given to the crane
         self._setpoint_names = _SETPOINT[:self.crane.n]
         self._joints_shown = None   # (q, qd, z, setpoint bits) the joint outputs were last formed from
+        n = self.crane.n
+        # _joint_outputs' names, in the order of its values: positions, rates, torques, powers
+        self._joint_names = [names[x] for x in range(4) for names in _JOINT[:n]]
+        for names in _JOINT[n:]:
+            for name in names:
+                self.v[name] = 0.0
+        for k in range(len(self._attachments), N_ATTACHMENTS):     # attachments the mechanism lacks
+            self.v[_POS[k]][:] = self.v[_VEL[k]][:] = 0.0
 
     # ------------------------------------------------------------------ stepping and outputs
 
@@ -284,15 +300,20 @@ class Crane(Fmi2Slave):
         if last is not None and last[0] is result and last[1] is c:
             return                                          # no input changed since these outputs
         self._shown = (result, c)
-        IA, bias = result.inertia_and_bias()              # I_A row-major (36), p_A
-        v["base.inertia_linear"][:] = IA[_SYM_LINEAR]
-        v["base.inertia_coupling"][:] = IA[_COUPLING]
-        v["base.inertia_angular"][:] = IA[_SYM_ANGULAR]
-        v["base.bias_force"][:] = bias[0:3]
-        v["base.bias_moment"][:] = bias[3:6]
+        written = result.outputs_written and self._outputs_bound    # by the kernel's call (bind_outputs)
+        if not written:
+            IA, bias = result.inertia_and_bias()              # I_A row-major (36), p_A
+            v["base.inertia_linear"][:] = IA[_SYM_LINEAR]
+            v["base.inertia_coupling"][:] = IA[_COUPLING]
+            v["base.inertia_angular"][:] = IA[_SYM_ANGULAR]
+            v["base.bias_force"][:] = bias[0:3]
+            v["base.bias_moment"][:] = bias[3:6]
         # the same state (only the base acceleration or the loads changed, Crane.evaluate redid
-        # passes 2-3): the joint outputs stand
+        # passes 2-3): the joint outputs and the attachments' position and velocity stand
         if not (last is not None and last[1] is c and last[0]._pass1 is result._pass1):
+            if not written:       # (update_accelerations takes the attachments' v_P when it needs it)
+                for k in range(len(self._attachments)):
+                    self._attachment_motion_of(k, result)
             # the actuator torques depend on the state and the setpoints, not on the base: after a
             # feedthrough refresh that moved only the base (the master's second setReal of a macro
             # step) they are those shown. A step or a restored state makes new arrays of q, qd and
@@ -304,32 +325,25 @@ class Crane(Fmi2Slave):
                 self._joints_shown = key
                 self._joint_outputs(act)
 
-    def update_attachment1_motion(self) -> None:
-        self._update_attachment_motion(0)
-
-    def update_attachment2_motion(self) -> None:
-        self._update_attachment_motion(1)
-
-    def update_attachment3_motion(self) -> None:
-        self._update_attachment_motion(2)
-
-    def _update_attachment_motion(self, k: int) -> None:
-        """Position and velocity of attachment k + 1 (lazy outputs: formed when first read)."""
+    def _attachment_motion_of(self, k: int, result) -> None:
+        """Position and velocity of attachment k + 1 (of those the mechanism has) from an
+        evaluation's result, and its v_P for the acceleration (update_accelerations)."""
         v, c = self.v, self.crane
-        self._apply_inputs()
-        result, _ = c.evaluate()
         last = self._motion_shown[k]
         # the same state, base pose and velocity (only the base acceleration or the loads changed,
         # Crane.evaluate redid passes 2-3): position and velocity stand
         if last is not None and last[1] is c and last[0]._pass1 is result._pass1:
             return
         self._motion_shown[k] = (result, c)
-        if k < len(self._attachments):
-            link, r = self._attachments[k]
-            pos, vel, self._attachment_motion[k] = result.point_motion(link, r)
-            v[_POS[k]][:], v[_VEL[k]][:] = pos, vel
-        else:
-            v[_POS[k]][:] = v[_VEL[k]][:] = 0.0
+        points = result.points
+        if points is not None:               # formed in the evaluation's kernel call (bind_points)
+            at = _POINT * k
+            v[_POS[k]][:], v[_VEL[k]][:] = points[at + 4:at + 7], points[at + 7:at + 10]
+            self._attachment_motion[k] = points[at + 10:at + 13]
+            return
+        link, r = self._attachments[k]
+        pos, vel, self._attachment_motion[k] = result.point_motion(link, r)
+        v[_POS[k]][:], v[_VEL[k]][:] = pos, vel
 
     def update_accelerations(self) -> None:
         """The base force and moment and the attachments' accelerations (lazy outputs: formed when
@@ -341,8 +355,8 @@ class Crane(Fmi2Slave):
         if last is not None and last[0] is result and last[1] is c:
             return
         self._accelerations_shown = (result, c)
-        for k in range(N_ATTACHMENTS):
-            self._update_attachment_motion(k)               # v_P of the attachments
+        for k in range(len(self._attachments)):
+            self._attachment_motion_of(k, result)           # v_P of the attachments
         W = result.base_wrench
         v["base.force"][:] = W[0:3]
         v["base.moment"][:] = W[3:6]
@@ -355,16 +369,10 @@ class Crane(Fmi2Slave):
                 v[_ACC[k]][:] = 0.0
 
     def _joint_outputs(self, act: np.ndarray) -> None:
-        v, c = self.v, self.crane
-        q, qd = c.q.tolist(), c.qd.tolist()
-        actl = act.tolist()
-        power = (act * c.qd).tolist()
-        for i in range(N_JOINTS):
-            pos, rate, torque, pw = _JOINT[i]
-            if i < c.n:
-                v[pos], v[rate], v[torque], v[pw] = q[i], qd[i], actl[i], power[i]
-            else:
-                v[pos] = v[rate] = v[torque] = v[pw] = 0.0
+        """Position, rate, actuator torque and power (torque x rate) of the mechanism's joints, in
+        one dict update (the joints beyond its count keep the zeros _prepare_attachments gave)."""
+        c = self.crane
+        self.v.update(zip(self._joint_names, np.concatenate((c.q, c.qd, act, act * c.qd)).tolist()))
 
     def get_model_state(self) -> dict:
         return {} if self.crane is None else {"crane": self.crane.get_state()}

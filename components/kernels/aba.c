@@ -61,6 +61,10 @@ enum { IN_MOVING = 0, IN_NW = 1, IN_R = 2, IN_P = 11, IN_V = 14, IN_W = 17, IN_A
 
 int mc_aba_work_size(int n) { return O_MB(n) + 90; }
 
+/* the base's articulated inertia in world axes (36, row-major [linear; angular]) and, after it, its
+   bias wrench (6), in a full evaluation's work */
+const double *mc_aba_base_inertia(int n, const double *work) { return work + O_IAW(n); }
+
 static inline void cross(const double *a, const double *b, double *c) {
     c[0] = a[1] * b[2] - a[2] * b[1];
     c[1] = a[2] * b[0] - a[0] * b[2];
@@ -405,6 +409,37 @@ int mc_aba_reevaluate(const ctx_t *ctx) {
         return -1;
     inertia_and_acceleration_passes(n, model, in, work, 1);
     return 0;
+}
+
+/* (R x)_i for a 3x3 row-major R, as OpenBLAS's Haswell-family dgemv forms numpy's R.dot(x): its
+ * three-element tail, fused, added to the zeroed y (rigid_body.c's and ship.c's row_dot); the
+ * binding checks once per process that this gives numpy's bits here, else numpy forms them */
+static inline double row_dot(const double *a, const double *x) {
+    return fma(a[2], x[2], fma(a[0], x[0], a[1] * x[1])) + 0.0;
+}
+
+/* The motion of m points fixed to links (AbaResult.point_motion, components/articulated_body.py)
+ * from a full evaluation's work: per point MC_ABA_POINT doubles, link and r (3, J_link
+ * coordinates) in, then out the position p_J + R_J r (world), the velocity R_J v_P (world) and
+ * v_P = v_O + w x r (J_link axes), with (w, v_O) the link's spatial velocity (RBDA eq. 2.21: the
+ * velocity of a point of a body moving with spatial velocity [w; v_O] at the origin). */
+void mc_aba_points(int n, const double *work, double *points, int m) {
+    for (int k = 0; k < m; k++) {
+        double *pt = points + MC_ABA_POINT * k, *pos = pt + 4, *vel = pt + 7, *vP = pt + 10;
+        const int i = (int)pt[0];
+        const double *r = pt + 1;
+        if (i < 0 || i >= n)
+            continue;
+        const double *RJ = work + O_T(n) + 12 * i, *pJ = RJ + 9, *V = work + O_V(n) + 6 * i;
+        double wr[3];
+        cross(V, r, wr);                /* components/articulated_body.py's _cross: the same products */
+        for (int j = 0; j < 3; j++)
+            vP[j] = V[3 + j] + wr[j];
+        for (int j = 0; j < 3; j++) {
+            pos[j] = pJ[j] + row_dot(RJ + 3 * j, r);
+            vel[j] = row_dot(RJ + 3 * j, vP);
+        }
+    }
 }
 
 /* Joint accelerations only (into work's qdd), for the stages of an integrator (crane.c): tau and q,

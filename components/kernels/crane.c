@@ -14,18 +14,22 @@
  *   p(s) = p0 + v0 s + a s^2 / 2,  v(s) = v0 + a s.
  *
  * ctx: n, then the addresses of the ABA's model, its input buffer (link wrenches set; the base,
- * q, qd and tau are written here), a work buffer (mc_aba_work_size doubles) and the crane array:
+ * q, qd and tau are written here), a work buffer (mc_aba_work_size doubles), the crane array, and
+ * the bound outputs' (0: none; write_outputs). The crane array:
  *   [0] sub-steps, [1] h, [2] 1 if k1 holds the first stage, [3] the step dt, [4..6] gravity,
  *   [7..25] base at the step start: p (3), quaternion (4), v, w, a, alpha (3 each),
  *   [26..38] out: the base at the step end: quaternion (4, from its rotation matrix, Shepperd's
  *   method as components/crane.py's _matrix_to_quat), p, v, w,
+ *   [39] 1: mc_crane_step ends with mc_crane_evaluate at the step's end (the base at [7..25] taken
+ *   on to it: the evaluation a Crane makes next for its outputs, in the same call),
  *   then per joint MC_CRANE_JOINT: mode (0 passive, 1 position, 2 velocity, 3 torque), kp, ki,
  *   kd (position control only, else 0), torque_max (inf: none), power_max (NaN: none), lower,
  *   upper (+-inf: none), stop stiffness, stop damping, lower and upper (0 where infinite), setpoint,
  *   integrating (1 in position and velocity control),
  *   then y = [q, qd, z] (3n, in place), k1 (3n), and (mc_crane_evaluate's outputs) the actuator
  *   torques (n, end stops excluded) and the integrators' rates z' (n), and the sub-step the end
- *   stops need (1).
+ *   stops need (1), then the number m of points whose motion mc_crane_evaluate forms (1) and the
+ *   points (MC_ABA_POINT each, mc_aba_points: link and r in, position, velocity and v_P out).
  * Sub-steps 0 (mc_crane_step): the kernel chooses them as Crane.step does, h holding the largest
  *   sub-step (the stability limit with the stops free applied) and the last entry the one with the
  *   stops engaged, taken where a joint is beyond a stop or reaches one within dt at its present
@@ -37,7 +41,7 @@
 
 #include "kernels.h"
 
-enum { C_NSUB = 0, C_H = 1, C_K1 = 2, C_DT = 3, C_G = 4, C_BASE = 7, C_OUT = 26 };
+enum { C_NSUB = 0, C_H = 1, C_K1 = 2, C_DT = 3, C_G = 4, C_BASE = 7, C_OUT = 26, C_EVAL = 39 };
 enum { J_MODE = 0, J_KP, J_KI, J_KD, J_TMAX, J_PMAX, J_LO, J_HI, J_KS, J_DS, J_LO0, J_HI0, J_SP, J_INT };
 /* the ABA input layout (aba.c) */
 enum { IN_MOVING = 0, IN_R = 2, IN_P = 11, IN_V = 14, IN_W = 17, IN_A = 20, IN_AL = 23, IN_G = 26 };
@@ -151,8 +155,34 @@ static void matrix_to_quat(const double *R, double *q) {
     normalise(q);
 }
 
+/* The outputs an adapter shows of an evaluation, written where it keeps them (fmus/crane.py):
+ * outs = m (the attachments), then the addresses of the base's articulated inertia blocks in NED
+ * axes (linear: 0,0 1,1 2,2 0,1 0,2 1,2 of I_A[:3, :3]; coupling: I_A[:3, 3:] row-major; angular:
+ * the same entries of I_A[3:, 3:]), the bias force and moment, then per attachment its position and
+ * velocity (the points' first m). */
+static void write_outputs(const long long *outs, const double *work, int n, const double *points) {
+    static const int linear[6] = {0, 7, 14, 1, 2, 8}, coupling[9] = {3, 4, 5, 9, 10, 11, 15, 16, 17},
+                     angular[6] = {21, 28, 35, 22, 23, 29};
+    const double *IA = mc_aba_base_inertia(n, work), *bias = IA + 36;
+    double *il = (double *)(intptr_t)outs[1], *ic = (double *)(intptr_t)outs[2], *ia = (double *)(intptr_t)outs[3];
+    double *bf = (double *)(intptr_t)outs[4], *bm = (double *)(intptr_t)outs[5];
+    for (int k = 0; k < 6; k++) {
+        il[k] = IA[linear[k]];
+        ia[k] = IA[angular[k]];
+    }
+    for (int k = 0; k < 9; k++)
+        ic[k] = IA[coupling[k]];
+    memcpy(bf, bias, 3 * sizeof(double));
+    memcpy(bm, bias + 3, 3 * sizeof(double));
+    for (int j = 0; j < (int)outs[0]; j++) {
+        memcpy((double *)(intptr_t)outs[6 + 2 * j], points + MC_ABA_POINT * j + 4, 3 * sizeof(double));
+        memcpy((double *)(intptr_t)outs[7 + 2 * j], points + MC_ABA_POINT * j + 7, 3 * sizeof(double));
+    }
+}
+
 /* Crane._evaluate at the step start: the whole articulated-body algorithm with its outputs into
-   work (as mc_aba), the actuator torques and z' into the crane array (after k1). */
+   work (as mc_aba), the actuator torques and z' into the crane array (after k1), and the motion
+   of its points (the attachments an adapter shows) there too. */
 int mc_crane_evaluate(const long long *ctx) {
     const int n = (int)ctx[0];
     double *in = (double *)(intptr_t)ctx[2], *cr = (double *)(intptr_t)ctx[4];
@@ -168,7 +198,13 @@ int mc_crane_evaluate(const long long *ctx) {
     }
     joint_forces(n, in, cr, 0.0, y, dy, act);
     memcpy(act + n, dy + 2 * n, n * sizeof(double));
-    return mc_aba(ctx);
+    const int code = mc_aba(ctx);
+    double *points = act + 2 * n + 1;
+    if (code == 0 && points[0] > 0.0)
+        mc_aba_points(n, (const double *)(intptr_t)ctx[3], points + 1, (int)points[0]);
+    if (code == 0 && ctx[5])
+        write_outputs((const long long *)(intptr_t)ctx[5], (const double *)(intptr_t)ctx[3], n, points + 1);
+    return code;
 }
 
 /* a joint is beyond an end stop, or gets there within dt at its present rate (Crane._at_a_stop):
@@ -244,5 +280,12 @@ int mc_crane_step(const long long *ctx) {
         cr[C_OUT + 7 + k] = in[IN_V + k];
         cr[C_OUT + 10 + k] = in[IN_W + k];
     }
-    return 0;
+    if (cr[C_EVAL] == 0.0)
+        return 0;
+    /* the base at the step's end as the Crane keeps it (BaseMotion(p, quaternion, v, w, a, alpha)),
+       then the evaluation at s = 0 from there, as a separate mc_crane_evaluate would make it */
+    memcpy(cr + C_BASE, cr + C_OUT + 4, 3 * sizeof(double));
+    memcpy(cr + C_BASE + 3, cr + C_OUT, 4 * sizeof(double));
+    memcpy(cr + C_BASE + 7, cr + C_OUT + 7, 6 * sizeof(double));
+    return mc_crane_evaluate(ctx);
 }

@@ -56,12 +56,15 @@ static inline int mc_solve_dense(int n, double *M, double *b) {
 #define MC_ABA_LINK 51          /* doubles per link in the model array */
 #define MC_ABA_IN_HEAD 29       /* doubles of the input array before q */
 int mc_aba_work_size(int n);
+const double *mc_aba_base_inertia(int n, const double *work);   /* I_A (36), then the bias (6) */
 int mc_aba(const long long *ctx);
 int mc_aba_reevaluate(const long long *ctx);
 void mc_aba_qdd(int n, const double *model, const double *in, double *work);   /* qdd at work[0..n) */
+#define MC_ABA_POINT 13         /* doubles per point of mc_aba_points: link, r, position, velocity, v_P */
+void mc_aba_points(int n, const double *work, double *points, int m);
 
 /* ---- crane (crane.c; components/crane.py) ---- */
-#define MC_CRANE_HEAD 39        /* doubles of the crane array before the joints */
+#define MC_CRANE_HEAD 40        /* doubles of the crane array before the joints */
 #define MC_CRANE_JOINT 14       /* doubles per joint */
 int mc_crane_step(const long long *ctx);
 int mc_crane_evaluate(const long long *ctx);
