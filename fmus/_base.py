@@ -114,6 +114,36 @@ _MAX_PLANS = 256          # distinct value-reference lists remembered per instan
 _WHOLE, _SLICE, _ELEMENT, _SCALAR, _FEEDTHROUGH, _LAZY, _GETTER = range(7)
 INVALID_STATE = "__invalid_state__"
 
+# np.errstate(all="ignore") costs ~3 us to enter and leave (it builds numpy's error-state object
+# anew each time), and the hot path enters it at every doStep and every lazy read. The object it
+# would build depends only on the error state in force, so it is built once per such state and set
+# through numpy's context variable directly; numpy without that variable (< 2) uses np.errstate.
+try:
+    from numpy._core.umath import _extobj_contextvar, _make_extobj
+except ImportError:   # pragma: no cover - numpy < 2
+    _extobj_contextvar = _make_extobj = None
+_IGNORING: list = [None, None]   # [the error state in force, the same with all="ignore"]
+
+
+def _ignore_fp() -> Any:
+    """Enter np.errstate(all="ignore"); the token to give :func:`_restore_fp`."""
+    if _extobj_contextvar is None:   # pragma: no cover - numpy < 2
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+    current = _extobj_contextvar.get()
+    if _IGNORING[0] is not current:   # the cache holds ``current``, so its identity is not reused
+        _IGNORING[:] = [current, _make_extobj(all="ignore")]
+    return _extobj_contextvar.set(_IGNORING[1])
+
+
+def _restore_fp(token: Any) -> None:
+    """Leave the error state :func:`_ignore_fp` entered."""
+    if _extobj_contextvar is None:   # pragma: no cover - numpy < 2
+        token.__exit__(None, None, None)
+    else:
+        _extobj_contextvar.reset(token)
+
 
 def _guarded(fallback: Callable[..., Any]):
     """Never let an exception reach pythonfmu: its C++ side answers one by freeing the Python
@@ -796,11 +826,14 @@ class Fmi2Slave(_PythonFmuSlave):
             return True
         try:
             # overflow is caught below by the output check, with the variable's name
-            with np.errstate(all="ignore"):
+            ignoring = _ignore_fp()
+            try:
                 self.step_model(current_time, step_size)
                 self.time = current_time + step_size
                 self.changed_inputs.clear()
                 self.update_outputs()
+            finally:
+                _restore_fp(ignoring)
             self._inputs_changed = False
             self._stale = set(self._lazy_methods)
         except Exception as exc:
@@ -840,8 +873,11 @@ class Fmi2Slave(_PythonFmuSlave):
     def _compute_lazy(self, method: str) -> None:
         """Form the lazy outputs of ``method`` and check them like the eager ones at doStep: a
         non-finite value makes the read fail with its name, never a silent NaN."""
-        with np.errstate(all="ignore"):
+        ignoring = _ignore_fp()
+        try:
             getattr(self, method)()
+        finally:
+            _restore_fp(ignoring)
         groups = self._lazy_groups.get(method)
         if groups is None:
             names = [g for g, m in type(self).lazy_outputs.items() if m == method and g in self.v]

@@ -208,3 +208,31 @@ def test_a_lazy_output_that_is_not_finite_fails_the_read_by_name():
     slave.get_real(vr)
     assert any("output 'expensive[1]' became nan" in m and "computed on read" in m for m in errors(slave))
     assert slave.failure
+
+
+class Overflowing(Toy):
+    """Overflows in numpy in its step and in its lazy output, and records numpy's error state there."""
+
+    def step_model(self, t, h):
+        self.seen_in_step = np.geterr()
+        np.array([1e308]) * 10.0        # raises under the host's "raise" unless the step ignores it
+        super().step_model(t, h)
+
+    def update_expensive(self):
+        self.seen_in_lazy = np.geterr()
+        np.array([1e308]) * 10.0
+        super().update_expensive()
+
+
+def test_step_and_lazy_read_ignore_floating_point_errors_and_leave_the_hosts_error_state_alone():
+    ignoring = {"divide": "ignore", "over": "ignore", "under": "ignore", "invalid": "ignore"}
+    with np.errstate(all="ignore"):
+        slave = started(Overflowing)
+    for host in ({"all": "raise"}, {"over": "warn", "divide": "raise"}, {"all": "raise"}):
+        with np.errstate(**host):
+            before = np.geterr()
+            assert slave.do_step(slave.time, 0.1)
+            slave.get_real(vr(slave, "expensive[0]"))
+            assert np.geterr() == before
+        assert not errors(slave) and slave.failure is None
+        assert slave.seen_in_step == ignoring and slave.seen_in_lazy == ignoring
