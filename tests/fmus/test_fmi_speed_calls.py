@@ -236,3 +236,42 @@ def test_step_and_lazy_read_ignore_floating_point_errors_and_leave_the_hosts_err
             assert np.geterr() == before
         assert not errors(slave) and slave.failure is None
         assert slave.seen_in_step == ignoring and slave.seen_in_lazy == ignoring
+
+
+class Carrying(Toy):
+    """Its step carries the input ``u`` on (like a position moved on with its velocity)."""
+
+    carried_inputs = frozenset({"u"})
+
+
+@pytest.mark.parametrize("call", ["set_real", "take_real"])
+def test_a_carried_input_set_to_its_value_is_in_force_again_once_per_step(call):
+    slave = started(Carrying)
+    u, s = vr(slave, "u[0]", "u[1]", "u[2]"), vr(slave, "s")
+    both = tuple(u + s)
+    slave.set_real(both, slave.get_real(both))     # compiles the plan (take_real needs one)
+    for step in range(3):
+        slave.do_step(slave.time, 0.1)
+        assert slave.changed_inputs == set()
+        version = slave.input_version
+        getattr(slave, call)(tuple(s), slave.get_real(s))      # not carried: nothing changes
+        assert slave.changed_inputs == {"s"} and slave.input_version == version
+        getattr(slave, call)(both, slave.get_real(both))       # u carried: in force again, once
+        assert slave.changed_inputs == {"u", "s"} and slave.input_version == version + 1
+        getattr(slave, call)(both, slave.get_real(both))
+        assert slave.input_version == version + 1
+
+
+class Exploding(Toy):
+    def update_outputs(self):
+        super().update_outputs()
+        if self.time > 0.15:
+            self.v["x"][1] = math.inf
+
+
+def test_a_non_finite_output_after_a_step_is_named_with_the_time():
+    slave = started(Exploding)
+    assert slave.do_step(0.0, 0.1) and slave.failure is None
+    slave.do_step(0.1, 0.1)
+    assert slave.failure == f"output 'x[1]' became inf at t = {0.1 + 0.1} s"
+    assert any(slave.failure in m for m in errors(slave))
