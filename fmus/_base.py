@@ -642,15 +642,14 @@ class Fmi2Slave(_PythonFmuSlave):
         the input groups among them) and changed."""
         v = self.v
         changed = inputs_changed = False
-        if inputs:
-            # noted once per step (changed_inputs is emptied by a step): one set difference, not a
+        if inputs and not inputs <= self.changed_inputs:
+            # noted once per step (changed_inputs is emptied by a step): one subset test, not a
             # lookup per segment at every set
             fresh = inputs.difference(self.changed_inputs)
-            if fresh:
-                self.changed_inputs.update(fresh)
-                # a value the step carried on is in force again, even if set to what it was
-                carried = self.carried_inputs
-                inputs_changed = any(group in carried for group in fresh)
+            self.changed_inputs.update(fresh)
+            # a value the step carried on is in force again, even if set to what it was
+            carried = self.carried_inputs
+            inputs_changed = any(group in carried for group in fresh)
         for group, where, start, stop, is_input, whole in segments:
             if where is None:
                 new = float(values[start])
