@@ -795,6 +795,41 @@ class Fmi2Slave(_PythonFmuSlave):
         self._check_outputs("initialisation")
 
     def do_step(self, current_time: float, step_size: float) -> bool:
+        # the usual step, let through by one test that each check of _step_refused passes too (a
+        # NaN or an infinity fails every comparison here); anything else goes through those checks
+        if not (self.failure is None and self.phase is _STEPPING and self.initialized
+                and 0.0 < step_size < math.inf and abs(current_time) <= MAX_TIME
+                and current_time + step_size > current_time
+                and abs(current_time - self.time) <= 1e-9 * max(1.0, abs(self.time)) + 1e-6 * step_size) \
+                and self._step_refused(current_time, step_size):
+            return True
+        substep, cap = self.internal_substep(), self.max_substeps_per_step
+        if substep and step_size > substep * cap:
+            # a bound on the work of one call (it would otherwise run for minutes or hours)
+            self.error(f"a doStep of {step_size:g} s would take {step_size / substep:.3g} internal sub-steps of "
+                       f"{substep:g} s, more than the {cap} one doStep may take: use communication steps of at "
+                       f"most {substep * cap:g} s (the step is refused; the state is unchanged)")
+            return True
+        try:
+            # overflow is caught below by the output check, with the variable's name
+            ignoring = _ignore_fp()
+            try:
+                self.step_model(current_time, step_size)
+                self.time = current_time + step_size
+                self.changed_inputs.clear()
+                self.update_outputs()
+            finally:
+                _restore_fp(ignoring)
+            self._inputs_changed = False
+            self._stale = set(self._lazy_methods)
+        except Exception as exc:
+            self._fail(f"step at t = {current_time} s failed: {exc}")
+            return True
+        self._check_outputs("t = {t} s")
+        return True
+
+    def _step_refused(self, current_time: float, step_size: float) -> bool:
+        """Report and refuse a doStep that the state of the instance or its times do not allow."""
         if self.failure:
             self.error(f"{self.instance_name} cannot step: {self.failure}")
             return True
@@ -823,30 +858,7 @@ class Fmi2Slave(_PythonFmuSlave):
                        "state (fmi2SetFMUstate) to step from another time (the step is refused; the state is "
                        "unchanged)")
             return True
-        substep, cap = self.internal_substep(), self.max_substeps_per_step
-        if substep and step_size > substep * cap:
-            # a bound on the work of one call (it would otherwise run for minutes or hours)
-            self.error(f"a doStep of {step_size:g} s would take {step_size / substep:.3g} internal sub-steps of "
-                       f"{substep:g} s, more than the {cap} one doStep may take: use communication steps of at "
-                       f"most {substep * cap:g} s (the step is refused; the state is unchanged)")
-            return True
-        try:
-            # overflow is caught below by the output check, with the variable's name
-            ignoring = _ignore_fp()
-            try:
-                self.step_model(current_time, step_size)
-                self.time = current_time + step_size
-                self.changed_inputs.clear()
-                self.update_outputs()
-            finally:
-                _restore_fp(ignoring)
-            self._inputs_changed = False
-            self._stale = set(self._lazy_methods)
-        except Exception as exc:
-            self._fail(f"step at t = {current_time} s failed: {exc}")
-            return True
-        self._check_outputs("t = {t} s")
-        return True
+        return False
 
     def internal_substep(self) -> float | None:
         """The shortest internal sub-step the model takes in a doStep (for the bound on one call's

@@ -275,3 +275,30 @@ def test_a_non_finite_output_after_a_step_is_named_with_the_time():
     slave.do_step(0.1, 0.1)
     assert slave.failure == f"output 'x[1]' became inf at t = {0.1 + 0.1} s"
     assert any(slave.failure in m for m in errors(slave))
+
+
+@pytest.mark.parametrize("t, h, says", [
+    (0.0, math.nan, "communication step size"), (0.0, math.inf, "communication step size"),
+    (0.0, 0.0, "communication step size"), (0.0, -0.1, "communication step size"),
+    (math.nan, 0.1, "the time must be finite"), (math.inf, 0.1, "the time must be finite"),
+    (-2e9, 0.1, "the time must be finite"), (1e8, 1e-9, "advance by the step"),
+    (0.5, 0.1, "but the instance is at t = 0.0 s"), (math.nan, math.nan, "communication step size")])
+def test_a_step_the_checks_refuse_is_refused_with_its_reason_and_changes_nothing(t, h, says):
+    slave = started()
+    state = slave.state.copy()
+    assert slave.do_step(t, h)
+    assert any(says in m for m in errors(slave)) and slave.time == 0.0
+    assert np.array_equal(slave.state, state) and slave.failure is None
+
+
+def test_a_step_outside_step_mode_is_refused_with_its_reason():
+    slave = Toy(instance_name="t")
+    assert slave.do_step(0.0, 0.1) and any("before initialisation ended" in m for m in errors(slave))
+    slave = started()
+    slave.terminate()
+    assert slave.do_step(0.0, 0.1) and any("not allowed in terminated" in m for m in errors(slave))
+    slave = started()
+    slave.failure = "broken"
+    assert slave.do_step(0.0, 0.1) and any("cannot step: broken" in m for m in errors(slave))
+    slave = started()
+    assert slave.do_step(0.0, 0.1) and not errors(slave) and slave.time == 0.1
