@@ -27,6 +27,7 @@ import traceback
 import uuid
 from dataclasses import dataclass
 from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 from xml.etree.ElementTree import Element, SubElement
@@ -113,6 +114,36 @@ _MAX_PLANS = 256          # distinct value-reference lists remembered per instan
 # operations of a compiled getReal
 _WHOLE, _SLICE, _ELEMENT, _SCALAR, _FEEDTHROUGH, _LAZY, _GETTER = range(7)
 INVALID_STATE = "__invalid_state__"
+
+# np.errstate(all="ignore") costs ~3 us to enter and leave (it builds numpy's error-state object
+# anew each time), and the hot path enters it at every doStep and every lazy read. The object it
+# would build depends only on the error state in force, so it is built once per such state and set
+# through numpy's context variable directly; numpy without that variable (< 2) uses np.errstate.
+try:
+    from numpy._core.umath import _extobj_contextvar, _make_extobj
+except ImportError:   # pragma: no cover - numpy < 2
+    _extobj_contextvar = _make_extobj = None
+_IGNORING: list = [None, None]   # [the error state in force, the same with all="ignore"]
+
+
+def _ignore_fp() -> Any:
+    """Enter np.errstate(all="ignore"); the token to give :func:`_restore_fp`."""
+    if _extobj_contextvar is None:   # pragma: no cover - numpy < 2
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+    current = _extobj_contextvar.get()
+    if _IGNORING[0] is not current:   # the cache holds ``current``, so its identity is not reused
+        _IGNORING[:] = [current, _make_extobj(all="ignore")]
+    return _extobj_contextvar.set(_IGNORING[1])
+
+
+def _restore_fp(token: Any) -> None:
+    """Leave the error state :func:`_ignore_fp` entered."""
+    if _extobj_contextvar is None:   # pragma: no cover - numpy < 2
+        token.__exit__(None, None, None)
+    else:
+        _extobj_contextvar.reset(token)
 
 
 def _guarded(fallback: Callable[..., Any]):
@@ -579,7 +610,7 @@ class Fmi2Slave(_PythonFmuSlave):
         plan = self._set_plans.get(key)
         if plan is None:
             plan = self._set_plans[key] = self._compile_set(key)
-        segments, bounded, fixed = plan
+        segments, bounded, fixed, inputs = plan
         # fast path when every value is acceptable: finite (a sum of floats is finite only if
         # every term is), inside its range, and no fixed parameter after initialisation
         try:
@@ -592,7 +623,7 @@ class Fmi2Slave(_PythonFmuSlave):
             # pythonfmu's loop: _set_checked rejects and reports value by value, keeps the rest
             super().set_real(vrs, values)
             return
-        self._apply_set(segments, values)
+        self._apply_set(segments, inputs, values)
 
     @_guarded(lambda *a: None)
     def take_real(self, vrs: tuple, values: list) -> None:
@@ -604,17 +635,22 @@ class Fmi2Slave(_PythonFmuSlave):
         if plan is None or not self.may_keep_back_sets() or len(values) != len(vrs):
             self.set_real(vrs, values)
             return
-        self._apply_set(plan[0], values)
+        self._apply_set(plan[0], plan[3], values)
 
-    def _apply_set(self, segments: tuple, values) -> None:
-        """Write accepted values where :meth:`_compile_set` says; note the inputs set and changed."""
+    def _apply_set(self, segments: tuple, inputs: frozenset, values) -> None:
+        """Write accepted values where :meth:`_compile_set` says; note the inputs set (``inputs``:
+        the input groups among them) and changed."""
         v = self.v
         changed = inputs_changed = False
+        if inputs and not inputs <= self.changed_inputs:
+            # noted once per step (changed_inputs is emptied by a step): one subset test, not a
+            # lookup per segment at every set
+            fresh = inputs.difference(self.changed_inputs)
+            self.changed_inputs.update(fresh)
+            # a value the step carried on is in force again, even if set to what it was
+            carried = self.carried_inputs
+            inputs_changed = any(group in carried for group in fresh)
         for group, where, start, stop, is_input, whole in segments:
-            if is_input and group not in self.changed_inputs:
-                self.changed_inputs.add(group)
-                # a value the step carried on is in force again, even if set to what it was
-                inputs_changed = inputs_changed or group in self.carried_inputs
             if where is None:
                 new = float(values[start])
                 if _same_float(v[group], new):
@@ -668,7 +704,7 @@ class Fmi2Slave(_PythonFmuSlave):
     def _compile_set(self, vrs: tuple) -> tuple:
         """Where the values of one setReal go: (group, slice or None, first, last + 1, is input,
         whether the slice is the whole vector) per run of contiguous elements; (position, min, max)
-        of every bounded variable; whether a fixed parameter is among them."""
+        of every bounded variable; whether a fixed parameter is among them; the input groups set."""
         if len(self._set_plans) > _MAX_PLANS:
             self._set_plans.clear()
         segments: list[list] = []
@@ -681,7 +717,7 @@ class Fmi2Slave(_PythonFmuSlave):
             info = self._real_by_vr.get(vr)
             if info is None or var.setter is None:
                 # not ours or not settable: pythonfmu's loop (and its error) for the whole call
-                return ((), ((k, math.inf, -math.inf),), True)
+                return ((), ((k, math.inf, -math.inf),), True, frozenset())
             if info.minimum is not None or info.maximum is not None:
                 bounded.append((k, -math.inf if info.minimum is None else info.minimum,
                                 math.inf if info.maximum is None else info.maximum))
@@ -695,7 +731,7 @@ class Fmi2Slave(_PythonFmuSlave):
                 where = None if info.index is None else slice(info.index, info.index + 1)
                 segments.append([info.group, where, k, k + 1, is_input])
         return tuple((*s, s[1] is not None and s[1].start == 0 and s[1].stop == len(self.v[s[0]]))
-                     for s in segments), tuple(bounded), fixed
+                     for s in segments), tuple(bounded), fixed, frozenset(s[0] for s in segments if s[4])
 
     @_guarded(lambda vrs: [0] * len(vrs))
     def get_integer(self, vrs):
@@ -759,6 +795,41 @@ class Fmi2Slave(_PythonFmuSlave):
         self._check_outputs("initialisation")
 
     def do_step(self, current_time: float, step_size: float) -> bool:
+        # the usual step, let through by one test that each check of _step_refused passes too (a
+        # NaN or an infinity fails every comparison here); anything else goes through those checks
+        if not (self.failure is None and self.phase is _STEPPING and self.initialized
+                and 0.0 < step_size < math.inf and abs(current_time) <= MAX_TIME
+                and current_time + step_size > current_time
+                and abs(current_time - self.time) <= 1e-9 * max(1.0, abs(self.time)) + 1e-6 * step_size) \
+                and self._step_refused(current_time, step_size):
+            return True
+        substep, cap = self.internal_substep(), self.max_substeps_per_step
+        if substep and step_size > substep * cap:
+            # a bound on the work of one call (it would otherwise run for minutes or hours)
+            self.error(f"a doStep of {step_size:g} s would take {step_size / substep:.3g} internal sub-steps of "
+                       f"{substep:g} s, more than the {cap} one doStep may take: use communication steps of at "
+                       f"most {substep * cap:g} s (the step is refused; the state is unchanged)")
+            return True
+        try:
+            # overflow is caught below by the output check, with the variable's name
+            ignoring = _ignore_fp()
+            try:
+                self.step_model(current_time, step_size)
+                self.time = current_time + step_size
+                self.changed_inputs.clear()
+                self.update_outputs()
+            finally:
+                _restore_fp(ignoring)
+            self._inputs_changed = False
+            self._stale = set(self._lazy_methods)
+        except Exception as exc:
+            self._fail(f"step at t = {current_time} s failed: {exc}")
+            return True
+        self._check_outputs("t = {t} s")
+        return True
+
+    def _step_refused(self, current_time: float, step_size: float) -> bool:
+        """Report and refuse a doStep that the state of the instance or its times do not allow."""
         if self.failure:
             self.error(f"{self.instance_name} cannot step: {self.failure}")
             return True
@@ -787,27 +858,7 @@ class Fmi2Slave(_PythonFmuSlave):
                        "state (fmi2SetFMUstate) to step from another time (the step is refused; the state is "
                        "unchanged)")
             return True
-        substep, cap = self.internal_substep(), self.max_substeps_per_step
-        if substep and step_size > substep * cap:
-            # a bound on the work of one call (it would otherwise run for minutes or hours)
-            self.error(f"a doStep of {step_size:g} s would take {step_size / substep:.3g} internal sub-steps of "
-                       f"{substep:g} s, more than the {cap} one doStep may take: use communication steps of at "
-                       f"most {substep * cap:g} s (the step is refused; the state is unchanged)")
-            return True
-        try:
-            # overflow is caught below by the output check, with the variable's name
-            with np.errstate(all="ignore"):
-                self.step_model(current_time, step_size)
-                self.time = current_time + step_size
-                self.changed_inputs.clear()
-                self.update_outputs()
-            self._inputs_changed = False
-            self._stale = set(self._lazy_methods)
-        except Exception as exc:
-            self._fail(f"step at t = {current_time} s failed: {exc}")
-            return True
-        self._check_outputs(f"t = {self.time} s")
-        return True
+        return False
 
     def internal_substep(self) -> float | None:
         """The shortest internal sub-step the model takes in a doStep (for the bound on one call's
@@ -840,35 +891,46 @@ class Fmi2Slave(_PythonFmuSlave):
     def _compute_lazy(self, method: str) -> None:
         """Form the lazy outputs of ``method`` and check them like the eager ones at doStep: a
         non-finite value makes the read fail with its name, never a silent NaN."""
-        with np.errstate(all="ignore"):
+        ignoring = _ignore_fp()
+        try:
             getattr(self, method)()
+        finally:
+            _restore_fp(ignoring)
         groups = self._lazy_groups.get(method)
         if groups is None:
             names = [g for g, m in type(self).lazy_outputs.items() if m == method and g in self.v]
             groups = self._lazy_groups[method] = self._split_groups(names)
-        self._check_groups(groups, f"t = {self.time} s (computed on read)")
+        self._check_groups(groups, "t = {t} s (computed on read)")
 
-    def _split_groups(self, groups: list[str]) -> tuple[list[str], list[str]]:
-        return ([g for g in groups if isinstance(self.v[g], np.ndarray)],
-                [g for g in groups if not isinstance(self.v[g], np.ndarray)])
+    def _split_groups(self, groups: list[str]) -> tuple[list[str], list[str], Callable, Callable]:
+        """The vector groups and the scalar groups of ``groups``, and for each kind a function of
+        ``self.v`` giving their values (one C call instead of a lookup per group)."""
+        vectors = [g for g in groups if isinstance(self.v[g], np.ndarray)]
+        scalars = [g for g in groups if not isinstance(self.v[g], np.ndarray)]
+        return vectors, scalars, _values_of(vectors), _values_of(scalars)
 
     def _check_outputs(self, when: str) -> None:
         """Refuse to report a non-finite output: one vectorised check, then find the culprit."""
-        if not hasattr(self, "_output_groups"):
-            groups = list(dict.fromkeys(i.group for i in self.info.values()
-                                        if i.causality == "output" and i.kind == "Real"
-                                        and i.group not in type(self).lazy_outputs))
-            self._output_groups = self._split_groups(groups)
-        self._check_groups(self._output_groups, when)
+        groups = self.__dict__.get("_output_groups")
+        if groups is None:
+            names = list(dict.fromkeys(i.group for i in self.info.values()
+                                       if i.causality == "output" and i.kind == "Real"
+                                       and i.group not in type(self).lazy_outputs))
+            groups = self._output_groups = self._split_groups(names)
+        self._check_groups(groups, when)
 
-    def _check_groups(self, split: tuple[list[str], list[str]], when: str) -> None:
-        vectors, scalars = split
+    def _check_groups(self, split: tuple, when: str) -> None:
+        """Fail on the first non-finite value of the groups :meth:`_split_groups` gave. ``when`` says
+        where, ``{t}`` standing for the time (formatted only for the message: a float's repr costs
+        a microsecond on every step)."""
+        vectors, scalars, vector_values, scalar_values = split
         v = self.v
         # a sum of floats is finite only if every term is (one that overflows with finite terms
         # only goes through the search below, which finds nothing)
-        total = sum([v[g] for g in scalars]) + sum(chain.from_iterable([v[g].tolist() for g in vectors]))
+        total = sum(scalar_values(v)) + sum(chain.from_iterable(map(_tolist, vector_values(v))))
         if math.isfinite(total):
             return
+        when = when.format(t=self.time)
         for group in vectors + scalars:
             value = self.v[group]
             if isinstance(value, np.ndarray):
@@ -1140,6 +1202,20 @@ class Fmi2Slave(_PythonFmuSlave):
             for info in outputs:
                 SubElement(node, "Unknown", {"index": str(index_of[info.name])})
         return root
+
+
+_tolist = np.ndarray.tolist
+
+
+def _values_of(keys: list[str]) -> Callable[[dict], tuple]:
+    """A function of a dict giving the tuple of its values at ``keys`` (itemgetter's C loop; it
+    gives a bare value for one key, and takes none)."""
+    if not keys:
+        return lambda d: ()
+    if len(keys) == 1:
+        key = keys[0]
+        return lambda d: (d[key],)
+    return itemgetter(*keys)
 
 
 def _same_value(a: Any, b: Any) -> bool:

@@ -208,3 +208,97 @@ def test_a_lazy_output_that_is_not_finite_fails_the_read_by_name():
     slave.get_real(vr)
     assert any("output 'expensive[1]' became nan" in m and "computed on read" in m for m in errors(slave))
     assert slave.failure
+
+
+class Overflowing(Toy):
+    """Overflows in numpy in its step and in its lazy output, and records numpy's error state there."""
+
+    def step_model(self, t, h):
+        self.seen_in_step = np.geterr()
+        np.array([1e308]) * 10.0        # raises under the host's "raise" unless the step ignores it
+        super().step_model(t, h)
+
+    def update_expensive(self):
+        self.seen_in_lazy = np.geterr()
+        np.array([1e308]) * 10.0
+        super().update_expensive()
+
+
+def test_step_and_lazy_read_ignore_floating_point_errors_and_leave_the_hosts_error_state_alone():
+    ignoring = {"divide": "ignore", "over": "ignore", "under": "ignore", "invalid": "ignore"}
+    with np.errstate(all="ignore"):
+        slave = started(Overflowing)
+    for host in ({"all": "raise"}, {"over": "warn", "divide": "raise"}, {"all": "raise"}):
+        with np.errstate(**host):
+            before = np.geterr()
+            assert slave.do_step(slave.time, 0.1)
+            slave.get_real(vr(slave, "expensive[0]"))
+            assert np.geterr() == before
+        assert not errors(slave) and slave.failure is None
+        assert slave.seen_in_step == ignoring and slave.seen_in_lazy == ignoring
+
+
+class Carrying(Toy):
+    """Its step carries the input ``u`` on (like a position moved on with its velocity)."""
+
+    carried_inputs = frozenset({"u"})
+
+
+@pytest.mark.parametrize("call", ["set_real", "take_real"])
+def test_a_carried_input_set_to_its_value_is_in_force_again_once_per_step(call):
+    slave = started(Carrying)
+    u, s = vr(slave, "u[0]", "u[1]", "u[2]"), vr(slave, "s")
+    both = tuple(u + s)
+    slave.set_real(both, slave.get_real(both))     # compiles the plan (take_real needs one)
+    for step in range(3):
+        slave.do_step(slave.time, 0.1)
+        assert slave.changed_inputs == set()
+        version = slave.input_version
+        getattr(slave, call)(tuple(s), slave.get_real(s))      # not carried: nothing changes
+        assert slave.changed_inputs == {"s"} and slave.input_version == version
+        getattr(slave, call)(both, slave.get_real(both))       # u carried: in force again, once
+        assert slave.changed_inputs == {"u", "s"} and slave.input_version == version + 1
+        getattr(slave, call)(both, slave.get_real(both))
+        assert slave.input_version == version + 1
+
+
+class Exploding(Toy):
+    def update_outputs(self):
+        super().update_outputs()
+        if self.time > 0.15:
+            self.v["x"][1] = math.inf
+
+
+def test_a_non_finite_output_after_a_step_is_named_with_the_time():
+    slave = started(Exploding)
+    assert slave.do_step(0.0, 0.1) and slave.failure is None
+    slave.do_step(0.1, 0.1)
+    assert slave.failure == f"output 'x[1]' became inf at t = {0.1 + 0.1} s"
+    assert any(slave.failure in m for m in errors(slave))
+
+
+@pytest.mark.parametrize("t, h, says", [
+    (0.0, math.nan, "communication step size"), (0.0, math.inf, "communication step size"),
+    (0.0, 0.0, "communication step size"), (0.0, -0.1, "communication step size"),
+    (math.nan, 0.1, "the time must be finite"), (math.inf, 0.1, "the time must be finite"),
+    (-2e9, 0.1, "the time must be finite"), (1e8, 1e-9, "advance by the step"),
+    (0.5, 0.1, "but the instance is at t = 0.0 s"), (math.nan, math.nan, "communication step size")])
+def test_a_step_the_checks_refuse_is_refused_with_its_reason_and_changes_nothing(t, h, says):
+    slave = started()
+    state = slave.state.copy()
+    assert slave.do_step(t, h)
+    assert any(says in m for m in errors(slave)) and slave.time == 0.0
+    assert np.array_equal(slave.state, state) and slave.failure is None
+
+
+def test_a_step_outside_step_mode_is_refused_with_its_reason():
+    slave = Toy(instance_name="t")
+    assert slave.do_step(0.0, 0.1) and any("before initialisation ended" in m for m in errors(slave))
+    slave = started()
+    slave.terminate()
+    assert slave.do_step(0.0, 0.1) and any("not allowed in terminated" in m for m in errors(slave))
+    slave = started()
+    slave.failure = "broken"
+    assert slave.do_step(0.0, 0.1) and any("cannot step: broken" in m for m in errors(slave))
+    slave = started()
+    assert slave.do_step(0.0, 0.1) and not errors(slave) and slave.time == 0.1
