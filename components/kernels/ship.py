@@ -126,13 +126,7 @@ class CompiledShip:
             self._ctx[16], self._ctx[17] = bound[2], bound[3]
         else:
             self._ctx[16] = 0
-        self._loads(ship)
-        self._y[:] = y
-        if wave is None:
-            self._ctx[3] = 0
-        else:
-            self._ctx[3] = self._waves_address
-            self._waves[:6] = wave
+        self._state(ship, y, wave)
         _, r, _, out, _ = self._bind_points(rs)
         self._call(2)
         m = self.m
@@ -187,6 +181,16 @@ class CompiledShip:
         np.concatenate((ship.current, ship.IA.ravel(), ship.pA, ship.reference[:2], (ship.reference_heading,)),
                        out=self._varying)
 
+    def _state(self, ship, y: np.ndarray, wave) -> None:
+        """The held loads, the state y and the excitation ``wave`` (or None) into the call's arrays."""
+        self._loads(ship)
+        self._y[:] = y
+        if wave is None:
+            self._ctx[3] = 0
+        else:
+            self._ctx[3] = self._waves_address
+            self._waves[:6] = wave
+
     def _call(self, mode: int) -> None:
         status = self._fn(self._ctx_address, mode)
         if status == -1:
@@ -196,13 +200,7 @@ class CompiledShip:
 
     def derivative(self, ship, y: np.ndarray, wave) -> tuple:
         """(dy, R, (phi, theta, psi)) at y under the held loads and the excitation ``wave`` (or None)."""
-        self._loads(ship)
-        self._y[:] = y
-        if wave is None:
-            self._ctx[3] = 0
-        else:
-            self._ctx[3] = self._waves_address
-            self._waves[:6] = wave
+        self._state(ship, y, wave)
         self._call(1)
         m = self.m
         out = self._out.copy()
