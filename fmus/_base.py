@@ -121,7 +121,8 @@ INVALID_STATE = "__invalid_state__"
 # through numpy's context variable directly; numpy without that variable (< 2) uses np.errstate.
 try:
     from numpy._core.umath import _extobj_contextvar, _make_extobj
-except ImportError:   # pragma: no cover - numpy < 2
+    _make_extobj(all="ignore")     # private to numpy: checked once, np.errstate if it changed
+except Exception:   # pragma: no cover - numpy < 2, or a numpy whose private names differ
     _extobj_contextvar = _make_extobj = None
 _IGNORING: list = [None, None]   # [the error state in force, the same with all="ignore"]
 
