@@ -161,12 +161,7 @@ class CompiledShip:
         self._ctx[3] = self._waves_address
         self._waves[:6] = first
         self._at[0], self._at[1], self._at[2], self._at[3] = north, east, times[0], times[1]
-        if k1 is None:
-            self._ctx[4] = 0
-        else:
-            self._ctx[4] = self._k1_address
-            self._k1[:] = k1
-        self._h[0] = h
+        self._step_start(k1, h)
         self._call(3)
         return self._y.copy(), self._waves.reshape(3, 6).copy()
 
@@ -190,6 +185,15 @@ class CompiledShip:
         else:
             self._ctx[3] = self._waves_address
             self._waves[:6] = wave
+
+    def _step_start(self, k1, h: float) -> None:
+        """The derivative at the sub-step's start (or None: the kernel forms it) and the step h."""
+        if k1 is None:
+            self._ctx[4] = 0
+        else:
+            self._ctx[4] = self._k1_address
+            self._k1[:] = k1
+        self._h[0] = h
 
     def _call(self, mode: int) -> None:
         status = self._fn(self._ctx_address, mode)
@@ -216,12 +220,7 @@ class CompiledShip:
         else:
             self._ctx[3] = self._waves_address
             np.concatenate(waves, out=self._waves)
-        if k1 is None:
-            self._ctx[4] = 0
-        else:
-            self._ctx[4] = self._k1_address
-            self._k1[:] = k1
-        self._h[0] = h
+        self._step_start(k1, h)
         self._call(0)
         return self._y.copy()
 
