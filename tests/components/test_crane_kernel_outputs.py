@@ -142,6 +142,16 @@ def _set(fmu, vr, values: dict) -> None:
     fmu.set_real([vr[n] for n in names], [float(v) for x in values.values() for v in x])
 
 
+def _step(fmu, vr, r: np.random.Generator, t: float):
+    """A random base motion and hook load set, then a step of 0.01 s from t; the base."""
+    base = random_base(r)
+    _set(fmu, vr, {"base.position": base.position, "base.quaternion": base.quaternion,
+                   "base.velocity": base.velocity, "base.angular_velocity": base.angular_velocity,
+                   "attachment1.force": r.normal(size=3) * 1e3})
+    fmu.do_step(t, 0.01)
+    return base
+
+
 @pytest.mark.parametrize("name", ["knuckle_boom", "sms_prismatic"])
 def test_fmu_outputs_with_the_kernels_equal_the_numpy_reference(name, monkeypatch):
     """The same steps and feedthrough refreshes through the adapter, compiled and on numpy: every
@@ -159,11 +169,7 @@ def test_fmu_outputs_with_the_kernels_equal_the_numpy_reference(name, monkeypatc
         outputs = [vr[n] for n in names]
         rows, t, r = [], 0.0, np.random.default_rng(13)      # the same inputs in both runs
         for k in range(12):
-            base = random_base(r)
-            _set(fmu, vr, {"base.position": base.position, "base.quaternion": base.quaternion,
-                           "base.velocity": base.velocity, "base.angular_velocity": base.angular_velocity,
-                           "attachment1.force": r.normal(size=3) * 1e3})
-            fmu.do_step(t, 0.01)
+            base = _step(fmu, vr, r, t)
             t += 0.01
             rows.append(fmu.get_real(outputs))
             _set(fmu, vr, {"base.position": base.position + 0.01, "base.acceleration": r.normal(size=3)})
@@ -194,11 +200,7 @@ def _run_fmu(name: str) -> tuple[np.ndarray, CraneFmu]:
     outputs = [vr[n] for n in names]
     rows, t, r = [], 0.0, np.random.default_rng(14)
     for k in range(12):
-        base = random_base(r)
-        _set(fmu, vr, {"base.position": base.position, "base.quaternion": base.quaternion,
-                       "base.velocity": base.velocity, "base.angular_velocity": base.angular_velocity,
-                       "attachment1.force": r.normal(size=3) * 1e3})
-        fmu.do_step(t, 0.01)
+        base = _step(fmu, vr, r, t)
         t += 0.01
         rows.append(fmu.get_real(outputs))
         _set(fmu, vr, {"base.position": base.position + 0.01})
@@ -227,7 +229,7 @@ def test_fmu_outputs_written_by_the_kernel_equal_those_the_adapter_writes(name, 
 def test_bind_outputs_refuses_arrays_it_cannot_write():
     mech = preset("knuckle_boom")
     crane = _compiled_crane(mech)
-    assert crane.bind_points(_points_of(mech, crane)[:1]) or True
+    crane.bind_points(_points_of(mech, crane)[:1])     # bound or not (the BLAS decides), as the FMU does
     m = int(crane._compiled._cr[crane._compiled._points_at])
     good = [np.zeros(s) for s in (6, 9, 6, 3, 3) + (3, 3) * m]
     assert crane.bind_outputs(good)
